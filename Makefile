@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fare: the kernel module (kbuild, out of tree) and the userspace tools.
+#
+#   make                 module + userspace
+#   make KDIR=DIR        build the module against another kernel build dir
+#   make deps            install every Debian package the project needs
+#   make check           userspace unit tests (no kernel needed)
+#   make test            every test: unit, KUnit and labs in QEMU guests
+#   make demo            the skeleton lab: a 3:1 split over two planes
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+ifeq ($(wildcard $(KDIR)/Makefile),)
+# The host may run a kernel without headers (a container, a CI VM):
+# fall back to Debian's default headers package.
+KDIR := $(firstword $(wildcard /usr/src/linux-headers-*-amd64) $(KDIR))
+endif
+
+COMPAT_H := kmod/compat/gen/compat-generated.h
+KDIR_STAMP := kmod/compat/gen/kdir
+
+.PHONY: all module userspace compat clean check test demo deps checkpatch
+
+all: module userspace
+
+# Objects built for one kernel must not leak into a build for another.
+compat:
+	@mkdir -p kmod/compat/gen
+	@if [ "$$(cat $(KDIR_STAMP) 2>/dev/null)" != "$(KDIR)" ]; then \
+		$(MAKE) -s -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1 || true; \
+		echo "$(KDIR)" > $(KDIR_STAMP); \
+	fi
+	@kmod/compat/probe.sh $(KDIR) $(COMPAT_H)
+
+module: compat
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+userspace:
+	$(MAKE) -C userspace
+
+check: userspace
+	$(MAKE) -C userspace check
+
+test:
+	tests/run-all
+
+demo:
+	tests/lab/demo
+
+deps:
+	tests/deps.sh
+
+checkpatch:
+	tests/checkpatch.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf kmod/compat/gen
+	-$(MAKE) -C userspace clean

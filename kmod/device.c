@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fare device: a virtual L3 device the kernel FIB routes fare's prefixes
+ * to. Its transmit looks the destination up in fare's table, picks a plane
+ * and hands the packet to that plane's gateway with neigh_xmit(). It holds
+ * no dst, so TCP's cached route, MTU and offloads belong to the fare device
+ * and stay stable while planes come and go.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/jhash.h>
+#include <linux/rtnetlink.h>
+#include <net/neighbour.h>
+#include <net/rtnetlink.h>
+#include "fare.h"
+
+static bool fare_plane_carries(const struct fare_plane *plane, u8 family)
+{
+	if (!READ_ONCE(plane->oper_up))
+		return false;
+	/* An IPv4 packet may go to an IPv6 gateway; the reverse cannot. */
+	return family == AF_INET ? plane->has_gw4 || plane->has_gw6 :
+				   plane->has_gw6;
+}
+
+/*
+ * Chooses a next hop of @grp for @skb. Only planes that are up and can
+ * carry the packet's family count, and of those only the lowest tier.
+ * Returns the next hop's index and its plane, or -1 if none is usable.
+ */
+int fare_group_select(struct fare_net *fn, struct fare_route *rt,
+		      struct fare_group *grp, struct sk_buff *skb,
+		      struct fare_plane **planep)
+{
+	u8 family = skb->protocol == htons(ETH_P_IP) ? AF_INET : AF_INET6;
+	unsigned int i, tier = U8_MAX + 1;
+	struct fare_plane *plane;
+	u64 usable = 0;
+	u8 mode;
+	int idx;
+
+	for (i = 0; i < grp->num_nh; i++) {
+		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
+		if (!plane || !fare_plane_carries(plane, family))
+			continue;
+		if (grp->nh[i].tier < tier) {
+			tier = grp->nh[i].tier;
+			usable = 0;
+		}
+		if (grp->nh[i].tier == tier)
+			usable |= 1ULL << i;
+	}
+
+	mode = READ_ONCE(rt->mode);
+	if (mode == FARE_MODE_DEFAULT)
+		mode = READ_ONCE(fn->default_mode);
+	if (mode == FARE_MODE_FLOW)
+		idx = fare_hash_pick(grp->weights, usable, grp->num_nh,
+				     jhash_1word(skb_get_hash(skb),
+						 READ_ONCE(fn->hash_seed)));
+	else
+		idx = fare_spray_pick(grp->weights, this_cpu_ptr(grp->spray),
+				      usable, grp->num_nh);
+	if (idx < 0)
+		return -1;
+
+	/* The plane may have been deleted since the scan above. */
+	plane = fare_plane_get_rcu(fn, grp->nh[idx].plane_id);
+	if (!plane)
+		return -1;
+	*planep = plane;
+	return idx;
+}
+
+static void fare_count_tx(struct fare_group *grp, int idx,
+			  struct fare_plane *plane, unsigned int len)
+{
+	struct fare_group_tx *gtx = this_cpu_ptr(grp->tx);
+	struct fare_pcpu_tx *ptx = this_cpu_ptr(plane->tx);
+
+	u64_stats_update_begin(&gtx->syncp);
+	u64_stats_inc(&gtx->nh[idx].packets);
+	u64_stats_add(&gtx->nh[idx].bytes, len);
+	u64_stats_update_end(&gtx->syncp);
+
+	u64_stats_update_begin(&ptx->syncp);
+	u64_stats_inc(&ptx->packets);
+	u64_stats_add(&ptx->bytes, len);
+	u64_stats_update_end(&ptx->syncp);
+}
+
+enum fare_drop_reason {
+	FARE_DROP_NOROUTE,
+	FARE_DROP_NOPLANE,
+	FARE_DROP_ERROR,
+};
+
+static void fare_count_drop(struct fare_net *fn, enum fare_drop_reason why)
+{
+	struct fare_pcpu_net *st = this_cpu_ptr(fn->stats);
+
+	u64_stats_update_begin(&st->syncp);
+	if (why == FARE_DROP_NOROUTE)
+		u64_stats_inc(&st->noroute);
+	else if (why == FARE_DROP_NOPLANE)
+		u64_stats_inc(&st->noplane);
+	else
+		u64_stats_inc(&st->error);
+	u64_stats_update_end(&st->syncp);
+}
+
+static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct fare_net *fn = fare_pernet(dev_net(dev));
+	struct fare_plane *plane = NULL;
+	struct net_device *pdev;
+	struct fare_route *rt;
+	struct fare_group *grp;
+	unsigned int len;
+	const void *daddr;
+	u8 family;
+	int idx;
+
+	if (skb->protocol == htons(ETH_P_IP) &&
+	    pskb_network_may_pull(skb, sizeof(struct iphdr))) {
+		family = AF_INET;
+		daddr = &ip_hdr(skb)->daddr;
+	} else if (skb->protocol == htons(ETH_P_IPV6) &&
+		   pskb_network_may_pull(skb, sizeof(struct ipv6hdr))) {
+		family = AF_INET6;
+		daddr = &ipv6_hdr(skb)->daddr;
+	} else {
+		fare_count_drop(fn, FARE_DROP_ERROR);
+		goto drop;
+	}
+
+	/* The stack calls us under rcu_read_lock_bh(); lookups want RCU. */
+	rcu_read_lock();
+	rt = fare_route_lookup(fn, family, daddr);
+	if (!rt) {
+		fare_count_drop(fn, FARE_DROP_NOROUTE);
+		goto drop_unlock;
+	}
+	grp = rcu_dereference(rt->group);
+	idx = fare_group_select(fn, rt, grp, skb, &plane);
+	if (idx < 0) {
+		this_cpu_inc(*rt->noplane);
+		fare_count_drop(fn, FARE_DROP_NOPLANE);
+		goto drop_unlock;
+	}
+
+	pdev = plane->dev;
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(pdev))) {
+		fare_count_drop(fn, FARE_DROP_ERROR);
+		goto drop_unlock;
+	}
+	len = skb->len;
+	fare_count_tx(grp, idx, plane, len);
+
+	skb_dst_drop(skb);
+	skb->dev = pdev;
+	if (family == AF_INET && plane->has_gw4)
+		neigh_xmit(NEIGH_ARP_TABLE, pdev, &plane->gw4, skb);
+	else
+		neigh_xmit(NEIGH_ND_TABLE, pdev, &plane->gw6, skb);
+	rcu_read_unlock();
+	return NETDEV_TX_OK;
+
+drop_unlock:
+	rcu_read_unlock();
+drop:
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops fare_netdev_ops = {
+	.ndo_start_xmit = fare_xmit,
+};
+
+static void fare_setup(struct net_device *dev)
+{
+	enum { FARE_FEATURES = NETIF_F_HW_CSUM | NETIF_F_SG | NETIF_F_GSO |
+			       NETIF_F_GSO_SOFTWARE | NETIF_F_HIGHDMA };
+
+	dev->netdev_ops = &fare_netdev_ops;
+	dev->type = ARPHRD_NONE;
+	dev->hard_header_len = 0;
+	dev->addr_len = 0;
+	/* Room for any plane's link-layer header without a reallocation. */
+	dev->needed_headroom = LL_MAX_HEADER;
+	dev->flags = IFF_NOARP;
+	dev->priv_flags |= IFF_NO_QUEUE;
+	fare_dev_set_lltx(dev);
+	dev->features |= FARE_FEATURES;
+	dev->hw_features |= FARE_FEATURES;
+	dev->mtu = ETH_DATA_LEN;
+	dev->min_mtu = IPV6_MIN_MTU;
+	dev->max_mtu = ETH_MAX_MTU;
+	dev->needs_free_netdev = true;
+}
+
+static bool fare_dev_is_fare(const struct net_device *dev)
+{
+	return dev->rtnl_link_ops == &fare_link_ops;
+}
+
+static int fare_newlink_common(struct net_device *dev,
+			       struct netlink_ext_ack *extack)
+{
+	struct fare_net *fn = fare_pernet(dev_net(dev));
+
+	ASSERT_RTNL();
+	if (rtnl_dereference(fn->dev)) {
+		NL_SET_ERR_MSG(extack,
+			       "fare: this namespace already has a fare device");
+		return -EEXIST;
+	}
+	return register_netdevice(dev);
+}
+
+#ifdef FARE_HAVE_NEWLINK_PARAMS
+static int fare_newlink(struct net_device *dev,
+			struct rtnl_newlink_params *params,
+			struct netlink_ext_ack *extack)
+{
+	return fare_newlink_common(dev, extack);
+}
+#else
+static int fare_newlink(struct net *src_net, struct net_device *dev,
+			struct nlattr *tb[], struct nlattr *data[],
+			struct netlink_ext_ack *extack)
+{
+	return fare_newlink_common(dev, extack);
+}
+#endif
+
+struct rtnl_link_ops fare_link_ops __read_mostly = {
+	.kind = "fare",
+	.setup = fare_setup,
+	.newlink = fare_newlink,
+};
+
+/*
+ * Makes sure the namespace has its fare device, creating and opening
+ * FARE_DEV_NAME on first use. Called under RTNL.
+ */
+int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
+{
+	struct net_device *dev;
+	int err;
+
+	ASSERT_RTNL();
+	if (rtnl_dereference(fn->dev))
+		return 0;
+
+	dev = alloc_netdev(0, FARE_DEV_NAME, NET_NAME_USER, fare_setup);
+	if (!dev)
+		return -ENOMEM;
+	dev_net_set(dev, fn->net);
+	dev->rtnl_link_ops = &fare_link_ops;
+	err = register_netdevice(dev);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "fare: cannot create device " FARE_DEV_NAME);
+		free_netdev(dev);
+		return err;
+	}
+	err = dev_open(dev, extack);
+	if (err)
+		unregister_netdevice(dev);
+	return err;
+}
+
+void fare_plane_update_oper(struct fare_plane *plane)
+{
+	WRITE_ONCE(plane->oper_up,
+		   netif_running(plane->dev) && netif_carrier_ok(plane->dev));
+}
+
+static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct fare_net *fn = fare_pernet(dev_net(dev));
+	struct fare_plane *plane;
+	unsigned int id;
+
+	if (fare_dev_is_fare(dev)) {
+		if (event == NETDEV_REGISTER && !rtnl_dereference(fn->dev))
+			rcu_assign_pointer(fn->dev, dev);
+		else if (event == NETDEV_UNREGISTER &&
+			 rtnl_dereference(fn->dev) == dev)
+			RCU_INIT_POINTER(fn->dev, NULL);
+		return NOTIFY_DONE;
+	}
+
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_UNREGISTER:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+
+	for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
+		plane = rtnl_dereference(fn->planes[id]);
+		if (!plane || plane->dev != dev)
+			continue;
+		if (event != NETDEV_UNREGISTER) {
+			fare_plane_update_oper(plane);
+			fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
+			continue;
+		}
+		/* The device goes away, and the plane with it. */
+		WRITE_ONCE(plane->oper_up, false);
+		RCU_INIT_POINTER(fn->planes[id], NULL);
+		fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
+		fare_plane_free_rcu(plane);
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block fare_netdev_notifier = {
+	.notifier_call = fare_netdev_event,
+};
+
+int fare_notifier_register(void)
+{
+	return register_netdevice_notifier(&fare_netdev_notifier);
+}
+
+void fare_notifier_unregister(void)
+{
+	unregister_netdevice_notifier(&fare_netdev_notifier);
+}

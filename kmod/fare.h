@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fare.ko internals: per-namespace state, planes, routes and next-hop groups.
+ *
+ * Lifetime and locking, in one place:
+ *  - struct fare_net lives as long as its network namespace (pernet ops).
+ *  - RTNL serialises writers of the plane table and of the fare device
+ *    pointer, so the netdevice notifier (which runs under RTNL) can track
+ *    plane devices without another lock.
+ *  - fare_net.lock serialises writers of routes and the namespace config.
+ *  - The packet path never locks: it reads planes, routes and groups under
+ *    RCU. A plane or group is immutable once published except for the
+ *    fields marked "READ_ONCE"; a change publishes a new object with
+ *    rcu_assign_pointer() and frees the old one after a grace period.
+ */
+#ifndef _FARE_H
+#define _FARE_H
+
+#include <linux/types.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/rhashtable.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/in6.h>
+#include <net/netns/generic.h>
+#include <linux/fare.h>
+
+#include "compat/compat.h"
+#include "select.h"
+
+struct fare_pcpu_tx {
+	struct u64_stats_sync syncp;
+	u64_stats_t packets;
+	u64_stats_t bytes;
+};
+
+struct fare_plane {
+	struct rcu_head rcu;
+	u32 id;
+	struct net_device *dev;		/* held until the plane is freed */
+	netdevice_tracker dev_tracker;
+	bool has_gw4;
+	bool has_gw6;
+	__be32 gw4;
+	struct in6_addr gw6;
+	bool oper_up;			/* READ_ONCE: set by the notifier */
+	struct fare_pcpu_tx __percpu *tx;
+};
+
+struct fare_nh {
+	u32 plane_id;
+	u32 weight;
+	u8 tier;
+};
+
+/* Per-CPU counters of one group, one entry per next hop. */
+struct fare_group_tx {
+	struct u64_stats_sync syncp;
+	struct {
+		u64_stats_t packets;
+		u64_stats_t bytes;
+	} nh[];
+};
+
+/*
+ * A route's next hops; immutable once published, replaced whole, so the
+ * counters and the spray position start afresh with every new set of
+ * weights.
+ */
+struct fare_group {
+	struct rcu_head rcu;
+	struct fare_spray __percpu *spray;	/* per-packet schedule state */
+	struct fare_group_tx __percpu *tx;
+	unsigned int num_nh;
+	u32 weights[FARE_NEXTHOP_MAX];	/* copy of nh[].weight, for selection */
+	struct fare_nh nh[];
+};
+
+struct fare_prefix {
+	u8 family;			/* AF_INET or AF_INET6 */
+	u8 plen;
+	u8 pad[2];
+	u8 addr[16];			/* masked to plen, zero beyond */
+};
+
+struct fare_route {
+	struct rhash_head node;
+	struct list_head list;		/* fare_net.route_list, under lock */
+	struct rcu_head rcu;
+	struct fare_prefix key;
+	u8 mode;			/* enum fare_mode */
+	struct fare_group __rcu *group;
+	u64 __percpu *noplane;		/* packets with no usable plane */
+};
+
+struct fare_pcpu_net {
+	struct u64_stats_sync syncp;
+	u64_stats_t noroute;
+	u64_stats_t noplane;
+	u64_stats_t error;
+};
+
+#define FARE_PLEN_SLOTS 129		/* prefix lengths 0..128 */
+
+struct fare_net {
+	struct net *net;
+	/* Under RTNL: the planes and the fare device. */
+	struct fare_plane __rcu *planes[FARE_PLANE_ID_MAX + 1];
+	struct net_device __rcu *dev;
+	/* Protects the routes and the config below. */
+	struct mutex lock;
+	struct rhashtable routes;	/* RCU readers, keyed by fare_prefix */
+	struct list_head route_list;	/* insertion order, for dumps */
+	unsigned int num_routes;
+	/* Routes per (family, prefix length); readers use the bitmaps. */
+	unsigned int plen_count[2][FARE_PLEN_SLOTS];
+	DECLARE_BITMAP(plens4, FARE_PLEN_SLOTS);
+	DECLARE_BITMAP(plens6, FARE_PLEN_SLOTS);
+	u8 default_mode;		/* READ_ONCE in the packet path */
+	u32 flowlet_us;
+	u32 hash_seed;			/* READ_ONCE in the packet path */
+	struct fare_pcpu_net __percpu *stats;
+};
+
+extern unsigned int fare_net_id;
+
+static inline struct fare_net *fare_pernet(const struct net *net)
+{
+	return net_generic(net, fare_net_id);
+}
+
+/* table.c */
+int fare_table_init(struct fare_net *fn);
+void fare_table_destroy(struct fare_net *fn);
+int fare_prefix_make(struct fare_prefix *key, u8 family, const void *addr,
+		     u8 plen);
+struct fare_route *fare_route_find(struct fare_net *fn,
+				   const struct fare_prefix *key);
+struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
+				     const void *daddr);
+int fare_route_insert(struct fare_net *fn, struct fare_route *rt);
+void fare_route_remove(struct fare_net *fn, struct fare_route *rt);
+void fare_route_free(struct fare_route *rt);
+struct fare_group *fare_group_alloc(unsigned int num_nh);
+void fare_group_free_rcu(struct fare_group *grp);
+struct fare_plane *fare_plane_get_rcu(struct fare_net *fn, u32 id);
+void fare_plane_free_rcu(struct fare_plane *plane);
+
+/* device.c */
+extern struct rtnl_link_ops fare_link_ops;
+int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack);
+int fare_group_select(struct fare_net *fn, struct fare_route *rt,
+		      struct fare_group *grp, struct sk_buff *skb,
+		      struct fare_plane **planep);
+void fare_plane_update_oper(struct fare_plane *plane);
+int fare_notifier_register(void);
+void fare_notifier_unregister(void);
+
+/* netlink.c */
+int fare_genl_register(void);
+void fare_genl_unregister(void);
+void fare_nl_notify_plane(struct fare_net *fn, u8 cmd,
+			  struct fare_plane *plane);
+
+#endif /* _FARE_H */

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fare.ko: steers host-originated and forwarded traffic across independent
+ * network planes in proportion to the bandwidth each plane can carry.
+ */
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/rtnetlink.h>
+#include "fare.h"
+
+#define FARE_DEFAULT_FLOWLET_US	100
+
+unsigned int fare_net_id __read_mostly;
+
+static int __net_init fare_net_init(struct net *net)
+{
+	struct fare_net *fn = fare_pernet(net);
+	int err;
+
+	fn->net = net;
+	mutex_init(&fn->lock);
+	fn->default_mode = FARE_MODE_PACKET;
+	fn->flowlet_us = FARE_DEFAULT_FLOWLET_US;
+	fn->hash_seed = get_random_u32();
+	fn->stats = netdev_alloc_pcpu_stats(struct fare_pcpu_net);
+	if (!fn->stats)
+		return -ENOMEM;
+	err = fare_table_init(fn);
+	if (err)
+		free_percpu(fn->stats);
+	return err;
+}
+
+/*
+ * Runs after the namespace's devices are gone (fare is a pernet subsystem,
+ * whose exits follow the device exits): nothing can transmit through fare
+ * any more and the notifier has already dropped planes of unregistered
+ * devices.
+ */
+static void __net_exit fare_net_exit(struct net *net)
+{
+	struct fare_net *fn = fare_pernet(net);
+	unsigned int id;
+
+	rtnl_lock();
+	for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
+		fare_plane_free_rcu(rtnl_dereference(fn->planes[id]));
+		RCU_INIT_POINTER(fn->planes[id], NULL);
+	}
+	rtnl_unlock();
+
+	/* Readers that started before the device went away are done. */
+	synchronize_rcu();
+	mutex_lock(&fn->lock);
+	fare_table_destroy(fn);
+	mutex_unlock(&fn->lock);
+	free_percpu(fn->stats);
+}
+
+static struct pernet_operations fare_net_ops = {
+	.init = fare_net_init,
+	.exit = fare_net_exit,
+	.id = &fare_net_id,
+	.size = sizeof(struct fare_net),
+};
+
+static int __init fare_init(void)
+{
+	int err;
+
+	err = register_pernet_subsys(&fare_net_ops);
+	if (err)
+		return err;
+	err = fare_notifier_register();
+	if (err)
+		goto err_pernet;
+	err = rtnl_link_register(&fare_link_ops);
+	if (err)
+		goto err_notifier;
+	err = fare_genl_register();
+	if (err)
+		goto err_link;
+	pr_info("loaded\n");
+	return 0;
+
+err_link:
+	rtnl_link_unregister(&fare_link_ops);
+err_notifier:
+	fare_notifier_unregister();
+err_pernet:
+	unregister_pernet_subsys(&fare_net_ops);
+	return err;
+}
+
+static void __exit fare_exit(void)
+{
+	fare_genl_unregister();
+	/* Deletes every fare device, so nothing transmits through fare. */
+	rtnl_link_unregister(&fare_link_ops);
+	/* Replays NETDEV_UNREGISTER for every device: drops every plane. */
+	fare_notifier_unregister();
+	unregister_pernet_subsys(&fare_net_ops);
+	/* Wait for the call_rcu() frees of planes, routes and groups. */
+	rcu_barrier();
+}
+
+module_init(fare_init);
+module_exit(fare_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("FARE: weighted multi-plane steering");
+MODULE_ALIAS_RTNL_LINK("fare");
+MODULE_ALIAS_GENL_FAMILY(FARE_GENL_NAME);

@@ -1,0 +1,898 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "fare" generic netlink family: planes, routes, namespace config and
+ * counters, plus an "events" multicast group that announces every change.
+ * Every change needs CAP_NET_ADMIN in the namespace's user namespace, every
+ * command is strictly validated, and every refusal carries an extack text.
+ */
+#include <linux/rtnetlink.h>
+#include <linux/socket.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+#include "fare.h"
+
+static struct genl_family fare_family;
+
+enum { FARE_MCGRP_EVENTS_IDX };
+
+static const struct genl_multicast_group fare_mcgrps[] = {
+	[FARE_MCGRP_EVENTS_IDX] = {
+		.name = FARE_MCGRP_EVENTS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
+};
+
+static struct netlink_range_validation fare_flowlet_range = {
+	.min = 1,
+	.max = 10 * USEC_PER_SEC,
+};
+
+static const struct nla_policy fare_nh_policy[FARE_A_NH_MAX + 1] = {
+	[FARE_A_NH_PLANE_ID] = NLA_POLICY_RANGE(NLA_U32, 1, FARE_PLANE_ID_MAX),
+	[FARE_A_NH_WEIGHT] = NLA_POLICY_MIN(NLA_U32, 1),
+	[FARE_A_NH_TIER] = { .type = NLA_U8 },
+};
+
+static const struct nla_policy fare_nexthops_policy[FARE_A_NEXTHOPS_MAX + 1] = {
+	[FARE_A_NEXTHOPS_ENTRY] = NLA_POLICY_NESTED(fare_nh_policy),
+};
+
+/* Read-only attributes have no entry, so strict parsing refuses them. */
+static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
+	[FARE_A_PLANE_ID] = NLA_POLICY_RANGE(NLA_U32, 1, FARE_PLANE_ID_MAX),
+	[FARE_A_PLANE_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[FARE_A_PLANE_GW4] = NLA_POLICY_EXACT_LEN(sizeof(__be32)),
+	[FARE_A_PLANE_GW6] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[FARE_A_ROUTE_FAMILY] = { .type = NLA_U8 },
+	[FARE_A_ROUTE_DST] = { .type = NLA_BINARY,
+			       .len = sizeof(struct in6_addr) },
+	[FARE_A_ROUTE_PLEN] = NLA_POLICY_MAX(NLA_U8, 128),
+	[FARE_A_ROUTE_MODE] = NLA_POLICY_MAX(NLA_U8, FARE_MODE_MAX),
+	[FARE_A_ROUTE_NEXTHOPS] = NLA_POLICY_NESTED(fare_nexthops_policy),
+	[FARE_A_CONFIG_MODE] = NLA_POLICY_RANGE(NLA_U8, 1, FARE_MODE_MAX),
+	[FARE_A_CONFIG_FLOWLET_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							   &fare_flowlet_range),
+	[FARE_A_CONFIG_HASH_SEED] = { .type = NLA_U32 },
+};
+
+static void fare_sum_tx(struct fare_pcpu_tx __percpu *tx, u64 *packets,
+			u64 *bytes)
+{
+	unsigned int cpu, start;
+	u64 p, b;
+
+	*packets = 0;
+	*bytes = 0;
+	for_each_possible_cpu(cpu) {
+		const struct fare_pcpu_tx *t = per_cpu_ptr(tx, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&t->syncp);
+			p = u64_stats_read(&t->packets);
+			b = u64_stats_read(&t->bytes);
+		} while (u64_stats_fetch_retry(&t->syncp, start));
+		*packets += p;
+		*bytes += b;
+	}
+}
+
+static void *fare_msg_start(struct sk_buff *skb, u32 portid, u32 seq,
+			    int flags, u8 cmd)
+{
+	return genlmsg_put(skb, portid, seq, &fare_family, flags, cmd);
+}
+
+/* ---- planes ---- */
+
+static int fare_plane_fill(struct sk_buff *skb, struct fare_plane *plane,
+			   u32 portid, u32 seq, int flags, u8 cmd)
+{
+	u64 packets, bytes;
+	void *hdr;
+
+	hdr = fare_msg_start(skb, portid, seq, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	fare_sum_tx(plane->tx, &packets, &bytes);
+	if (nla_put_u32(skb, FARE_A_PLANE_ID, plane->id) ||
+	    nla_put_u32(skb, FARE_A_PLANE_IFINDEX, plane->dev->ifindex) ||
+	    (plane->has_gw4 &&
+	     nla_put_in_addr(skb, FARE_A_PLANE_GW4, plane->gw4)) ||
+	    (plane->has_gw6 &&
+	     nla_put_in6_addr(skb, FARE_A_PLANE_GW6, &plane->gw6)) ||
+	    nla_put_u32(skb, FARE_A_PLANE_FLAGS,
+			READ_ONCE(plane->oper_up) ? FARE_PLANE_F_OPER_UP : 0) ||
+	    nla_put_u64_64bit(skb, FARE_A_PLANE_TX_PACKETS, packets,
+			      FARE_A_PAD) ||
+	    nla_put_u64_64bit(skb, FARE_A_PLANE_TX_BYTES, bytes, FARE_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static void fare_notify(struct fare_net *fn, struct sk_buff *skb)
+{
+	genlmsg_multicast_netns(&fare_family, fn->net, skb, 0,
+				FARE_MCGRP_EVENTS_IDX, GFP_KERNEL);
+}
+
+static bool fare_has_listeners(struct fare_net *fn)
+{
+	return genl_has_listeners(&fare_family, fn->net, FARE_MCGRP_EVENTS_IDX);
+}
+
+void fare_nl_notify_plane(struct fare_net *fn, u8 cmd,
+			  struct fare_plane *plane)
+{
+	struct sk_buff *skb;
+
+	if (!fare_has_listeners(fn))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	if (fare_plane_fill(skb, plane, 0, 0, 0, cmd)) {
+		nlmsg_free(skb);
+		return;
+	}
+	fare_notify(fn, skb);
+}
+
+static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **attrs = info->attrs;
+	struct fare_plane *plane, *old;
+	struct net_device *dev;
+	u32 id;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_PLANE_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, FARE_A_PLANE_IFINDEX))
+		return -EINVAL;
+	if (!attrs[FARE_A_PLANE_GW4] && !attrs[FARE_A_PLANE_GW6]) {
+		NL_SET_ERR_MSG(extack, "fare: a plane needs a gateway (IPv4 or IPv6)");
+		return -EINVAL;
+	}
+	id = nla_get_u32(attrs[FARE_A_PLANE_ID]);
+
+	plane = kzalloc(sizeof(*plane), GFP_KERNEL);
+	if (!plane)
+		return -ENOMEM;
+	plane->tx = netdev_alloc_pcpu_stats(struct fare_pcpu_tx);
+	if (!plane->tx) {
+		kfree(plane);
+		return -ENOMEM;
+	}
+	plane->id = id;
+	if (attrs[FARE_A_PLANE_GW4]) {
+		plane->has_gw4 = true;
+		plane->gw4 = nla_get_in_addr(attrs[FARE_A_PLANE_GW4]);
+	}
+	if (attrs[FARE_A_PLANE_GW6]) {
+		plane->has_gw6 = true;
+		plane->gw6 = nla_get_in6_addr(attrs[FARE_A_PLANE_GW6]);
+	}
+
+	rtnl_lock();
+	old = rtnl_dereference(fn->planes[id]);
+	if (old && !(info->nlhdr->nlmsg_flags & NLM_F_REPLACE)) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_ID],
+				    "fare: plane already exists (use replace)");
+		err = -EEXIST;
+		goto err_unlock;
+	}
+	dev = __dev_get_by_index(fn->net,
+				 nla_get_u32(attrs[FARE_A_PLANE_IFINDEX]));
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_IFINDEX],
+				    "fare: no such device in this namespace");
+		err = -ENODEV;
+		goto err_unlock;
+	}
+	if (dev->rtnl_link_ops == &fare_link_ops) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_IFINDEX],
+				    "fare: a plane cannot be a fare device");
+		err = -EINVAL;
+		goto err_unlock;
+	}
+	err = fare_dev_ensure(fn, extack);
+	if (err)
+		goto err_unlock;
+
+	plane->dev = dev;
+	netdev_hold(dev, &plane->dev_tracker, GFP_KERNEL);
+	fare_plane_update_oper(plane);
+	rcu_assign_pointer(fn->planes[id], plane);
+	fare_plane_free_rcu(old);
+	fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
+	rtnl_unlock();
+	return 0;
+
+err_unlock:
+	rtnl_unlock();
+	free_percpu(plane->tx);
+	kfree(plane);
+	return err;
+}
+
+static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_plane *plane;
+	u32 id;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_PLANE_ID))
+		return -EINVAL;
+	id = nla_get_u32(info->attrs[FARE_A_PLANE_ID]);
+
+	rtnl_lock();
+	plane = rtnl_dereference(fn->planes[id]);
+	if (!plane) {
+		rtnl_unlock();
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FARE_A_PLANE_ID],
+				    "fare: no such plane");
+		return -ENOENT;
+	}
+	RCU_INIT_POINTER(fn->planes[id], NULL);
+	fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
+	fare_plane_free_rcu(plane);
+	rtnl_unlock();
+	return 0;
+}
+
+static int fare_nl_plane_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_plane *plane;
+	struct sk_buff *msg;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_PLANE_ID))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	rcu_read_lock();
+	plane = fare_plane_get_rcu(fn,
+				   nla_get_u32(info->attrs[FARE_A_PLANE_ID]));
+	if (plane)
+		err = fare_plane_fill(msg, plane, info->snd_portid,
+				      info->snd_seq, 0, FARE_CMD_PLANE_GET);
+	else
+		err = -ENOENT;
+	rcu_read_unlock();
+	if (err) {
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[FARE_A_PLANE_ID],
+					    "fare: no such plane");
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int fare_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
+	struct fare_plane *plane;
+	long id;
+	int err = 0;
+
+	rcu_read_lock();
+	for (id = max(cb->args[0], 1L); id <= FARE_PLANE_ID_MAX; id++) {
+		plane = fare_plane_get_rcu(fn, id);
+		if (!plane)
+			continue;
+		err = fare_plane_fill(skb, plane, NETLINK_CB(cb->skb).portid,
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				      FARE_CMD_PLANE_GET);
+		if (err)
+			break;
+	}
+	rcu_read_unlock();
+	cb->args[0] = id;
+	/* A full message asks for another round; an empty one ends it. */
+	if (err && err != -EMSGSIZE)
+		return err;
+	return skb->len;
+}
+
+/* ---- routes ---- */
+
+static u64 fare_sum_u64(u64 __percpu *ctr)
+{
+	unsigned int cpu;
+	u64 sum = 0;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(ctr, cpu));
+	return sum;
+}
+
+static int fare_nh_fill(struct sk_buff *skb, struct fare_group *grp,
+			unsigned int i)
+{
+	u64 packets = 0, bytes = 0, p, b;
+	unsigned int cpu, start;
+	struct nlattr *entry;
+
+	for_each_possible_cpu(cpu) {
+		const struct fare_group_tx *t = per_cpu_ptr(grp->tx, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&t->syncp);
+			p = u64_stats_read(&t->nh[i].packets);
+			b = u64_stats_read(&t->nh[i].bytes);
+		} while (u64_stats_fetch_retry(&t->syncp, start));
+		packets += p;
+		bytes += b;
+	}
+
+	entry = nla_nest_start(skb, FARE_A_NEXTHOPS_ENTRY);
+	if (!entry)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, FARE_A_NH_PLANE_ID, grp->nh[i].plane_id) ||
+	    nla_put_u32(skb, FARE_A_NH_WEIGHT, grp->nh[i].weight) ||
+	    nla_put_u8(skb, FARE_A_NH_TIER, grp->nh[i].tier) ||
+	    nla_put_u64_64bit(skb, FARE_A_NH_TX_PACKETS, packets,
+			      FARE_A_NH_PAD) ||
+	    nla_put_u64_64bit(skb, FARE_A_NH_TX_BYTES, bytes, FARE_A_NH_PAD)) {
+		nla_nest_cancel(skb, entry);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, entry);
+	return 0;
+}
+
+static int fare_route_fill_key(struct sk_buff *skb,
+			       const struct fare_prefix *key)
+{
+	return nla_put_u8(skb, FARE_A_ROUTE_FAMILY, key->family) ||
+	       nla_put(skb, FARE_A_ROUTE_DST,
+		       key->family == AF_INET ? 4 : 16, key->addr) ||
+	       nla_put_u8(skb, FARE_A_ROUTE_PLEN, key->plen);
+}
+
+/* Called under RCU or fare_net.lock. */
+static int fare_route_fill(struct sk_buff *skb, struct fare_route *rt,
+			   struct fare_net *fn, u32 portid, u32 seq, int flags,
+			   u8 cmd)
+{
+	struct fare_group *grp;
+	struct nlattr *nest;
+	unsigned int i;
+	void *hdr;
+
+	hdr = fare_msg_start(skb, portid, seq, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (fare_route_fill_key(skb, &rt->key))
+		goto cancel;
+	if (cmd == FARE_CMD_ROUTE_DEL)
+		goto done;
+
+	grp = rcu_dereference_check(rt->group, lockdep_is_held(&fn->lock));
+	if (nla_put_u8(skb, FARE_A_ROUTE_MODE, READ_ONCE(rt->mode)) ||
+	    nla_put_u64_64bit(skb, FARE_A_ROUTE_NOPLANE_PACKETS,
+			      fare_sum_u64(rt->noplane), FARE_A_PAD))
+		goto cancel;
+	nest = nla_nest_start(skb, FARE_A_ROUTE_NEXTHOPS);
+	if (!nest)
+		goto cancel;
+	for (i = 0; i < grp->num_nh; i++)
+		if (fare_nh_fill(skb, grp, i))
+			goto cancel;
+	nla_nest_end(skb, nest);
+done:
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static void fare_nl_notify_route(struct fare_net *fn, u8 cmd,
+				 struct fare_route *rt)
+{
+	struct sk_buff *skb;
+
+	if (!fare_has_listeners(fn))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	if (fare_route_fill(skb, rt, fn, 0, 0, 0, cmd)) {
+		nlmsg_free(skb);
+		return;
+	}
+	fare_notify(fn, skb);
+}
+
+/* Parses FAMILY, DST and PLEN into @key, with an extack on every refusal. */
+static int fare_nl_parse_prefix(struct genl_info *info,
+				struct fare_prefix *key)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **attrs = info->attrs;
+	unsigned int alen;
+	u8 family;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_FAMILY) ||
+	    GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_DST) ||
+	    GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_PLEN))
+		return -EINVAL;
+	family = nla_get_u8(attrs[FARE_A_ROUTE_FAMILY]);
+	if (family != AF_INET && family != AF_INET6) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_FAMILY],
+				    "fare: family must be AF_INET or AF_INET6");
+		return -EAFNOSUPPORT;
+	}
+	alen = family == AF_INET ? 4 : 16;
+	if (nla_len(attrs[FARE_A_ROUTE_DST]) != alen) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_DST],
+				    "fare: destination length does not match the family");
+		return -EINVAL;
+	}
+	if (nla_get_u8(attrs[FARE_A_ROUTE_PLEN]) > alen * 8) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_PLEN],
+				    "fare: prefix length too long for the family");
+		return -EINVAL;
+	}
+	return fare_prefix_make(key, family, nla_data(attrs[FARE_A_ROUTE_DST]),
+				nla_get_u8(attrs[FARE_A_ROUTE_PLEN]));
+}
+
+static int fare_nl_parse_nexthops(struct genl_info *info,
+				  struct fare_group **grpp)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct nlattr *nhs = info->attrs[FARE_A_ROUTE_NEXTHOPS];
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *tb[FARE_A_NH_MAX + 1];
+	DECLARE_BITMAP(seen, FARE_PLANE_ID_MAX + 1);
+	struct fare_group *grp;
+	unsigned int n = 0, i;
+	struct nlattr *entry;
+	int rem, err;
+
+	nla_for_each_nested(entry, nhs, rem)
+		n++;
+	if (!n) {
+		NL_SET_ERR_MSG_ATTR(extack, nhs, "fare: a route needs at least one next hop");
+		return -EINVAL;
+	}
+	if (n > FARE_NEXTHOP_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, nhs, "fare: too many next hops");
+		return -E2BIG;
+	}
+	grp = fare_group_alloc(n);
+	if (!grp)
+		return -ENOMEM;
+
+	bitmap_zero(seen, FARE_PLANE_ID_MAX + 1);
+	i = 0;
+	nla_for_each_nested(entry, nhs, rem) {
+		/* Already validated against the policy; this fills tb. */
+		err = nla_parse_nested(tb, FARE_A_NH_MAX, entry, fare_nh_policy,
+				       extack);
+		if (err)
+			goto err_free;
+		err = -EINVAL;
+		if (!tb[FARE_A_NH_PLANE_ID] || !tb[FARE_A_NH_WEIGHT]) {
+			NL_SET_ERR_MSG_ATTR(extack, entry,
+					    "fare: a next hop needs a plane and a weight");
+			goto err_free;
+		}
+		grp->nh[i].plane_id = nla_get_u32(tb[FARE_A_NH_PLANE_ID]);
+		grp->nh[i].weight = nla_get_u32(tb[FARE_A_NH_WEIGHT]);
+		if (tb[FARE_A_NH_TIER])
+			grp->nh[i].tier = nla_get_u8(tb[FARE_A_NH_TIER]);
+		grp->weights[i] = grp->nh[i].weight;
+		if (test_and_set_bit(grp->nh[i].plane_id, seen)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
+					    "fare: plane appears twice in the route");
+			goto err_free;
+		}
+		rcu_read_lock();
+		err = fare_plane_get_rcu(fn, grp->nh[i].plane_id) ? 0 : -ENOENT;
+		rcu_read_unlock();
+		if (err) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
+					    "fare: no such plane");
+			goto err_free;
+		}
+		i++;
+	}
+	*grpp = grp;
+	return 0;
+
+err_free:
+	fare_group_free_rcu(grp);
+	return err;
+}
+
+static int fare_nl_check_mode(struct genl_info *info, struct nlattr *attr)
+{
+	if (attr && nla_get_u8(attr) == FARE_MODE_FLOWLET) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "fare: flowlet mode is not supported yet");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct nlattr **attrs = info->attrs;
+	struct fare_group *grp, *old;
+	struct fare_prefix key;
+	struct fare_route *rt;
+	u8 mode = FARE_MODE_DEFAULT;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_NEXTHOPS))
+		return -EINVAL;
+	err = fare_nl_parse_prefix(info, &key);
+	if (err)
+		return err;
+	err = fare_nl_check_mode(info, attrs[FARE_A_ROUTE_MODE]);
+	if (err)
+		return err;
+	if (attrs[FARE_A_ROUTE_MODE])
+		mode = nla_get_u8(attrs[FARE_A_ROUTE_MODE]);
+	err = fare_nl_parse_nexthops(info, &grp);
+	if (err)
+		return err;
+
+	mutex_lock(&fn->lock);
+	rt = fare_route_find(fn, &key);
+	if (rt) {
+		if (!(info->nlhdr->nlmsg_flags & NLM_F_REPLACE)) {
+			NL_SET_ERR_MSG(info->extack,
+				       "fare: route already exists (use replace)");
+			err = -EEXIST;
+			goto err_unlock;
+		}
+		/* Readers see the old group or the new one, never a mix. */
+		old = rcu_dereference_protected(rt->group,
+						lockdep_is_held(&fn->lock));
+		WRITE_ONCE(rt->mode, mode);
+		rcu_assign_pointer(rt->group, grp);
+		fare_group_free_rcu(old);
+	} else {
+		err = -ENOMEM;
+		rt = kzalloc(sizeof(*rt), GFP_KERNEL);
+		if (!rt)
+			goto err_unlock;
+		rt->noplane = alloc_percpu(u64);
+		if (!rt->noplane) {
+			kfree(rt);
+			goto err_unlock;
+		}
+		rt->key = key;
+		rt->mode = mode;
+		RCU_INIT_POINTER(rt->group, grp);
+		err = fare_route_insert(fn, rt);
+		if (err) {
+			free_percpu(rt->noplane);
+			kfree(rt);
+			goto err_unlock;
+		}
+	}
+	fare_nl_notify_route(fn, FARE_CMD_ROUTE_NEW, rt);
+	mutex_unlock(&fn->lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&fn->lock);
+	fare_group_free_rcu(grp);
+	return err;
+}
+
+static int fare_nl_route_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_prefix key;
+	struct fare_route *rt;
+	int err;
+
+	err = fare_nl_parse_prefix(info, &key);
+	if (err)
+		return err;
+
+	mutex_lock(&fn->lock);
+	rt = fare_route_find(fn, &key);
+	if (!rt) {
+		mutex_unlock(&fn->lock);
+		NL_SET_ERR_MSG(info->extack, "fare: no such route");
+		return -ENOENT;
+	}
+	fare_route_remove(fn, rt);
+	fare_nl_notify_route(fn, FARE_CMD_ROUTE_DEL, rt);
+	fare_route_free(rt);
+	mutex_unlock(&fn->lock);
+	return 0;
+}
+
+static int fare_nl_route_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_prefix key;
+	struct fare_route *rt;
+	struct sk_buff *msg;
+	int err;
+
+	err = fare_nl_parse_prefix(info, &key);
+	if (err)
+		return err;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&fn->lock);
+	rt = fare_route_find(fn, &key);
+	if (rt)
+		err = fare_route_fill(msg, rt, fn, info->snd_portid,
+				      info->snd_seq, 0, FARE_CMD_ROUTE_GET);
+	else
+		err = -ENOENT;
+	mutex_unlock(&fn->lock);
+	if (err) {
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG(info->extack, "fare: no such route");
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * A route dump resumes after the last route it sent, found again by its
+ * prefix, so a dump of N routes costs O(N) whatever the number of
+ * messages. If that route was deleted in between, the dump falls back to
+ * skipping as many routes as it already sent.
+ */
+struct fare_route_dump_ctx {
+	struct fare_prefix last;
+	u32 sent;
+	bool started;
+};
+
+static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct fare_route_dump_ctx *ctx = (void *)cb->ctx;
+	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
+	struct fare_route *rt, *from = NULL;
+	u32 skip = 0;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+
+	mutex_lock(&fn->lock);
+	if (ctx->started) {
+		from = fare_route_find(fn, &ctx->last);
+		if (!from)
+			skip = ctx->sent;
+	}
+	rt = from ? list_next_entry(from, list) :
+		    list_first_entry(&fn->route_list, struct fare_route, list);
+	for (; !list_entry_is_head(rt, &fn->route_list, list);
+	     rt = list_next_entry(rt, list)) {
+		if (skip) {
+			skip--;
+			continue;
+		}
+		err = fare_route_fill(skb, rt, fn, NETLINK_CB(cb->skb).portid,
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				      FARE_CMD_ROUTE_GET);
+		if (err)
+			break;
+		ctx->last = rt->key;
+		ctx->started = true;
+		ctx->sent++;
+	}
+	mutex_unlock(&fn->lock);
+	if (err && err != -EMSGSIZE)
+		return err;
+	return skb->len;
+}
+
+/* ---- namespace config and counters ---- */
+
+static int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
+			    u32 portid, u32 seq, u8 cmd)
+{
+	struct net_device *dev;
+	void *hdr;
+	int err;
+
+	hdr = fare_msg_start(skb, portid, seq, 0, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	rcu_read_lock();
+	dev = rcu_dereference(fn->dev);
+	err = nla_put_u32(skb, FARE_A_CONFIG_IFINDEX, dev ? dev->ifindex : 0);
+	rcu_read_unlock();
+	if (err ||
+	    nla_put_u8(skb, FARE_A_CONFIG_MODE, fn->default_mode) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, fn->flowlet_us) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, fn->hash_seed)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int fare_nl_config_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&fn->lock);
+	err = fare_config_fill(msg, fn, info->snd_portid, info->snd_seq,
+			       FARE_CMD_CONFIG_GET);
+	mutex_unlock(&fn->lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct nlattr **attrs = info->attrs;
+	struct sk_buff *msg;
+	int err;
+
+	err = fare_nl_check_mode(info, attrs[FARE_A_CONFIG_MODE]);
+	if (err)
+		return err;
+
+	mutex_lock(&fn->lock);
+	if (attrs[FARE_A_CONFIG_MODE])
+		WRITE_ONCE(fn->default_mode,
+			   nla_get_u8(attrs[FARE_A_CONFIG_MODE]));
+	if (attrs[FARE_A_CONFIG_FLOWLET_US])
+		WRITE_ONCE(fn->flowlet_us,
+			   nla_get_u32(attrs[FARE_A_CONFIG_FLOWLET_US]));
+	if (attrs[FARE_A_CONFIG_HASH_SEED])
+		WRITE_ONCE(fn->hash_seed,
+			   nla_get_u32(attrs[FARE_A_CONFIG_HASH_SEED]));
+	if (fare_has_listeners(fn)) {
+		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+		if (msg && !fare_config_fill(msg, fn, 0, 0, FARE_CMD_CONFIG_SET))
+			fare_notify(fn, msg);
+		else
+			nlmsg_free(msg);
+	}
+	mutex_unlock(&fn->lock);
+	return 0;
+}
+
+static int fare_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	u64 noroute = 0, noplane = 0, error = 0;
+	unsigned int cpu, start;
+	struct sk_buff *msg;
+	void *hdr;
+
+	for_each_possible_cpu(cpu) {
+		const struct fare_pcpu_net *st = per_cpu_ptr(fn->stats, cpu);
+		u64 a, b, c;
+
+		do {
+			start = u64_stats_fetch_begin(&st->syncp);
+			a = u64_stats_read(&st->noroute);
+			b = u64_stats_read(&st->noplane);
+			c = u64_stats_read(&st->error);
+		} while (u64_stats_fetch_retry(&st->syncp, start));
+		noroute += a;
+		noplane += b;
+		error += c;
+	}
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = fare_msg_start(msg, info->snd_portid, info->snd_seq, 0,
+			     FARE_CMD_STATS_GET);
+	if (!hdr ||
+	    nla_put_u64_64bit(msg, FARE_A_STATS_NOROUTE_PACKETS, noroute,
+			      FARE_A_PAD) ||
+	    nla_put_u64_64bit(msg, FARE_A_STATS_NOPLANE_PACKETS, noplane,
+			      FARE_A_PAD) ||
+	    nla_put_u64_64bit(msg, FARE_A_STATS_ERROR_PACKETS, error,
+			      FARE_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static const struct genl_ops fare_genl_ops[] = {
+	{
+		.cmd = FARE_CMD_PLANE_NEW,
+		.doit = fare_nl_plane_new,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = FARE_CMD_PLANE_DEL,
+		.doit = fare_nl_plane_del,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = FARE_CMD_PLANE_GET,
+		.doit = fare_nl_plane_get,
+		.dumpit = fare_nl_plane_dump,
+	},
+	{
+		.cmd = FARE_CMD_ROUTE_NEW,
+		.doit = fare_nl_route_new,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = FARE_CMD_ROUTE_DEL,
+		.doit = fare_nl_route_del,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = FARE_CMD_ROUTE_GET,
+		.doit = fare_nl_route_get,
+		.dumpit = fare_nl_route_dump,
+	},
+	{
+		.cmd = FARE_CMD_CONFIG_SET,
+		.doit = fare_nl_config_set,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = FARE_CMD_CONFIG_GET,
+		.doit = fare_nl_config_get,
+	},
+	{
+		.cmd = FARE_CMD_STATS_GET,
+		.doit = fare_nl_stats_get,
+	},
+};
+
+static struct genl_family fare_family __ro_after_init = {
+	.name = FARE_GENL_NAME,
+	.version = FARE_GENL_VERSION,
+	.maxattr = FARE_A_MAX,
+	.policy = fare_policy,
+	.netnsok = true,
+	/* Every command, old and new, is strictly validated. */
+	.resv_start_op = 0,
+	.ops = fare_genl_ops,
+	.n_ops = ARRAY_SIZE(fare_genl_ops),
+	.mcgrps = fare_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(fare_mcgrps),
+	.module = THIS_MODULE,
+};
+
+int fare_genl_register(void)
+{
+	return genl_register_family(&fare_family);
+}
+
+void fare_genl_unregister(void)
+{
+	genl_unregister_family(&fare_family);
+}

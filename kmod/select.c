@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Weighted selection for fare: a bounded-deviation schedule for per-packet
+ * spray and hash-threshold for per-flow pinning.
+ */
+#ifdef __KERNEL__
+#include <linux/bitops.h>
+#include <linux/math64.h>
+#ifndef CONFIG_ARCH_SUPPORTS_INT128
+#error "fare needs 128-bit integer arithmetic (a 64-bit architecture)"
+#endif
+#endif
+#include "select.h"
+
+typedef unsigned __int128 fare_u128;
+
+static void fare_spray_restart(struct fare_spray *st, u64 usable,
+			       unsigned int n)
+{
+	unsigned int i;
+
+	st->usable = usable;
+	st->picks = 0;
+	for (i = 0; i < n; i++)
+		st->count[i] = 0;
+}
+
+int fare_spray_pick(const u32 *weights, struct fare_spray *st, u64 usable,
+		    unsigned int n)
+{
+	u64 total = 0, d, pick, key, best_key = 0;
+	int best = -1;
+	unsigned int i;
+
+	if (!usable)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (usable & (1ULL << i))
+			total += weights[i];
+	if (st->usable != usable || st->picks >= total)
+		fare_spray_restart(st, usable, n);
+
+	/*
+	 * In units of 1/d picks, with d = 2(k - 1): entry i is due once
+	 * c_i + 1/d <= pick * w_i / W, and its deadline is
+	 * (c_i + 1 - 1/d) / w_i. Products need up to 83 bits.
+	 */
+	d = hweight64(usable) > 1 ? 2 * (hweight64(usable) - 1) : 1;
+	pick = st->picks + 1;
+	for (i = 0; i < n; i++) {
+		if (!(usable & (1ULL << i)))
+			continue;
+		if ((fare_u128)(d * st->count[i] + 1) * total >
+		    (fare_u128)(d * pick) * weights[i])
+			continue;
+		key = d * (st->count[i] + 1) - 1;
+		if (best < 0 || (fare_u128)key * weights[best] <
+				(fare_u128)best_key * weights[i]) {
+			best = i;
+			best_key = key;
+		}
+	}
+	/* Tijdeman's theorem says some entry is always due; stay safe. */
+	if (best < 0)
+		best = __builtin_ctzll(usable);
+	st->count[best]++;
+	st->picks = pick;
+	return best;
+}
+
+int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash)
+{
+	u64 total = 0, threshold, sum = 0;
+	int last = -1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (usable & (1ULL << i))
+			total += weights[i];
+	if (!total)
+		return -1;
+
+	/* Scale the 32-bit hash onto [0, total) without a division. */
+	threshold = (u64)(((fare_u128)total * hash) >> 32);
+	for (i = 0; i < n; i++) {
+		if (!(usable & (1ULL << i)))
+			continue;
+		sum += weights[i];
+		last = i;
+		if (threshold < sum)
+			return i;
+	}
+	return last;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for fare's weighted selection: the per-packet spray keeps
+ * every plane within one packet of its weighted share (Tijdeman's bound),
+ * skips unusable planes, and hash-threshold maps flows in proportion to the
+ * weights.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include "select.c"
+
+#define SPRAY_MAX_NH 8
+
+struct spray_state {
+	struct fare_spray st;
+	u64 count[SPRAY_MAX_NH];
+};
+
+/*
+ * Runs @picks spray picks and fails if, after any pick, an entry's count
+ * strays from its exact share (p mod W) * w / W by more than
+ * 1 - 1/(2k - 2), or if a period ends with a count other than the weight.
+ */
+static void spray_check_bound(struct kunit *test, const u32 *w,
+			      unsigned int n, unsigned int picks, u64 *counts)
+{
+	static struct spray_state s;
+	u64 total = 0, usable = (1ULL << n) - 1, in_period[SPRAY_MAX_NH];
+	u64 d = n > 1 ? 2 * (n - 1) : 1;
+	unsigned int i, p;
+
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < n; i++) {
+		total += w[i];
+		counts[i] = 0;
+		in_period[i] = 0;
+	}
+	for (p = 1; p <= picks; p++) {
+		u64 pos = (p - 1) % total + 1;
+		int idx = fare_spray_pick(w, &s.st, usable, n);
+
+		KUNIT_ASSERT_GE(test, idx, 0);
+		KUNIT_ASSERT_LT(test, idx, (int)n);
+		if (pos == 1)
+			memset(in_period, 0, sizeof(in_period));
+		counts[idx]++;
+		in_period[idx]++;
+		for (i = 0; i < n; i++) {
+			/* d * |c - pos * w / W| <= d - 1, scaled by W */
+			fare_u128 cw = (fare_u128)in_period[i] * total;
+			fare_u128 pw = (fare_u128)pos * w[i];
+			fare_u128 lag = cw > pw ? cw - pw : pw - cw;
+
+			KUNIT_ASSERT_TRUE_MSG(test,
+					      lag * d <= (fare_u128)(d - 1) * total ||
+					      n == 1,
+					      "entry %u after %u picks", i, p);
+			if (pos == total)
+				KUNIT_ASSERT_EQ(test, in_period[i], (u64)w[i]);
+		}
+	}
+}
+
+static void spray_splits_3_to_1_exactly(struct kunit *test)
+{
+	const u32 w[] = { 3, 1 };
+	u64 counts[2];
+
+	spray_check_bound(test, w, 2, 4000, counts);
+	KUNIT_EXPECT_EQ(test, counts[0], 3000);
+	KUNIT_EXPECT_EQ(test, counts[1], 1000);
+}
+
+static void spray_splits_5_3_2_within_one_packet(struct kunit *test)
+{
+	const u32 w[] = { 5, 3, 2 };
+	u64 counts[3];
+
+	spray_check_bound(test, w, 3, 10000, counts);
+	KUNIT_EXPECT_EQ(test, counts[0], 5000);
+	KUNIT_EXPECT_EQ(test, counts[1], 3000);
+	KUNIT_EXPECT_EQ(test, counts[2], 2000);
+}
+
+/* FARE weights are bandwidths that differ by small fractions. */
+static void spray_keeps_bound_for_random_u32_weights(struct kunit *test)
+{
+	struct rnd_state rnd;
+	u64 counts[SPRAY_MAX_NH];
+	u32 w[SPRAY_MAX_NH];
+	unsigned int round, n, i;
+
+	prandom_seed_state(&rnd, 0x66617265ULL);
+	for (round = 0; round < 100; round++) {
+		n = 1 + prandom_u32_state(&rnd) % SPRAY_MAX_NH;
+		for (i = 0; i < n; i++)
+			w[i] = 1 + prandom_u32_state(&rnd) %
+				   (round & 1 ? U32_MAX : 64);
+		spray_check_bound(test, w, n, 1000, counts);
+	}
+}
+
+static void spray_never_picks_unusable_entries(struct kunit *test)
+{
+	const u32 w[] = { 5, 3, 2 };
+	struct spray_state s = { };
+	u64 counts[3] = { 0 };
+	unsigned int p;
+
+	for (p = 0; p < 800; p++) {
+		int idx = fare_spray_pick(w, &s.st, 0x5, 3);
+
+		KUNIT_ASSERT_TRUE(test, idx == 0 || idx == 2);
+		counts[idx]++;
+	}
+	/* The remaining entries split 5:2, within one pick. */
+	KUNIT_EXPECT_EQ(test, counts[1], 0);
+	KUNIT_EXPECT_LE(test, abs((s64)counts[0] * 7 - 800 * 5), 7);
+	KUNIT_EXPECT_LE(test, abs((s64)counts[2] * 7 - 800 * 2), 7);
+
+	/* When entry 1 comes back, the split is 5:3:2 again. */
+	memset(counts, 0, sizeof(counts));
+	for (p = 0; p < 1000; p++)
+		counts[fare_spray_pick(w, &s.st, 0x7, 3)]++;
+	KUNIT_EXPECT_EQ(test, counts[0], 500);
+	KUNIT_EXPECT_EQ(test, counts[1], 300);
+	KUNIT_EXPECT_EQ(test, counts[2], 200);
+}
+
+static void spray_returns_none_without_usable_entries(struct kunit *test)
+{
+	const u32 w[] = { 1, 1 };
+	struct spray_state s = { };
+
+	KUNIT_EXPECT_EQ(test, fare_spray_pick(w, &s.st, 0, 2), -1);
+	KUNIT_EXPECT_EQ(test, fare_hash_pick(w, 0, 2, 12345), -1);
+}
+
+static void hash_pick_maps_hash_space_by_weight(struct kunit *test)
+{
+	const u32 w[] = { 3, 1 };
+	const unsigned int steps = 4096;
+	u64 counts[2] = { 0 };
+	unsigned int s;
+
+	/* Evenly spaced hashes land in proportion to the weights. */
+	for (s = 0; s < steps; s++) {
+		int idx = fare_hash_pick(w, 0x3, 2, s * (U32_MAX / steps));
+
+		KUNIT_ASSERT_TRUE(test, idx == 0 || idx == 1);
+		counts[idx]++;
+	}
+	KUNIT_EXPECT_LE(test, abs((s64)counts[0] - 3072), 1);
+	KUNIT_EXPECT_LE(test, abs((s64)counts[1] - 1024), 1);
+	KUNIT_EXPECT_EQ(test, fare_hash_pick(w, 0x2, 2, 0), 1);
+	KUNIT_EXPECT_EQ(test, fare_hash_pick(w, 0x3, 2, U32_MAX), 1);
+}
+
+static struct kunit_case fare_select_cases[] = {
+	KUNIT_CASE(spray_splits_3_to_1_exactly),
+	KUNIT_CASE(spray_splits_5_3_2_within_one_packet),
+	KUNIT_CASE(spray_keeps_bound_for_random_u32_weights),
+	KUNIT_CASE(spray_never_picks_unusable_entries),
+	KUNIT_CASE(spray_returns_none_without_usable_entries),
+	KUNIT_CASE(hash_pick_maps_hash_space_by_weight),
+	{}
+};
+
+static struct kunit_suite fare_select_suite = {
+	.name = "fare_select",
+	.test_cases = fare_select_cases,
+};
+kunit_test_suite(fare_select_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for fare's weighted selection");

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fare's prefix table: longest-prefix match over IPv4 and IPv6.
+ *
+ * Routes live in one RCU hash table keyed by (family, length, masked
+ * address); a bitmap per family records which prefix lengths hold at least
+ * one route, and a lookup probes only those lengths, longest first. Hosts
+ * hold few distinct lengths (host routes plus a handful of aggregates), so a
+ * lookup costs a few hash probes whatever the number of routes.
+ */
+#include <linux/slab.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/rtnetlink.h>
+#include <linux/socket.h>
+#include "fare.h"
+
+static const struct rhashtable_params fare_route_params = {
+	.key_len = sizeof(struct fare_prefix),
+	.key_offset = offsetof(struct fare_route, key),
+	.head_offset = offsetof(struct fare_route, node),
+	.automatic_shrinking = true,
+};
+
+static unsigned int fare_family_bits(u8 family)
+{
+	return family == AF_INET ? 32 : 128;
+}
+
+static unsigned long *fare_plens(struct fare_net *fn, u8 family)
+{
+	return family == AF_INET ? fn->plens4 : fn->plens6;
+}
+
+static void fare_mask(u8 *addr, unsigned int bits, unsigned int plen)
+{
+	unsigned int i;
+
+	for (i = 0; i < bits / 8; i++) {
+		if (plen >= (i + 1) * 8)
+			continue;
+		if (plen <= i * 8)
+			addr[i] = 0;
+		else
+			addr[i] &= 0xff << (8 - (plen - i * 8));
+	}
+}
+
+int fare_prefix_make(struct fare_prefix *key, u8 family, const void *addr,
+		     u8 plen)
+{
+	unsigned int bits;
+
+	if (family != AF_INET && family != AF_INET6)
+		return -EAFNOSUPPORT;
+	bits = fare_family_bits(family);
+	if (plen > bits)
+		return -EINVAL;
+	memset(key, 0, sizeof(*key));
+	key->family = family;
+	key->plen = plen;
+	memcpy(key->addr, addr, bits / 8);
+	fare_mask(key->addr, bits, plen);
+	return 0;
+}
+
+int fare_table_init(struct fare_net *fn)
+{
+	INIT_LIST_HEAD(&fn->route_list);
+	return rhashtable_init(&fn->routes, &fare_route_params);
+}
+
+struct fare_route *fare_route_find(struct fare_net *fn,
+				   const struct fare_prefix *key)
+{
+	return rhashtable_lookup_fast(&fn->routes, key, fare_route_params);
+}
+
+struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
+				     const void *daddr)
+{
+	unsigned long *plens = fare_plens(fn, family);
+	unsigned int bits = fare_family_bits(family);
+	struct fare_prefix key;
+	struct fare_route *rt;
+	int plen;
+
+	memset(&key, 0, sizeof(key));
+	key.family = family;
+	for (plen = bits; plen >= 0; plen--) {
+		if (!test_bit(plen, plens))
+			continue;
+		key.plen = plen;
+		memcpy(key.addr, daddr, bits / 8);
+		fare_mask(key.addr, bits, plen);
+		rt = rhashtable_lookup(&fn->routes, &key, fare_route_params);
+		if (rt)
+			return rt;
+	}
+	return NULL;
+}
+
+int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
+{
+	int fam = rt->key.family == AF_INET6;
+	int err;
+
+	lockdep_assert_held(&fn->lock);
+	err = rhashtable_insert_fast(&fn->routes, &rt->node, fare_route_params);
+	if (err)
+		return err;
+	list_add_tail_rcu(&rt->list, &fn->route_list);
+	fn->num_routes++;
+	if (!fn->plen_count[fam][rt->key.plen]++)
+		set_bit(rt->key.plen, fare_plens(fn, rt->key.family));
+	return 0;
+}
+
+void fare_route_remove(struct fare_net *fn, struct fare_route *rt)
+{
+	int fam = rt->key.family == AF_INET6;
+
+	lockdep_assert_held(&fn->lock);
+	rhashtable_remove_fast(&fn->routes, &rt->node, fare_route_params);
+	list_del_rcu(&rt->list);
+	fn->num_routes--;
+	if (!--fn->plen_count[fam][rt->key.plen])
+		clear_bit(rt->key.plen, fare_plens(fn, rt->key.family));
+}
+
+struct fare_group *fare_group_alloc(unsigned int num_nh)
+{
+	struct fare_group *grp;
+
+	grp = kzalloc(struct_size(grp, nh, num_nh), GFP_KERNEL);
+	if (!grp)
+		return NULL;
+	grp->spray = __alloc_percpu(struct_size(grp->spray, count, num_nh),
+				    __alignof__(struct fare_spray));
+	grp->tx = __alloc_percpu(struct_size(grp->tx, nh, num_nh),
+				 __alignof__(struct fare_group_tx));
+	if (!grp->spray || !grp->tx) {
+		free_percpu(grp->spray);
+		free_percpu(grp->tx);
+		kfree(grp);
+		return NULL;
+	}
+	grp->num_nh = num_nh;
+	return grp;
+}
+
+static void fare_group_free(struct rcu_head *head)
+{
+	struct fare_group *grp = container_of(head, struct fare_group, rcu);
+
+	free_percpu(grp->spray);
+	free_percpu(grp->tx);
+	kfree(grp);
+}
+
+void fare_group_free_rcu(struct fare_group *grp)
+{
+	if (grp)
+		call_rcu(&grp->rcu, fare_group_free);
+}
+
+static void fare_route_free_cb(struct rcu_head *head)
+{
+	struct fare_route *rt = container_of(head, struct fare_route, rcu);
+
+	/* The group's own callback was queued first, so it runs first. */
+	free_percpu(rt->noplane);
+	kfree(rt);
+}
+
+/* Frees a route that is no longer reachable by new readers. */
+void fare_route_free(struct fare_route *rt)
+{
+	fare_group_free_rcu(rcu_dereference_protected(rt->group, true));
+	call_rcu(&rt->rcu, fare_route_free_cb);
+}
+
+static void fare_route_free_all(void *ptr, void *arg)
+{
+	struct fare_route *rt = ptr;
+
+	fare_group_free_rcu(rcu_dereference_protected(rt->group, true));
+	free_percpu(rt->noplane);
+	kfree(rt);
+}
+
+/* Called at namespace exit, after the fare device is gone. */
+void fare_table_destroy(struct fare_net *fn)
+{
+	rhashtable_free_and_destroy(&fn->routes, fare_route_free_all, NULL);
+	INIT_LIST_HEAD(&fn->route_list);
+	fn->num_routes = 0;
+}
+
+struct fare_plane *fare_plane_get_rcu(struct fare_net *fn, u32 id)
+{
+	if (!id || id > FARE_PLANE_ID_MAX)
+		return NULL;
+	return rcu_dereference_rtnl(fn->planes[id]);
+}
+
+static void fare_plane_free(struct rcu_head *head)
+{
+	struct fare_plane *plane = container_of(head, struct fare_plane, rcu);
+
+	netdev_put(plane->dev, &plane->dev_tracker);
+	free_percpu(plane->tx);
+	kfree(plane);
+}
+
+void fare_plane_free_rcu(struct fare_plane *plane)
+{
+	if (plane)
+		call_rcu(&plane->rcu, fare_plane_free);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * fare: Fully Adaptive Routing Ethernet across independent network planes.
+ *
+ * The generic netlink contract between fare.ko and userland (libfare,
+ * farectl, fared). Documentation/uapi.md describes every command and
+ * attribute with its unit. Only ever add commands and attributes; never
+ * renumber or change the meaning of an existing one.
+ */
+#ifndef _UAPI_LINUX_FARE_H
+#define _UAPI_LINUX_FARE_H
+
+#define FARE_GENL_NAME		"fare"
+#define FARE_GENL_VERSION	1
+#define FARE_MCGRP_EVENTS	"events"
+
+/* Name of the steering device fare.ko creates in a namespace on first use. */
+#define FARE_DEV_NAME		"fare0"
+/* rtnetlink protocol of the kernel routes libfare points at the fare device. */
+#define FARE_RTPROT		249
+
+/* Plane ids are 1..FARE_PLANE_ID_MAX; 0 is never a valid plane. */
+#define FARE_PLANE_ID_MAX	255
+/* Most next hops one route may carry. */
+#define FARE_NEXTHOP_MAX	64
+
+enum fare_mode {
+	FARE_MODE_DEFAULT,	/* the namespace default (route only) */
+	FARE_MODE_PACKET,	/* smooth weighted round-robin per packet */
+	FARE_MODE_FLOW,		/* a flow hash picks a weighted bucket */
+	FARE_MODE_FLOWLET,	/* a flow re-picks after an idle gap */
+	__FARE_MODE_MAX,
+};
+#define FARE_MODE_MAX (__FARE_MODE_MAX - 1)
+
+enum fare_cmd {
+	FARE_CMD_UNSPEC,
+	FARE_CMD_PLANE_NEW,	/* NLM_F_REPLACE replaces an existing plane */
+	FARE_CMD_PLANE_DEL,
+	FARE_CMD_PLANE_GET,	/* do: one plane; dump: every plane */
+	FARE_CMD_ROUTE_NEW,	/* NLM_F_REPLACE replaces an existing route */
+	FARE_CMD_ROUTE_DEL,
+	FARE_CMD_ROUTE_GET,	/* do: exact prefix; dump: every route */
+	FARE_CMD_CONFIG_SET,
+	FARE_CMD_CONFIG_GET,
+	FARE_CMD_STATS_GET,	/* namespace counters */
+	/* notifications on FARE_MCGRP_EVENTS reuse the commands above */
+	__FARE_CMD_MAX,
+};
+#define FARE_CMD_MAX (__FARE_CMD_MAX - 1)
+
+enum fare_attr {
+	FARE_A_UNSPEC,
+	FARE_A_PAD,
+	FARE_A_PLANE_ID,		/* u32, 1..FARE_PLANE_ID_MAX */
+	FARE_A_PLANE_IFINDEX,		/* u32, egress device of the plane */
+	FARE_A_PLANE_GW4,		/* 4 bytes, IPv4 gateway, network order */
+	FARE_A_PLANE_GW6,		/* 16 bytes, IPv6 gateway */
+	FARE_A_PLANE_FLAGS,		/* u32, FARE_PLANE_F_* (read only) */
+	FARE_A_PLANE_TX_PACKETS,	/* u64, packets steered to the plane */
+	FARE_A_PLANE_TX_BYTES,		/* u64, bytes steered to the plane */
+	FARE_A_ROUTE_FAMILY,		/* u8, AF_INET or AF_INET6 */
+	FARE_A_ROUTE_DST,		/* 4 or 16 bytes, network order */
+	FARE_A_ROUTE_PLEN,		/* u8, prefix length in bits */
+	FARE_A_ROUTE_MODE,		/* u8, enum fare_mode */
+	FARE_A_ROUTE_NEXTHOPS,		/* nest of FARE_A_NEXTHOPS_ENTRY */
+	FARE_A_ROUTE_NOPLANE_PACKETS,	/* u64, dropped: no usable plane */
+	FARE_A_CONFIG_MODE,		/* u8, default enum fare_mode (not 0) */
+	FARE_A_CONFIG_FLOWLET_US,	/* u32, flowlet idle gap, microseconds */
+	FARE_A_CONFIG_HASH_SEED,	/* u32, seed of the flow hash */
+	FARE_A_CONFIG_IFINDEX,		/* u32, the fare device (read only) */
+	FARE_A_STATS_NOROUTE_PACKETS,	/* u64, dropped: no fare route */
+	FARE_A_STATS_NOPLANE_PACKETS,	/* u64, dropped: no usable plane */
+	FARE_A_STATS_ERROR_PACKETS,	/* u64, dropped: not IP, no memory */
+	__FARE_A_MAX,
+};
+#define FARE_A_MAX (__FARE_A_MAX - 1)
+
+/* Inside FARE_A_ROUTE_NEXTHOPS: one FARE_A_NEXTHOPS_ENTRY per next hop. */
+enum fare_nexthops_attr {
+	FARE_A_NEXTHOPS_UNSPEC,
+	FARE_A_NEXTHOPS_ENTRY,		/* nest of enum fare_nh_attr */
+	__FARE_A_NEXTHOPS_MAX,
+};
+#define FARE_A_NEXTHOPS_MAX (__FARE_A_NEXTHOPS_MAX - 1)
+
+enum fare_nh_attr {
+	FARE_A_NH_UNSPEC,
+	FARE_A_NH_PAD,
+	FARE_A_NH_PLANE_ID,		/* u32, the plane */
+	FARE_A_NH_WEIGHT,		/* u32, 1..U32_MAX, relative share */
+	FARE_A_NH_TIER,			/* u8, 0 = preferred (default 0) */
+	FARE_A_NH_TX_PACKETS,		/* u64, packets sent via this hop */
+	FARE_A_NH_TX_BYTES,		/* u64, bytes sent via this hop */
+	__FARE_A_NH_MAX,
+};
+#define FARE_A_NH_MAX (__FARE_A_NH_MAX - 1)
+
+/* FARE_A_PLANE_FLAGS */
+#define FARE_PLANE_F_OPER_UP	(1U << 0)	/* device up with carrier */
+
+#endif /* _UAPI_LINUX_FARE_H */

@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * farectl's command line grammar, in the manner of ip(8): keywords may be
+ * shortened to any prefix that is not ambiguous, and every error names the
+ * argument at fault.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+
+#include "parse.h"
+
+struct cur {
+	int argc;
+	char *const *argv;
+	int i;			/* the word being looked at */
+	char *err;
+	size_t errlen;
+	const char *ctx;	/* "route add", or NULL before the object */
+};
+
+struct kw {
+	const char *name;
+	int value;
+	bool alias;		/* accepted, not listed */
+};
+
+#define KW_END { NULL, 0, false }
+
+static void vfail(struct cur *c, int argn, const char *fmt, va_list ap)
+{
+	size_t len = 0;
+
+	if (c->ctx)
+		len = snprintf(c->err, c->errlen, "%s: ", c->ctx);
+	if (len < c->errlen)
+		len += vsnprintf(c->err + len, c->errlen - len, fmt, ap);
+	if (argn > 0 && len < c->errlen)
+		snprintf(c->err + len, c->errlen - len, " at argument %d",
+			 argn);
+}
+
+/* An error about the word at argn. */
+__attribute__((format(printf, 3, 4)))
+static int fail_at(struct cur *c, int argn, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(c, argn, fmt, ap);
+	va_end(ap);
+	return FC_EXIT_USAGE;
+}
+
+/* An error about the command as a whole. */
+__attribute__((format(printf, 2, 3)))
+static int fail(struct cur *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(c, 0, fmt, ap);
+	va_end(ap);
+	return FC_EXIT_USAGE;
+}
+
+static bool more(const struct cur *c)
+{
+	return c->i < c->argc;
+}
+
+static const char *word(const struct cur *c)
+{
+	return c->argv[c->i];
+}
+
+/* "a, b, c": the listed names of t, only those starting with prefix. */
+static void kw_list(const struct kw *t, const char *prefix, char *buf,
+		    size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (; t->name; t++) {
+		if (t->alias || strncmp(t->name, prefix, strlen(prefix)))
+			continue;
+		if (used < len)
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? ", " : "", t->name);
+	}
+}
+
+/*
+ * The value of word w in t: an exact name, or a prefix of names that all
+ * mean the same. Returns 0, -ENOENT or -EEXIST (ambiguous).
+ */
+static int kw_match(const struct kw *t, const char *w, int *value)
+{
+	size_t len = strlen(w);
+	const struct kw *found = NULL;
+
+	if (!len)
+		return -ENOENT;
+	for (; t->name; t++) {
+		if (!strcmp(t->name, w)) {
+			*value = t->value;
+			return 0;
+		}
+		if (strncmp(t->name, w, len))
+			continue;
+		if (found && found->value != t->value)
+			return -EEXIST;
+		found = t;
+	}
+	if (!found)
+		return -ENOENT;
+	*value = found->value;
+	return 0;
+}
+
+/* Consume the word at c->i as a keyword of t; what names it in errors. */
+static int expect_kw(struct cur *c, const struct kw *t, const char *what,
+		     int *value)
+{
+	char list[256];
+	int ret;
+
+	ret = kw_match(t, word(c), value);
+	if (ret == -EEXIST) {
+		kw_list(t, word(c), list, sizeof(list));
+		return fail_at(c, c->i, "ambiguous %s \"%s\" (%s)", what,
+			       word(c), list);
+	}
+	if (ret) {
+		kw_list(t, "", list, sizeof(list));
+		return fail_at(c, c->i, "unknown %s \"%s\" (%s)", what,
+			       word(c), list);
+	}
+	c->i++;
+	return 0;
+}
+
+/* Move to the value of keyword name, which must follow it. */
+static int need_value(struct cur *c, const char *name)
+{
+	if (!more(c))
+		return fail_at(c, c->i, "missing value for %s", name);
+	return 0;
+}
+
+/* Consume a decimal (or, if hex_ok, 0x-prefixed) number in min..max. */
+static int get_u32(struct cur *c, const char *name, uint32_t min,
+		   uint32_t max, bool hex_ok, uint32_t *out)
+{
+	const char *w;
+	unsigned long long v;
+	int base = 10;
+	char *end;
+
+	if (!more(c))
+		return fail_at(c, c->i, "missing %s", name);
+	w = word(c);
+	if (hex_ok && w[0] == '0' && (w[1] == 'x' || w[1] == 'X')) {
+		base = 16;
+		w += 2;
+	}
+	/* strtoull would take signs and spaces: digits only. */
+	if (!((w[0] >= '0' && w[0] <= '9') ||
+	      (base == 16 && ((w[0] >= 'a' && w[0] <= 'f') ||
+			      (w[0] >= 'A' && w[0] <= 'F')))))
+		return fail_at(c, c->i, "%s \"%s\" is not a number", name,
+			       word(c));
+	errno = 0;
+	v = strtoull(w, &end, base);
+	if (*end)
+		return fail_at(c, c->i, "%s \"%s\" is not a number", name,
+			       word(c));
+	if (errno == ERANGE || v < min || v > max)
+		return fail_at(c, c->i, "%s %s out of range (%u..%u)", name,
+			       word(c), min, max);
+	*out = v;
+	c->i++;
+	return 0;
+}
+
+static int no_more(struct cur *c)
+{
+	if (more(c))
+		return fail_at(c, c->i, "unexpected argument \"%s\"", word(c));
+	return 0;
+}
+
+static int help(struct fc_request *req)
+{
+	req->verb = FC_VERB_HELP;
+	return 0;
+}
+
+/* plane add|replace ID dev IFNAME via GW [via GW6] */
+static int parse_plane_add(struct cur *c, struct fc_request *req)
+{
+	enum { K_DEV, K_VIA };
+	static const struct kw keys[] = {
+		{ "dev", K_DEV }, { "via", K_VIA }, KW_END
+	};
+	struct fare_plane *p = &req->plane;
+	bool has_dev = false;
+	int key, at, ret;
+
+	if (more(c) && !strcmp(word(c), "help"))
+		return help(req);
+	ret = get_u32(c, "plane id", 1, FARE_PLANE_ID_MAX, false, &p->id);
+	if (ret)
+		return ret;
+	while (more(c)) {
+		if (!strcmp(word(c), "help"))
+			return help(req);
+		at = c->i;
+		ret = expect_kw(c, keys, "keyword", &key);
+		if (ret)
+			return ret;
+		ret = need_value(c, keys[key].name);
+		if (ret)
+			return ret;
+		switch (key) {
+		case K_DEV:
+			if (has_dev)
+				return fail_at(c, at, "dev given twice");
+			if (!*word(c) || strlen(word(c)) >= IF_NAMESIZE)
+				return fail_at(c, c->i,
+					       "invalid device name \"%s\" (1..%d characters)",
+					       word(c), IF_NAMESIZE - 1);
+			strcpy(req->ifname, word(c));
+			has_dev = true;
+			break;
+		case K_VIA:
+			if (inet_pton(AF_INET, word(c), &p->gw4) == 1) {
+				if (p->has_gw4)
+					return fail_at(c, c->i,
+						       "second IPv4 gateway \"%s\"",
+						       word(c));
+				p->has_gw4 = true;
+			} else if (inet_pton(AF_INET6, word(c), &p->gw6) == 1) {
+				if (p->has_gw6)
+					return fail_at(c, c->i,
+						       "second IPv6 gateway \"%s\"",
+						       word(c));
+				p->has_gw6 = true;
+			} else {
+				return fail_at(c, c->i,
+					       "invalid gateway \"%s\" (not an IPv4 or IPv6 address)",
+					       word(c));
+			}
+			break;
+		}
+		c->i++;
+	}
+	if (!has_dev)
+		return fail(c, "dev IFNAME is required");
+	if (!p->has_gw4 && !p->has_gw6)
+		return fail(c, "a gateway is required (via GW)");
+	return 0;
+}
+
+static int parse_plane(struct cur *c, struct fc_request *req)
+{
+	int ret;
+
+	switch (req->verb) {
+	case FC_VERB_ADD:
+	case FC_VERB_REPLACE:
+		return parse_plane_add(c, req);
+	case FC_VERB_DEL:
+		if (more(c) && !strcmp(word(c), "help"))
+			return help(req);
+		ret = get_u32(c, "plane id", 1, FARE_PLANE_ID_MAX, false,
+			      &req->plane.id);
+		return ret ? ret : no_more(c);
+	case FC_VERB_SHOW:
+		if (!more(c))
+			return 0;
+		if (!strcmp(word(c), "help"))
+			return help(req);
+		ret = get_u32(c, "plane id", 1, FARE_PLANE_ID_MAX, false,
+			      &req->plane.id);
+		if (ret)
+			return ret;
+		req->has_key = true;
+		return no_more(c);
+	default:
+		return 0;
+	}
+}
+
+static const struct kw route_modes[] = {
+	{ "default", FARE_MODE_DEFAULT },
+	{ "packet", FARE_MODE_PACKET },
+	{ "flow", FARE_MODE_FLOW },
+	{ "flowlet", FARE_MODE_FLOWLET },
+	KW_END
+};
+
+/* Without "default": the namespace default must be a real mode. */
+static const struct kw config_modes[] = {
+	{ "packet", FARE_MODE_PACKET },
+	{ "flow", FARE_MODE_FLOW },
+	{ "flowlet", FARE_MODE_FLOWLET },
+	KW_END
+};
+
+static int get_prefix(struct cur *c, struct fare_prefix *dst)
+{
+	struct fare_err perr;
+
+	if (!more(c))
+		return fail_at(c, c->i, "missing prefix");
+	if (fare_prefix_parse(word(c), dst, &perr))
+		return fail_at(c, c->i, "invalid prefix \"%s\": %s", word(c),
+			       perr.msg);
+	c->i++;
+	return 0;
+}
+
+struct nh_state {
+	int at;			/* argument of its "nexthop" keyword */
+	bool has_plane;
+	bool has_weight;
+	bool has_tier;
+};
+
+static int close_nexthop(struct cur *c, const struct nh_state *nh)
+{
+	if (!nh->at)
+		return 0;
+	if (!nh->has_plane)
+		return fail_at(c, nh->at, "nexthop needs a plane");
+	if (!nh->has_weight)
+		return fail_at(c, nh->at, "nexthop needs a weight");
+	return 0;
+}
+
+/*
+ * route add|replace PREFIX [mode M] [src ADDR]
+ *	nexthop plane ID weight W [tier T] [nexthop ...]
+ */
+static int parse_route_add(struct cur *c, struct fc_request *req)
+{
+	enum { K_MODE, K_SRC, K_NEXTHOP, K_PLANE, K_WEIGHT, K_TIER };
+	static const struct kw route_keys[] = {
+		{ "mode", K_MODE }, { "src", K_SRC }, { "nexthop", K_NEXTHOP },
+		KW_END
+	};
+	static const struct kw nh_keys[] = {
+		{ "plane", K_PLANE }, { "weight", K_WEIGHT }, { "tier", K_TIER },
+		{ "nexthop", K_NEXTHOP }, { "mode", K_MODE }, { "src", K_SRC },
+		KW_END
+	};
+	struct fare_route *r = &req->route;
+	struct fare_nexthop *nh = NULL;
+	struct nh_state st = { 0 };
+	bool has_mode = false;
+	uint32_t v;
+	unsigned int i;
+	int key, at, ret;
+
+	if (more(c) && !strcmp(word(c), "help"))
+		return help(req);
+	ret = get_prefix(c, &r->dst);
+	if (ret)
+		return ret;
+	while (more(c)) {
+		if (!strcmp(word(c), "help"))
+			return help(req);
+		at = c->i;
+		ret = expect_kw(c, nh ? nh_keys : route_keys, "keyword", &key);
+		if (ret)
+			return ret;
+		if (key != K_NEXTHOP) {
+			ret = need_value(c, key == K_MODE ? "mode" :
+					 key == K_SRC ? "src" :
+					 key == K_PLANE ? "plane" :
+					 key == K_WEIGHT ? "weight" : "tier");
+			if (ret)
+				return ret;
+		}
+		switch (key) {
+		case K_MODE:
+			if (has_mode)
+				return fail_at(c, at, "mode given twice");
+			ret = expect_kw(c, route_modes, "mode", &key);
+			if (ret)
+				return ret;
+			r->mode = key;
+			has_mode = true;
+			break;
+		case K_SRC:
+			if (r->has_src)
+				return fail_at(c, at, "src given twice");
+			if (inet_pton(r->dst.family, word(c), &r->src) != 1)
+				return fail_at(c, c->i,
+					       "src \"%s\" is not an %s address",
+					       word(c),
+					       r->dst.family == AF_INET ?
+					       "IPv4" : "IPv6");
+			r->has_src = true;
+			c->i++;
+			break;
+		case K_NEXTHOP:
+			ret = close_nexthop(c, &st);
+			if (ret)
+				return ret;
+			if (r->n_nexthops == FARE_NEXTHOP_MAX)
+				return fail_at(c, at,
+					       "more than %d next hops",
+					       FARE_NEXTHOP_MAX);
+			nh = &r->nexthops[r->n_nexthops++];
+			memset(&st, 0, sizeof(st));
+			st.at = at;
+			break;
+		case K_PLANE:
+			if (st.has_plane)
+				return fail_at(c, at,
+					       "plane given twice in one nexthop");
+			at = c->i;
+			ret = get_u32(c, "plane id", 1, FARE_PLANE_ID_MAX,
+				      false, &v);
+			if (ret)
+				return ret;
+			for (i = 0; i + 1 < r->n_nexthops; i++)
+				if (r->nexthops[i].plane_id == v)
+					return fail_at(c, at,
+						       "plane %u is already a next hop",
+						       v);
+			nh->plane_id = v;
+			st.has_plane = true;
+			break;
+		case K_WEIGHT:
+			if (st.has_weight)
+				return fail_at(c, at,
+					       "weight given twice in one nexthop");
+			ret = get_u32(c, "weight", 1, UINT32_MAX, false,
+				      &nh->weight);
+			if (ret)
+				return ret;
+			st.has_weight = true;
+			break;
+		case K_TIER:
+			if (st.has_tier)
+				return fail_at(c, at,
+					       "tier given twice in one nexthop");
+			ret = get_u32(c, "tier", 0, UINT8_MAX, false, &v);
+			if (ret)
+				return ret;
+			nh->tier = v;
+			st.has_tier = true;
+			break;
+		}
+	}
+	ret = close_nexthop(c, &st);
+	if (ret)
+		return ret;
+	if (!r->n_nexthops)
+		return fail(c, "at least one nexthop is required");
+	return 0;
+}
+
+static int parse_route(struct cur *c, struct fc_request *req)
+{
+	int ret;
+
+	switch (req->verb) {
+	case FC_VERB_ADD:
+	case FC_VERB_REPLACE:
+		return parse_route_add(c, req);
+	case FC_VERB_DEL:
+		if (more(c) && !strcmp(word(c), "help"))
+			return help(req);
+		ret = get_prefix(c, &req->route.dst);
+		return ret ? ret : no_more(c);
+	case FC_VERB_SHOW:
+		if (!more(c))
+			return 0;
+		if (!strcmp(word(c), "help"))
+			return help(req);
+		ret = get_prefix(c, &req->route.dst);
+		if (ret)
+			return ret;
+		req->has_key = true;
+		return no_more(c);
+	default:
+		return 0;
+	}
+}
+
+/* config set [mode M] [flowlet-timeout USEC] [hash-seed N] */
+static int parse_config_set(struct cur *c, struct fc_request *req)
+{
+	enum { K_MODE, K_FLOWLET, K_SEED };
+	static const struct kw keys[] = {
+		{ "mode", K_MODE }, { "flowlet-timeout", K_FLOWLET },
+		{ "hash-seed", K_SEED }, KW_END
+	};
+	struct fare_config *cfg = &req->config;
+	int key, at, mode, ret;
+
+	while (more(c)) {
+		if (!strcmp(word(c), "help"))
+			return help(req);
+		at = c->i;
+		ret = expect_kw(c, keys, "keyword", &key);
+		if (ret)
+			return ret;
+		ret = need_value(c, keys[key].name);
+		if (ret)
+			return ret;
+		if (cfg->set & (1U << key))
+			return fail_at(c, at, "%s given twice", keys[key].name);
+		switch (key) {
+		case K_MODE:
+			ret = expect_kw(c, config_modes, "mode", &mode);
+			cfg->mode = mode;
+			cfg->set |= FARE_CONFIG_MODE;
+			break;
+		case K_FLOWLET:
+			ret = get_u32(c, "flowlet-timeout", 0, UINT32_MAX,
+				      false, &cfg->flowlet_us);
+			cfg->set |= FARE_CONFIG_FLOWLET_US;
+			break;
+		case K_SEED:
+			ret = get_u32(c, "hash-seed", 0, UINT32_MAX, true,
+				      &cfg->hash_seed);
+			cfg->set |= FARE_CONFIG_HASH_SEED;
+			break;
+		}
+		if (ret)
+			return ret;
+	}
+	if (!cfg->set)
+		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed)");
+	return 0;
+}
+
+static int parse_options(struct cur *c, struct fc_request *req)
+{
+	const char *w, *p;
+
+	while (more(c) && word(c)[0] == '-') {
+		w = word(c);
+		if (!strcmp(w, "--")) {
+			c->i++;
+			break;
+		}
+		if (!strcmp(w, "--json")) {
+			req->json = true;
+		} else if (!strcmp(w, "--pretty")) {
+			req->json = req->pretty = true;
+		} else if (!strcmp(w, "--help")) {
+			req->obj = FC_OBJ_NONE;
+			return help(req) ? FC_EXIT_USAGE : 1;
+		} else if (!strcmp(w, "--netns") || !strncmp(w, "--netns=", 8)) {
+			if (w[7] == '=') {
+				req->netns = w + 8;
+			} else {
+				c->i++;
+				if (!more(c))
+					return fail_at(c, c->i,
+						       "missing value for %s",
+						       w);
+				req->netns = word(c);
+			}
+		} else if (w[1] == '-' || !w[1]) {
+			return fail_at(c, c->i, "unknown option \"%s\"", w);
+		} else {
+			/* Clustered short options: -jp, -jn NAME, -nNAME. */
+			for (p = w + 1; *p; p++) {
+				if (*p == 'j') {
+					req->json = true;
+				} else if (*p == 'p') {
+					req->json = req->pretty = true;
+				} else if (*p == 'h') {
+					req->obj = FC_OBJ_NONE;
+					return help(req) ? FC_EXIT_USAGE : 1;
+				} else if (*p == 'n') {
+					if (p[1]) {
+						req->netns = p + 1;
+						break;
+					}
+					c->i++;
+					if (!more(c))
+						return fail_at(c, c->i,
+							       "missing value for -n");
+					req->netns = word(c);
+					break;
+				} else {
+					return fail_at(c, c->i,
+						       "unknown option \"-%c\"",
+						       *p);
+				}
+			}
+		}
+		c->i++;
+	}
+	if (req->netns && !*req->netns)
+		return fail_at(c, c->i - 1, "empty namespace name");
+	return 0;
+}
+
+static const struct kw objects[] = {
+	{ "plane", FC_OBJ_PLANE },
+	{ "route", FC_OBJ_ROUTE },
+	{ "config", FC_OBJ_CONFIG },
+	{ "stats", FC_OBJ_STATS },
+	{ "help", FC_OBJ_NONE },
+	KW_END
+};
+
+static const char *const object_names[] = {
+	[FC_OBJ_NONE] = "help",
+	[FC_OBJ_PLANE] = "plane",
+	[FC_OBJ_ROUTE] = "route",
+	[FC_OBJ_CONFIG] = "config",
+	[FC_OBJ_STATS] = "stats",
+};
+
+static const char *const verb_names[] = {
+	[FC_VERB_HELP] = "help",
+	[FC_VERB_ADD] = "add",
+	[FC_VERB_REPLACE] = "replace",
+	[FC_VERB_DEL] = "del",
+	[FC_VERB_SHOW] = "show",
+	[FC_VERB_SET] = "set",
+};
+
+static const struct kw table_verbs[] = {
+	{ "add", FC_VERB_ADD },
+	{ "replace", FC_VERB_REPLACE },
+	{ "del", FC_VERB_DEL },
+	{ "delete", FC_VERB_DEL, true },
+	{ "show", FC_VERB_SHOW },
+	{ "list", FC_VERB_SHOW, true },
+	{ "help", FC_VERB_HELP },
+	KW_END
+};
+
+static const struct kw config_verbs[] = {
+	{ "show", FC_VERB_SHOW },
+	{ "set", FC_VERB_SET },
+	{ "help", FC_VERB_HELP },
+	KW_END
+};
+
+static const struct kw stats_verbs[] = {
+	{ "show", FC_VERB_SHOW },
+	{ "help", FC_VERB_HELP },
+	KW_END
+};
+
+int fc_parse(int argc, char *const argv[], struct fc_request *req,
+	     char *err, size_t errlen)
+{
+	struct cur c = {
+		.argc = argc, .argv = argv, .i = 1, .err = err,
+		.errlen = errlen,
+	};
+	const struct kw *verbs;
+	int obj, verb, ret;
+
+	memset(req, 0, sizeof(*req));
+	err[0] = '\0';
+	ret = parse_options(&c, req);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	if (!more(&c))
+		return fail(&c, "missing object (plane, route, config, stats, help)");
+	ret = expect_kw(&c, objects, "object", &obj);
+	if (ret)
+		return ret;
+	req->obj = obj;
+	if (obj == FC_OBJ_NONE) {
+		/* "help OBJECT" is the help of that object. */
+		if (more(&c) && !kw_match(objects, word(&c), &obj)) {
+			req->obj = obj;
+			c.i++;
+		}
+		return help(req) ? FC_EXIT_USAGE : no_more(&c);
+	}
+
+	c.ctx = object_names[obj];
+	verbs = obj == FC_OBJ_CONFIG ? config_verbs :
+		obj == FC_OBJ_STATS ? stats_verbs : table_verbs;
+	if (!more(&c)) {
+		verb = FC_VERB_SHOW;
+	} else {
+		ret = expect_kw(&c, verbs, "command", &verb);
+		if (ret)
+			return ret;
+	}
+	req->verb = verb;
+	if (verb == FC_VERB_HELP)
+		return no_more(&c);
+	snprintf(req->ctx, sizeof(req->ctx), "%s %s", object_names[obj],
+		 verb_names[verb]);
+	c.ctx = req->ctx;
+
+	switch (obj) {
+	case FC_OBJ_PLANE:
+		return parse_plane(&c, req);
+	case FC_OBJ_ROUTE:
+		return parse_route(&c, req);
+	case FC_OBJ_CONFIG:
+		if (verb == FC_VERB_SET)
+			return parse_config_set(&c, req);
+		if (more(&c) && !strcmp(word(&c), "help"))
+			return help(req);
+		return no_more(&c);
+	default:
+		if (more(&c) && !strcmp(word(&c), "help"))
+			return help(req);
+		return no_more(&c);
+	}
+}
+
+static const char help_overview[] =
+	"Usage: farectl [OPTIONS] OBJECT COMMAND [ARGS]\n"
+	"       farectl help [OBJECT]\n"
+	"OBJECT := { plane | route | config | stats }\n"
+	"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -h[elp] }\n"
+	"  -j, --json          print JSON\n"
+	"  -p, --pretty        print indented JSON (implies -j)\n"
+	"  -n, --netns NAME    work in network namespace /run/netns/NAME\n"
+	"Keywords may be shortened to any unambiguous prefix.\n"
+	"Exit status: 0 success, 1 refused by the kernel or system, 2 usage error.\n";
+
+static const char help_plane[] =
+	"Usage: farectl plane { add | replace } ID dev IFNAME via GW [via GW6]\n"
+	"       farectl plane del ID\n"
+	"       farectl plane show [ID]\n"
+	"ID := 1..255\n"
+	"GW := an IPv4 or IPv6 next-hop address on IFNAME (one of each at most)\n";
+
+static const char help_route[] =
+	"Usage: farectl route { add | replace } PREFIX [mode MODE] [src ADDR]\n"
+	"               NEXTHOP [NEXTHOP ...]\n"
+	"       farectl route del PREFIX\n"
+	"       farectl route show [PREFIX]\n"
+	"PREFIX := ADDR[/LEN]  (IPv4 or IPv6, no host bits set)\n"
+	"MODE := { default | packet | flow | flowlet }\n"
+	"NEXTHOP := nexthop plane ID weight W [tier T]\n"
+	"ID := 1..255   W := 1..4294967295   T := 0..255 (0 preferred)\n"
+	"src ADDR is the preferred source of the kernel route to fare0.\n";
+
+static const char help_config[] =
+	"Usage: farectl config show\n"
+	"       farectl config set [mode MODE] [flowlet-timeout USEC] [hash-seed N]\n"
+	"MODE := { packet | flow | flowlet }\n"
+	"USEC := 0..4294967295 microseconds   N := 0..4294967295 (or 0x...)\n";
+
+static const char help_stats[] =
+	"Usage: farectl stats [show]\n"
+	"Prints the namespace drop counters, each plane's packets and share,\n"
+	"and each route's next hops with their target and actual shares.\n";
+
+void fc_help(FILE *out, enum fc_object obj)
+{
+	switch (obj) {
+	case FC_OBJ_PLANE:
+		fputs(help_plane, out);
+		break;
+	case FC_OBJ_ROUTE:
+		fputs(help_route, out);
+		break;
+	case FC_OBJ_CONFIG:
+		fputs(help_config, out);
+		break;
+	case FC_OBJ_STATS:
+		fputs(help_stats, out);
+		break;
+	default:
+		fputs(help_overview, out);
+		break;
+	}
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libfare internals: the handle, the netlink exchange, and the pure message
+ * builders and parsers (msg.c, rtnl.c) that the unit tests drive without a
+ * kernel. Not installed; not for farectl or fared.
+ */
+#ifndef FARE_INT_H
+#define FARE_INT_H
+
+#include <stdint.h>
+#include <libmnl/libmnl.h>
+#include "libfare.h"
+
+/* Requests are small: a route with FARE_NEXTHOP_MAX hops needs under 2 KiB. */
+#define FARE_TX_SIZE	8192
+/* Dump replies come in skbs of up to 32 KiB; leave room to spare. */
+#define FARE_RX_SIZE	65536
+
+struct fare {
+	struct mnl_socket *genl;
+	struct mnl_socket *rtnl;
+	uint16_t family_id;
+	uint32_t family_version;
+	uint32_t events_group;
+	uint32_t seq;
+	char tx[FARE_TX_SIZE] __attribute__((aligned(8)));
+	char rx[FARE_RX_SIZE] __attribute__((aligned(8)));
+};
+
+/* Called for every data message of a reply; returns 0 or a negative errno. */
+typedef int (*fare_msg_cb)(const struct nlmsghdr *nlh, void *arg);
+
+static inline uint32_t fare_next_seq(struct fare *f)
+{
+	if (++f->seq == 0)
+		f->seq = 1;
+	return f->seq;
+}
+
+/* libfare.c */
+void fare_err_clear(struct fare_err *err);
+/* Send req on nl and read its replies until the ack, NLMSG_DONE or an error. */
+int fare_talk(struct fare *f, struct mnl_socket *nl, struct nlmsghdr *req,
+	      fare_msg_cb cb, void *arg, struct fare_err *err);
+
+/* msg.c: generic netlink "fare" messages */
+struct nlmsghdr *fare_msg_start(void *buf, uint16_t family_id, uint8_t cmd,
+				uint16_t flags, uint32_t seq);
+struct nlmsghdr *fare_msg_getfamily(void *buf, uint32_t seq);
+int fare_msg_put_plane(struct nlmsghdr *nlh, size_t buflen,
+		       const struct fare_plane *plane, struct fare_err *err);
+int fare_msg_put_prefix(struct nlmsghdr *nlh, size_t buflen,
+			const struct fare_prefix *dst, struct fare_err *err);
+int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
+		       const struct fare_route *route, struct fare_err *err);
+int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
+			const struct fare_config *cfg, struct fare_err *err);
+
+int fare_msg_parse_family(const struct nlmsghdr *nlh, uint16_t *id,
+			  uint32_t *version, uint32_t *events_group,
+			  struct fare_err *err);
+int fare_msg_parse_plane(const struct nlmsghdr *nlh, struct fare_plane *out,
+			 struct fare_err *err);
+int fare_msg_parse_route(const struct nlmsghdr *nlh, struct fare_route *out,
+			 struct fare_err *err);
+int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
+			  struct fare_err *err);
+int fare_msg_parse_stats(const struct nlmsghdr *nlh, struct fare_stats *out,
+			 struct fare_err *err);
+/*
+ * NLMSG_ERROR and NLMSG_DONE: return the error (<= 0) they carry and put
+ * the extack message, if any, in err (with code 0 it is a warning).
+ */
+int fare_msg_parse_error(const struct nlmsghdr *nlh, struct fare_err *err);
+int fare_msg_parse_done(const struct nlmsghdr *nlh, struct fare_err *err);
+
+/* rtnl.c: the kernel FIB route that points a fare prefix at fare0 */
+struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
+				     uint32_t seq,
+				     const struct fare_prefix *dst,
+				     const union fare_addr *src, uint32_t oif);
+int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,
+			    uint32_t oif, struct fare_err *err);
+int fare_rtnl_route_remove(struct fare *f, const struct fare_prefix *dst,
+			   uint32_t oif, struct fare_err *err);
+
+#endif /* FARE_INT_H */

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libfare: the client of fare.ko's generic netlink family "fare".
+ *
+ * This is the only code that speaks the family; farectl and fared both go
+ * through it. Every call returns 0 or a negative errno and, when the caller
+ * passes a struct fare_err, fills it with the same code and a message: the
+ * kernel's extended ack text when the kernel sent one, else strerror().
+ *
+ * A handle belongs to the network namespace the calling thread was in when
+ * fare_open() ran: call fare_netns_enter() first to work in another one.
+ * Handles are not thread safe; use one per thread.
+ */
+#ifndef LIBFARE_H
+#define LIBFARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <linux/fare.h>
+
+struct fare;
+
+struct fare_err {
+	int code;		/* negative errno; 0 on success */
+	char msg[256];		/* kernel extack text, else strerror; "" if none */
+};
+
+union fare_addr {
+	struct in_addr v4;
+	struct in6_addr v6;
+};
+
+/* An IPv4 or IPv6 prefix; host bits beyond plen are zero. */
+struct fare_prefix {
+	uint8_t family;		/* AF_INET or AF_INET6 */
+	uint8_t plen;		/* 0..32 or 0..128 */
+	union fare_addr addr;
+};
+
+struct fare_plane {
+	uint32_t id;		/* 1..FARE_PLANE_ID_MAX */
+	uint32_t ifindex;	/* egress device */
+	bool has_gw4;
+	bool has_gw6;
+	struct in_addr gw4;
+	struct in6_addr gw6;
+	/* filled by get and dump only */
+	uint32_t flags;		/* FARE_PLANE_F_* */
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+};
+
+struct fare_nexthop {
+	uint32_t plane_id;
+	uint32_t weight;	/* 1..UINT32_MAX */
+	uint8_t tier;		/* 0 = preferred */
+	/* filled by get and dump only */
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+};
+
+struct fare_route {
+	struct fare_prefix dst;
+	uint8_t mode;		/* enum fare_mode; FARE_MODE_DEFAULT is not sent */
+	/*
+	 * Preferred source of the kernel route that fare_route_add() installs.
+	 * fare.ko does not store it, so get and dump leave has_src false.
+	 */
+	bool has_src;
+	union fare_addr src;
+	/* filled by get and dump only */
+	uint64_t noplane_packets;
+	unsigned int n_nexthops;
+	struct fare_nexthop nexthops[FARE_NEXTHOP_MAX];
+};
+
+/* Which fields fare_config_set() sends. */
+#define FARE_CONFIG_MODE	(1U << 0)
+#define FARE_CONFIG_FLOWLET_US	(1U << 1)
+#define FARE_CONFIG_HASH_SEED	(1U << 2)
+
+struct fare_config {
+	unsigned int set;	/* FARE_CONFIG_* mask, for fare_config_set() */
+	uint8_t mode;		/* enum fare_mode, never FARE_MODE_DEFAULT */
+	uint32_t flowlet_us;
+	uint32_t hash_seed;
+	uint32_t ifindex;	/* read only: fare0's ifindex, 0 if none yet */
+};
+
+struct fare_stats {
+	uint64_t noroute_packets;
+	uint64_t noplane_packets;
+	uint64_t error_packets;
+};
+
+/*
+ * Dump callbacks: return 0 to go on, a negative errno to stop. The dump is
+ * then drained and its error returned by the dump call.
+ */
+typedef int (*fare_plane_cb)(const struct fare_plane *plane, void *arg);
+typedef int (*fare_route_cb)(const struct fare_route *route, void *arg);
+
+/*
+ * Open the generic netlink and rtnetlink sockets of the current namespace
+ * and resolve the family and its "events" group. -ENOENT means the module is
+ * not loaded.
+ */
+int fare_open(struct fare **fp, struct fare_err *err);
+void fare_close(struct fare *f);
+/* The "events" multicast group id (0 if the kernel has none). */
+uint32_t fare_events_group(const struct fare *f);
+
+int fare_plane_add(struct fare *f, const struct fare_plane *plane,
+		   bool replace, struct fare_err *err);
+int fare_plane_del(struct fare *f, uint32_t id, struct fare_err *err);
+int fare_plane_get(struct fare *f, uint32_t id, struct fare_plane *out,
+		   struct fare_err *err);
+int fare_plane_dump(struct fare *f, fare_plane_cb cb, void *arg,
+		    struct fare_err *err);
+
+/*
+ * Add (or replace) a fare route, then point the kernel FIB at fare0 for it:
+ * "PREFIX dev fare0 proto FARE_RTPROT scope link [src SRC]" in table main.
+ * If the kernel route cannot be installed, the fare route is rolled back
+ * (deleted if this call created it, restored if it replaced one) and the
+ * rtnetlink error is returned.
+ */
+int fare_route_add(struct fare *f, const struct fare_route *route,
+		   bool replace, struct fare_err *err);
+/* Remove the kernel route (if any), then the fare route. */
+int fare_route_del(struct fare *f, const struct fare_prefix *dst,
+		   struct fare_err *err);
+int fare_route_get(struct fare *f, const struct fare_prefix *dst,
+		   struct fare_route *out, struct fare_err *err);
+int fare_route_dump(struct fare *f, fare_route_cb cb, void *arg,
+		    struct fare_err *err);
+
+int fare_config_get(struct fare *f, struct fare_config *out,
+		    struct fare_err *err);
+int fare_config_set(struct fare *f, const struct fare_config *cfg,
+		    struct fare_err *err);
+int fare_stats_get(struct fare *f, struct fare_stats *out,
+		   struct fare_err *err);
+
+/*
+ * Move the calling thread into the network namespace /run/netns/NAME (as
+ * made by "ip netns add NAME"). Call before fare_open().
+ */
+int fare_netns_enter(const char *name, struct fare_err *err);
+
+/* Helpers that need no kernel. */
+
+/*
+ * Parse "ADDR/PLEN" or a bare address (a host prefix). Refuses host bits
+ * beyond PLEN. Returns 0, or -EINVAL with a reason in err.
+ */
+int fare_prefix_parse(const char *s, struct fare_prefix *out,
+		      struct fare_err *err);
+/* "10.0.0.0/24"; buf should hold FARE_PREFIX_STRLEN bytes. */
+#define FARE_PREFIX_STRLEN	(INET6_ADDRSTRLEN + 4)
+const char *fare_prefix_format(const struct fare_prefix *p, char *buf,
+			       size_t len);
+/* "default", "packet", "flow", "flowlet"; "unknown" otherwise. */
+const char *fare_mode_name(unsigned int mode);
+/* Set err (if not NULL) to code and a printf-style message; returns code. */
+int fare_err_set(struct fare_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* LIBFARE_H */

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Building and parsing the messages of the "fare" generic netlink family
+ * (and of the controller, to resolve it). Pure: no socket, so the unit
+ * tests can build a request and parse it back.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "fare_int.h"
+
+#define MALFORMED "malformed reply from fare.ko: "
+
+struct attr_table {
+	const struct nlattr **tb;
+	unsigned int max;
+};
+
+static int attr_table_cb(const struct nlattr *attr, void *data)
+{
+	const struct attr_table *t = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	/* Newer kernels may add attributes: ignore what we do not know. */
+	if (type <= t->max)
+		t->tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int parse_table(const struct nlmsghdr *nlh, const struct nlattr *nest,
+		       const struct nlattr **tb, unsigned int max)
+{
+	struct attr_table t = { .tb = tb, .max = max };
+
+	memset(tb, 0, (max + 1) * sizeof(*tb));
+	if (nest)
+		return mnl_attr_parse_nested(nest, attr_table_cb, &t);
+	if (mnl_nlmsg_get_payload_len(nlh) < GENL_HDRLEN)
+		return MNL_CB_ERROR;
+	return mnl_attr_parse(nlh, GENL_HDRLEN, attr_table_cb, &t);
+}
+
+static bool len_is(const struct nlattr *attr, size_t len)
+{
+	return mnl_attr_get_payload_len(attr) == len;
+}
+
+/* Optional attributes of a fixed size: absent is fine, a wrong size is not. */
+static bool bad_len(const struct nlattr *attr, size_t len)
+{
+	return attr && !len_is(attr, len);
+}
+
+static int malformed(struct fare_err *err, const char *what)
+{
+	return fare_err_set(err, -EPROTO, MALFORMED "%s", what);
+}
+
+static int too_long(struct fare_err *err)
+{
+	return fare_err_set(err, -EMSGSIZE, "request does not fit in %d bytes",
+			    FARE_TX_SIZE);
+}
+
+struct nlmsghdr *fare_msg_start(void *buf, uint16_t family_id, uint8_t cmd,
+				uint16_t flags, uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = family_id;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = FARE_GENL_VERSION;
+	return nlh;
+}
+
+struct nlmsghdr *fare_msg_getfamily(void *buf, uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = CTRL_CMD_GETFAMILY;
+	genl->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, FARE_GENL_NAME);
+	return nlh;
+}
+
+int fare_msg_put_plane(struct nlmsghdr *nlh, size_t buflen,
+		       const struct fare_plane *plane, struct fare_err *err)
+{
+	if (plane->id < 1 || plane->id > FARE_PLANE_ID_MAX)
+		return fare_err_set(err, -EINVAL,
+				    "plane id %u out of range (1..%u)",
+				    plane->id, FARE_PLANE_ID_MAX);
+	if (!mnl_attr_put_u32_check(nlh, buflen, FARE_A_PLANE_ID, plane->id) ||
+	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_PLANE_IFINDEX,
+				    plane->ifindex))
+		return too_long(err);
+	if (plane->has_gw4 &&
+	    !mnl_attr_put_check(nlh, buflen, FARE_A_PLANE_GW4,
+				sizeof(plane->gw4), &plane->gw4))
+		return too_long(err);
+	if (plane->has_gw6 &&
+	    !mnl_attr_put_check(nlh, buflen, FARE_A_PLANE_GW6,
+				sizeof(plane->gw6), &plane->gw6))
+		return too_long(err);
+	return 0;
+}
+
+static size_t addr_len(uint8_t family)
+{
+	switch (family) {
+	case AF_INET:
+		return sizeof(struct in_addr);
+	case AF_INET6:
+		return sizeof(struct in6_addr);
+	default:
+		return 0;
+	}
+}
+
+int fare_msg_put_prefix(struct nlmsghdr *nlh, size_t buflen,
+			const struct fare_prefix *dst, struct fare_err *err)
+{
+	size_t alen = addr_len(dst->family);
+
+	if (!alen)
+		return fare_err_set(err, -EAFNOSUPPORT,
+				    "address family %u is not IPv4 or IPv6",
+				    dst->family);
+	if (dst->plen > alen * 8)
+		return fare_err_set(err, -EINVAL,
+				    "prefix length %u out of range (0..%zu)",
+				    dst->plen, alen * 8);
+	if (!mnl_attr_put_u8_check(nlh, buflen, FARE_A_ROUTE_FAMILY,
+				   dst->family) ||
+	    !mnl_attr_put_check(nlh, buflen, FARE_A_ROUTE_DST, alen,
+				&dst->addr) ||
+	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_ROUTE_PLEN, dst->plen))
+		return too_long(err);
+	return 0;
+}
+
+int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
+		       const struct fare_route *route, struct fare_err *err)
+{
+	struct nlattr *hops, *entry;
+	unsigned int i;
+	int ret;
+
+	if (route->mode > FARE_MODE_MAX)
+		return fare_err_set(err, -EINVAL, "mode %u out of range (0..%u)",
+				    route->mode, FARE_MODE_MAX);
+	if (route->n_nexthops > FARE_NEXTHOP_MAX)
+		return fare_err_set(err, -E2BIG,
+				    "%u next hops, at most %u allowed",
+				    route->n_nexthops, FARE_NEXTHOP_MAX);
+	ret = fare_msg_put_prefix(nlh, buflen, &route->dst, err);
+	if (ret)
+		return ret;
+	if (route->mode != FARE_MODE_DEFAULT &&
+	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_ROUTE_MODE,
+				   route->mode))
+		return too_long(err);
+	if (!route->n_nexthops)
+		return 0;
+
+	/* Strict validation wants NLA_F_NESTED on both levels of nests. */
+	hops = mnl_attr_nest_start_check(nlh, buflen,
+					 FARE_A_ROUTE_NEXTHOPS | NLA_F_NESTED);
+	if (!hops)
+		return too_long(err);
+	for (i = 0; i < route->n_nexthops; i++) {
+		const struct fare_nexthop *nh = &route->nexthops[i];
+
+		entry = mnl_attr_nest_start_check(nlh, buflen,
+						  FARE_A_NEXTHOPS_ENTRY |
+						  NLA_F_NESTED);
+		if (!entry ||
+		    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_NH_PLANE_ID,
+					    nh->plane_id) ||
+		    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_NH_WEIGHT,
+					    nh->weight) ||
+		    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_NH_TIER,
+					   nh->tier)) {
+			mnl_attr_nest_cancel(nlh, hops);
+			return too_long(err);
+		}
+		mnl_attr_nest_end(nlh, entry);
+	}
+	mnl_attr_nest_end(nlh, hops);
+	return 0;
+}
+
+int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
+			const struct fare_config *cfg, struct fare_err *err)
+{
+	if (!cfg->set)
+		return fare_err_set(err, -EINVAL, "nothing to set");
+	if ((cfg->set & FARE_CONFIG_MODE) &&
+	    (cfg->mode == FARE_MODE_DEFAULT || cfg->mode > FARE_MODE_MAX))
+		return fare_err_set(err, -EINVAL,
+				    "mode %u out of range (1..%u)", cfg->mode,
+				    FARE_MODE_MAX);
+	if ((cfg->set & FARE_CONFIG_MODE) &&
+	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_CONFIG_MODE, cfg->mode))
+		return too_long(err);
+	if ((cfg->set & FARE_CONFIG_FLOWLET_US) &&
+	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_FLOWLET_US,
+				    cfg->flowlet_us))
+		return too_long(err);
+	if ((cfg->set & FARE_CONFIG_HASH_SEED) &&
+	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_HASH_SEED,
+				    cfg->hash_seed))
+		return too_long(err);
+	return 0;
+}
+
+struct family_info {
+	uint32_t events_group;
+};
+
+static int mcast_group_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr *tb[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	struct family_info *info = data;
+
+	if (parse_table(NULL, attr, tb, CTRL_ATTR_MCAST_GRP_MAX) < 0)
+		return MNL_CB_ERROR;
+	if (!tb[CTRL_ATTR_MCAST_GRP_NAME] || !tb[CTRL_ATTR_MCAST_GRP_ID] ||
+	    mnl_attr_validate(tb[CTRL_ATTR_MCAST_GRP_NAME],
+			      MNL_TYPE_NUL_STRING) < 0 ||
+	    !len_is(tb[CTRL_ATTR_MCAST_GRP_ID], sizeof(uint32_t)))
+		return MNL_CB_OK;
+	if (!strcmp(mnl_attr_get_str(tb[CTRL_ATTR_MCAST_GRP_NAME]),
+		    FARE_MCGRP_EVENTS))
+		info->events_group = mnl_attr_get_u32(tb[CTRL_ATTR_MCAST_GRP_ID]);
+	return MNL_CB_OK;
+}
+
+int fare_msg_parse_family(const struct nlmsghdr *nlh, uint16_t *id,
+			  uint32_t *version, uint32_t *events_group,
+			  struct fare_err *err)
+{
+	const struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct family_info info = { 0 };
+	const struct nlattr *a;
+
+	if (parse_table(nlh, NULL, tb, CTRL_ATTR_MAX) < 0)
+		return fare_err_set(err, -EPROTO,
+				    "malformed reply from the genetlink controller");
+	a = tb[CTRL_ATTR_FAMILY_ID];
+	if (!a || !len_is(a, sizeof(uint16_t)))
+		return fare_err_set(err, -EPROTO,
+				    "the genetlink controller sent no family id");
+	*id = mnl_attr_get_u16(a);
+	a = tb[CTRL_ATTR_VERSION];
+	*version = a && len_is(a, sizeof(uint32_t)) ? mnl_attr_get_u32(a) : 0;
+	a = tb[CTRL_ATTR_MCAST_GROUPS];
+	if (a && mnl_attr_parse_nested(a, mcast_group_cb, &info) < 0)
+		return fare_err_set(err, -EPROTO,
+				    "malformed multicast groups from the genetlink controller");
+	*events_group = info.events_group;
+	return 0;
+}
+
+static uint64_t get_u64(const struct nlattr *attr)
+{
+	return attr ? mnl_attr_get_u64(attr) : 0;
+}
+
+int fare_msg_parse_plane(const struct nlmsghdr *nlh, struct fare_plane *out,
+			 struct fare_err *err)
+{
+	const struct nlattr *tb[FARE_A_MAX + 1];
+
+	memset(out, 0, sizeof(*out));
+	if (parse_table(nlh, NULL, tb, FARE_A_MAX) < 0)
+		return malformed(err, "bad plane attributes");
+	if (!tb[FARE_A_PLANE_ID] || !len_is(tb[FARE_A_PLANE_ID], 4))
+		return malformed(err, "plane without an id");
+	if (!tb[FARE_A_PLANE_IFINDEX] || !len_is(tb[FARE_A_PLANE_IFINDEX], 4))
+		return malformed(err, "plane without an ifindex");
+	if (bad_len(tb[FARE_A_PLANE_GW4], 4) ||
+	    bad_len(tb[FARE_A_PLANE_GW6], 16) ||
+	    bad_len(tb[FARE_A_PLANE_FLAGS], 4) ||
+	    bad_len(tb[FARE_A_PLANE_TX_PACKETS], 8) ||
+	    bad_len(tb[FARE_A_PLANE_TX_BYTES], 8))
+		return malformed(err, "plane attribute of the wrong size");
+
+	out->id = mnl_attr_get_u32(tb[FARE_A_PLANE_ID]);
+	out->ifindex = mnl_attr_get_u32(tb[FARE_A_PLANE_IFINDEX]);
+	if (tb[FARE_A_PLANE_GW4]) {
+		out->has_gw4 = true;
+		memcpy(&out->gw4, mnl_attr_get_payload(tb[FARE_A_PLANE_GW4]),
+		       sizeof(out->gw4));
+	}
+	if (tb[FARE_A_PLANE_GW6]) {
+		out->has_gw6 = true;
+		memcpy(&out->gw6, mnl_attr_get_payload(tb[FARE_A_PLANE_GW6]),
+		       sizeof(out->gw6));
+	}
+	if (tb[FARE_A_PLANE_FLAGS])
+		out->flags = mnl_attr_get_u32(tb[FARE_A_PLANE_FLAGS]);
+	out->tx_packets = get_u64(tb[FARE_A_PLANE_TX_PACKETS]);
+	out->tx_bytes = get_u64(tb[FARE_A_PLANE_TX_BYTES]);
+	return 0;
+}
+
+static int parse_nexthop(const struct nlattr *entry, struct fare_nexthop *nh,
+			 struct fare_err *err)
+{
+	const struct nlattr *tb[FARE_A_NH_MAX + 1];
+
+	if (parse_table(NULL, entry, tb, FARE_A_NH_MAX) < 0)
+		return malformed(err, "bad next hop attributes");
+	if (!tb[FARE_A_NH_PLANE_ID] || !len_is(tb[FARE_A_NH_PLANE_ID], 4) ||
+	    !tb[FARE_A_NH_WEIGHT] || !len_is(tb[FARE_A_NH_WEIGHT], 4))
+		return malformed(err, "next hop without a plane or weight");
+	if (bad_len(tb[FARE_A_NH_TIER], 1) ||
+	    bad_len(tb[FARE_A_NH_TX_PACKETS], 8) ||
+	    bad_len(tb[FARE_A_NH_TX_BYTES], 8))
+		return malformed(err, "next hop attribute of the wrong size");
+	nh->plane_id = mnl_attr_get_u32(tb[FARE_A_NH_PLANE_ID]);
+	nh->weight = mnl_attr_get_u32(tb[FARE_A_NH_WEIGHT]);
+	if (tb[FARE_A_NH_TIER])
+		nh->tier = mnl_attr_get_u8(tb[FARE_A_NH_TIER]);
+	nh->tx_packets = get_u64(tb[FARE_A_NH_TX_PACKETS]);
+	nh->tx_bytes = get_u64(tb[FARE_A_NH_TX_BYTES]);
+	return 0;
+}
+
+int fare_msg_parse_route(const struct nlmsghdr *nlh, struct fare_route *out,
+			 struct fare_err *err)
+{
+	const struct nlattr *tb[FARE_A_MAX + 1];
+	const struct nlattr *entry;
+	size_t alen;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (parse_table(nlh, NULL, tb, FARE_A_MAX) < 0)
+		return malformed(err, "bad route attributes");
+	if (!tb[FARE_A_ROUTE_FAMILY] || !len_is(tb[FARE_A_ROUTE_FAMILY], 1) ||
+	    !tb[FARE_A_ROUTE_DST] || !tb[FARE_A_ROUTE_PLEN] ||
+	    !len_is(tb[FARE_A_ROUTE_PLEN], 1))
+		return malformed(err, "route without family, destination or length");
+	out->dst.family = mnl_attr_get_u8(tb[FARE_A_ROUTE_FAMILY]);
+	alen = addr_len(out->dst.family);
+	if (!alen || !len_is(tb[FARE_A_ROUTE_DST], alen))
+		return malformed(err, "route destination of the wrong family");
+	memcpy(&out->dst.addr, mnl_attr_get_payload(tb[FARE_A_ROUTE_DST]),
+	       alen);
+	out->dst.plen = mnl_attr_get_u8(tb[FARE_A_ROUTE_PLEN]);
+	if (out->dst.plen > alen * 8)
+		return malformed(err, "route prefix length out of range");
+	if (bad_len(tb[FARE_A_ROUTE_MODE], 1) ||
+	    bad_len(tb[FARE_A_ROUTE_NOPLANE_PACKETS], 8))
+		return malformed(err, "route attribute of the wrong size");
+	if (tb[FARE_A_ROUTE_MODE])
+		out->mode = mnl_attr_get_u8(tb[FARE_A_ROUTE_MODE]);
+	out->noplane_packets = get_u64(tb[FARE_A_ROUTE_NOPLANE_PACKETS]);
+	if (!tb[FARE_A_ROUTE_NEXTHOPS])
+		return 0;
+
+	mnl_attr_for_each_nested(entry, tb[FARE_A_ROUTE_NEXTHOPS]) {
+		if (mnl_attr_get_type(entry) != FARE_A_NEXTHOPS_ENTRY)
+			continue;
+		if (out->n_nexthops == FARE_NEXTHOP_MAX)
+			return malformed(err, "more next hops than FARE_NEXTHOP_MAX");
+		ret = parse_nexthop(entry, &out->nexthops[out->n_nexthops],
+				    err);
+		if (ret)
+			return ret;
+		out->n_nexthops++;
+	}
+	return 0;
+}
+
+int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
+			  struct fare_err *err)
+{
+	const struct nlattr *tb[FARE_A_MAX + 1];
+
+	memset(out, 0, sizeof(*out));
+	if (parse_table(nlh, NULL, tb, FARE_A_MAX) < 0)
+		return malformed(err, "bad config attributes");
+	if (bad_len(tb[FARE_A_CONFIG_MODE], 1) ||
+	    bad_len(tb[FARE_A_CONFIG_FLOWLET_US], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_HASH_SEED], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_IFINDEX], 4))
+		return malformed(err, "config attribute of the wrong size");
+	if (tb[FARE_A_CONFIG_MODE]) {
+		out->mode = mnl_attr_get_u8(tb[FARE_A_CONFIG_MODE]);
+		out->set |= FARE_CONFIG_MODE;
+	}
+	if (tb[FARE_A_CONFIG_FLOWLET_US]) {
+		out->flowlet_us = mnl_attr_get_u32(tb[FARE_A_CONFIG_FLOWLET_US]);
+		out->set |= FARE_CONFIG_FLOWLET_US;
+	}
+	if (tb[FARE_A_CONFIG_HASH_SEED]) {
+		out->hash_seed = mnl_attr_get_u32(tb[FARE_A_CONFIG_HASH_SEED]);
+		out->set |= FARE_CONFIG_HASH_SEED;
+	}
+	if (tb[FARE_A_CONFIG_IFINDEX])
+		out->ifindex = mnl_attr_get_u32(tb[FARE_A_CONFIG_IFINDEX]);
+	return 0;
+}
+
+int fare_msg_parse_stats(const struct nlmsghdr *nlh, struct fare_stats *out,
+			 struct fare_err *err)
+{
+	const struct nlattr *tb[FARE_A_MAX + 1];
+
+	memset(out, 0, sizeof(*out));
+	if (parse_table(nlh, NULL, tb, FARE_A_MAX) < 0)
+		return malformed(err, "bad stats attributes");
+	if (bad_len(tb[FARE_A_STATS_NOROUTE_PACKETS], 8) ||
+	    bad_len(tb[FARE_A_STATS_NOPLANE_PACKETS], 8) ||
+	    bad_len(tb[FARE_A_STATS_ERROR_PACKETS], 8))
+		return malformed(err, "stats attribute of the wrong size");
+	out->noroute_packets = get_u64(tb[FARE_A_STATS_NOROUTE_PACKETS]);
+	out->noplane_packets = get_u64(tb[FARE_A_STATS_NOPLANE_PACKETS]);
+	out->error_packets = get_u64(tb[FARE_A_STATS_ERROR_PACKETS]);
+	return 0;
+}
+
+static int extack_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **msg = data;
+
+	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+		*msg = attr;
+	return MNL_CB_OK;
+}
+
+/* Put the extack message found from offset on into err; keep err's code. */
+static void parse_extack(const struct nlmsghdr *nlh, size_t offset,
+			 struct fare_err *err)
+{
+	const struct nlattr *msg = NULL;
+	const char *s;
+	size_t len;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || !err)
+		return;
+	if (offset > mnl_nlmsg_get_payload_len(nlh))
+		return;
+	mnl_attr_parse(nlh, offset, extack_cb, &msg);
+	if (!msg)
+		return;
+	s = mnl_attr_get_str(msg);
+	len = strnlen(s, mnl_attr_get_payload_len(msg));
+	/* The kernel's messages carry no newline, but be sure. */
+	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
+		len--;
+	if (len)
+		snprintf(err->msg, sizeof(err->msg), "%.*s", (int)len, s);
+}
+
+int fare_msg_parse_error(const struct nlmsghdr *nlh, struct fare_err *err)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	size_t offset = sizeof(*e);
+	int code;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
+		return fare_err_set(err, -EPROTO, "truncated netlink error message");
+	code = e->error > 0 ? -e->error : e->error;
+	if (code)
+		fare_err_set(err, code, "%s", strerror(-code));
+	/* Unless NETLINK_CAP_ACK took it out, our request is echoed back. */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (e->msg.nlmsg_len < sizeof(struct nlmsghdr))
+			return code;
+		offset += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	}
+	parse_extack(nlh, offset, err);
+	return code;
+}
+
+int fare_msg_parse_done(const struct nlmsghdr *nlh, struct fare_err *err)
+{
+	int code;
+
+	/* Old kernels may send an empty NLMSG_DONE. */
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(int))
+		return 0;
+	memcpy(&code, mnl_nlmsg_get_payload(nlh), sizeof(code));
+	if (code > 0)
+		code = -code;
+	if (code)
+		fare_err_set(err, code, "%s", strerror(-code));
+	parse_extack(nlh, sizeof(int), err);
+	return code;
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel FIB side of a fare route. fare.ko never edits the FIB: for
+ * every fare route libfare installs "PREFIX dev fare0 proto FARE_RTPROT
+ * scope link [src SRC]" in table main, and removes it with the route.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <linux/rtnetlink.h>
+
+#include "fare_int.h"
+
+struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
+				     uint32_t seq,
+				     const struct fare_prefix *dst,
+				     const union fare_addr *src, uint32_t oif)
+{
+	size_t alen = dst->family == AF_INET ? sizeof(struct in_addr) :
+		      sizeof(struct in6_addr);
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+
+	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*rtm)) +
+		     3 * MNL_ATTR_HDRLEN + 2 * MNL_ALIGN(alen) + 4)
+		return NULL;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = dst->family;
+	rtm->rtm_dst_len = dst->plen;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = FARE_RTPROT;
+	if (type == RTM_NEWROUTE) {
+		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
+		rtm->rtm_scope = RT_SCOPE_LINK;
+		rtm->rtm_type = RTN_UNICAST;
+	} else {
+		/*
+		 * As "ip route del": any scope and type, but only our
+		 * protocol and device, so that nobody else's route to the
+		 * same prefix goes.
+		 */
+		rtm->rtm_scope = RT_SCOPE_NOWHERE;
+		rtm->rtm_type = RTN_UNSPEC;
+	}
+	mnl_attr_put(nlh, RTA_DST, alen, &dst->addr);
+	mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	if (src)
+		mnl_attr_put(nlh, RTA_PREFSRC, alen, src);
+	return nlh;
+}
+
+static const char *describe(const struct fare_prefix *dst, char *buf,
+			    size_t len)
+{
+	char p[FARE_PREFIX_STRLEN];
+
+	snprintf(buf, len, "%s dev %s proto %d",
+		 fare_prefix_format(dst, p, sizeof(p)), FARE_DEV_NAME,
+		 FARE_RTPROT);
+	return buf;
+}
+
+/* Turn err into "installing the kernel route ...: <reason>". */
+static int explain(struct fare_err *err, int code, const char *doing,
+		   const struct fare_prefix *dst, const union fare_addr *src)
+{
+	char what[FARE_PREFIX_STRLEN + 64];
+	char reason[sizeof(err->msg)];
+	char s[INET6_ADDRSTRLEN];
+	size_t len;
+
+	if (!err)
+		return code;
+	snprintf(reason, sizeof(reason), "%s", err->msg);
+	describe(dst, what, sizeof(what));
+	if (src && inet_ntop(dst->family, src, s, sizeof(s))) {
+		len = strlen(what);
+		snprintf(what + len, sizeof(what) - len, " src %s", s);
+	}
+	return fare_err_set(err, code, "%s the kernel route %s: %s", doing,
+			    what, reason[0] ? reason : strerror(-code));
+}
+
+int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,
+			    uint32_t oif, struct fare_err *err)
+{
+	const union fare_addr *src = route->has_src ? &route->src : NULL;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = fare_rtnl_msg_route(f->tx, sizeof(f->tx), RTM_NEWROUTE,
+				  fare_next_seq(f), &route->dst, src, oif);
+	if (!nlh)
+		return fare_err_set(err, -EMSGSIZE, "route request too long");
+	ret = fare_talk(f, f->rtnl, nlh, NULL, NULL, err);
+	if (ret)
+		return explain(err, ret, "installing", &route->dst, src);
+	return 0;
+}
+
+int fare_rtnl_route_remove(struct fare *f, const struct fare_prefix *dst,
+			   uint32_t oif, struct fare_err *err)
+{
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = fare_rtnl_msg_route(f->tx, sizeof(f->tx), RTM_DELROUTE,
+				  fare_next_seq(f), dst, NULL, oif);
+	if (!nlh)
+		return fare_err_set(err, -EMSGSIZE, "route request too long");
+	ret = fare_talk(f, f->rtnl, nlh, NULL, NULL, err);
+	/* IPv4 says ESRCH, IPv6 ENOENT: either way it is already gone. */
+	if (ret == -ESRCH || ret == -ENOENT) {
+		fare_err_clear(err);
+		return 0;
+	}
+	if (ret)
+		return explain(err, ret, "removing", dst, NULL);
+	return 0;
+}
