@@ -12,8 +12,6 @@
 #endif
 #include "select.h"
 
-typedef unsigned __int128 fare_u128;
-
 static void fare_spray_restart(struct fare_spray *st, u64 usable,
 			       unsigned int n)
 {
@@ -50,12 +48,12 @@ int fare_spray_pick(const u32 *weights, struct fare_spray *st, u64 usable,
 	for (i = 0; i < n; i++) {
 		if (!(usable & (1ULL << i)))
 			continue;
-		if ((fare_u128)(d * st->count[i] + 1) * total >
-		    (fare_u128)(d * pick) * weights[i])
+		if ((__uint128_t)(d * st->count[i] + 1) * total >
+		    (__uint128_t)(d * pick) * weights[i])
 			continue;
 		key = d * (st->count[i] + 1) - 1;
-		if (best < 0 || (fare_u128)key * weights[best] <
-				(fare_u128)best_key * weights[i]) {
+		if (best < 0 || (__uint128_t)key * weights[best] <
+				(__uint128_t)best_key * weights[i]) {
 			best = i;
 			best_key = key;
 		}
@@ -81,7 +79,7 @@ int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash)
 		return -1;
 
 	/* Scale the 32-bit hash onto [0, total) without a division. */
-	threshold = (u64)(((fare_u128)total * hash) >> 32);
+	threshold = (u64)(((__uint128_t)total * hash) >> 32);
 	for (i = 0; i < n; i++) {
 		if (!(usable & (1ULL << i)))
 			continue;

@@ -48,12 +48,12 @@ static void spray_check_bound(struct kunit *test, const u32 *w,
 		in_period[idx]++;
 		for (i = 0; i < n; i++) {
 			/* d * |c - pos * w / W| <= d - 1, scaled by W */
-			fare_u128 cw = (fare_u128)in_period[i] * total;
-			fare_u128 pw = (fare_u128)pos * w[i];
-			fare_u128 lag = cw > pw ? cw - pw : pw - cw;
+			__uint128_t cw = (__uint128_t)in_period[i] * total;
+			__uint128_t pw = (__uint128_t)pos * w[i];
+			__uint128_t lag = cw > pw ? cw - pw : pw - cw;
 
 			KUNIT_ASSERT_TRUE_MSG(test,
-					      lag * d <= (fare_u128)(d - 1) * total ||
+					      lag * d <= (__uint128_t)(d - 1) * total ||
 					      n == 1,
 					      "entry %u after %u picks", i, p);
 			if (pos == total)
@@ -171,6 +171,7 @@ static struct kunit_suite fare_select_suite = {
 	.name = "fare_select",
 	.test_cases = fare_select_cases,
 };
+
 kunit_test_suite(fare_select_suite);
 
 MODULE_LICENSE("GPL");

@@ -31,6 +31,7 @@ enum fare_mode {
 	FARE_MODE_FLOWLET,	/* a flow re-picks after an idle gap */
 	__FARE_MODE_MAX,
 };
+
 #define FARE_MODE_MAX (__FARE_MODE_MAX - 1)
 
 enum fare_cmd {
@@ -47,6 +48,7 @@ enum fare_cmd {
 	/* notifications on FARE_MCGRP_EVENTS reuse the commands above */
 	__FARE_CMD_MAX,
 };
+
 #define FARE_CMD_MAX (__FARE_CMD_MAX - 1)
 
 enum fare_attr {
@@ -74,6 +76,7 @@ enum fare_attr {
 	FARE_A_STATS_ERROR_PACKETS,	/* u64, dropped: not IP, no memory */
 	__FARE_A_MAX,
 };
+
 #define FARE_A_MAX (__FARE_A_MAX - 1)
 
 /* Inside FARE_A_ROUTE_NEXTHOPS: one FARE_A_NEXTHOPS_ENTRY per next hop. */
@@ -82,6 +85,7 @@ enum fare_nexthops_attr {
 	FARE_A_NEXTHOPS_ENTRY,		/* nest of enum fare_nh_attr */
 	__FARE_A_NEXTHOPS_MAX,
 };
+
 #define FARE_A_NEXTHOPS_MAX (__FARE_A_NEXTHOPS_MAX - 1)
 
 enum fare_nh_attr {
@@ -94,9 +98,12 @@ enum fare_nh_attr {
 	FARE_A_NH_TX_BYTES,		/* u64, bytes sent via this hop */
 	__FARE_A_NH_MAX,
 };
+
 #define FARE_A_NH_MAX (__FARE_A_NH_MAX - 1)
 
 /* FARE_A_PLANE_FLAGS */
-#define FARE_PLANE_F_OPER_UP	(1U << 0)	/* device up with carrier */
+enum fare_plane_flags {
+	FARE_PLANE_F_OPER_UP = 1,	/* device up with carrier */
+};
 
 #endif /* _UAPI_LINUX_FARE_H */

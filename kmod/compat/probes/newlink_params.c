@@ -5,5 +5,5 @@
 int fare_probe(struct rtnl_newlink_params *params);
 int fare_probe(struct rtnl_newlink_params *params)
 {
-	return params->src_net != NULL;
+	return !!params->src_net;
 }

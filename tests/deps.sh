@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Installs every Debian package fare needs to build, test and run its labs.
+# Idempotent: when everything is already installed it changes nothing and
+# touches no network.
+set -euo pipefail
+
+[ "$(id -u)" -eq 0 ] || { echo "deps: run as root (apt-get)" >&2; exit 1; }
+export DEBIAN_FRONTEND=noninteractive
+
+PACKAGES=(
+	build-essential bc bison flex libelf-dev libssl-dev kmod cpio dwarves
+	pkg-config libmnl-dev valgrind
+	linux-headers-amd64 linux-image-amd64 linux-source-6.12
+	qemu-system-x86 busybox-static
+	iproute2 jq ethtool util-linux procps python3 xz-utils rsync
+	bird2
+)
+
+installed()
+{
+	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = \
+	  "install ok installed" ]
+}
+
+# Debian ships 6.12 for bookworm as versioned packages only; take the
+# newest whose image and headers are both in the archive.
+newest_612()
+{
+	apt-cache search --names-only \
+		'^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+		awk '{print $1}' | sed 's/^linux-headers-//' | sort -V |
+		while read -r rel; do
+			apt-cache show "linux-image-$rel" >/dev/null 2>&1 &&
+				echo "$rel"
+		done | tail -n 1
+}
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	installed "$p" || missing+=("$p")
+done
+have_612=$(dpkg-query -W -f='${Package}\n' 'linux-headers-6.12.*-amd64' \
+	2>/dev/null | grep -v -e cloud -e rt || true)
+
+if [ ${#missing[@]} -eq 0 ] && [ -n "$have_612" ] &&
+   ls /boot/vmlinuz-6.12.*-amd64 >/dev/null 2>&1; then
+	echo "deps: all packages present"
+	exit 0
+fi
+
+apt-get update -q
+rel=$(newest_612)
+[ -n "$rel" ] || { echo "deps: no linux 6.12 package for bookworm" >&2; exit 1; }
+missing+=("linux-headers-$rel" "linux-image-$rel")
+echo "deps: installing ${missing[*]}"
+# No recommends: the kernels are only booted in QEMU guests, never here.
+apt-get install -y -q --no-install-recommends "${missing[@]}"
