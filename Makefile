@@ -19,9 +19,18 @@ endif
 COMPAT_H := kmod/compat/gen/compat-generated.h
 KDIR_STAMP := kmod/compat/gen/kdir
 
-.PHONY: all module userspace compat clean check test demo deps checkpatch
+.PHONY: all module userspace tools compat clean check test demo deps \
+	checkpatch print-krel
 
-all: module userspace
+all: module userspace tools
+
+tools: tests/tools/fare-udp
+
+tests/tools/fare-udp: tests/tools/fare-udp.c
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+print-krel:
+	@echo $(KREL)
 
 # Objects built for one kernel must not leak into a build for another.
 compat:
@@ -32,8 +41,14 @@ compat:
 	fi
 	@kmod/compat/probe.sh $(KDIR) $(COMPAT_H)
 
+KREL = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+# Each kernel's modules land in out/<release>/, where the guest finds them.
 module: compat
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+	@mkdir -p out/$(KREL)
+	@cp fare.ko $(wildcard fare_kunit.ko) out/$(KREL)/
+	@echo "modules for $(KREL) in out/$(KREL)/"
 
 userspace:
 	$(MAKE) -C userspace
@@ -55,5 +70,6 @@ checkpatch:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf kmod/compat/gen
+	rm -rf kmod/compat/gen out
 	-$(MAKE) -C userspace clean
+	rm -f tests/tools/fare-udp
