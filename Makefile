@@ -53,8 +53,13 @@ module: compat
 userspace:
 	$(MAKE) -C userspace
 
-check: userspace
+check: userspace tests/unit/select_test
+	tests/unit/select_test
 	$(MAKE) -C userspace check
+
+# The module's selection core, built for userspace with the type shim.
+tests/unit/select_test: tests/unit/select_test.c kmod/select.c kmod/select.h
+	$(CC) -O2 -g -Wall -Wextra -Werror -Ikmod -o $@ tests/unit/select_test.c kmod/select.c
 
 test:
 	tests/run-all
@@ -72,4 +77,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf kmod/compat/gen out
 	-$(MAKE) -C userspace clean
-	rm -f tests/tools/fare-udp
+	rm -f tests/tools/fare-udp tests/unit/select_test

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Userspace tests of fare.ko's selection core (kmod/select.c, built with
+ * the kernel-type shim): the same properties the KUnit suite proves, run
+ * on every machine without a test kernel, over many more weight vectors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "select.h"
+
+#define MAX_NH 64
+
+static int failures, passes;
+
+struct spray_state {
+	struct fare_spray st;
+	u64 count[MAX_NH];
+};
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			printf("    at %s:%d: ", __FILE__, __LINE__);	\
+			printf(__VA_ARGS__);				\
+			printf("\n");					\
+			return 1;					\
+		}							\
+	} while (0)
+
+static u64 rnd_state = 0x66617265;
+
+static u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Every pick of every period stays within 1 - 1/(2k-2) of the share. */
+static int spray_bound_holds(const u32 *w, unsigned int n, u64 picks,
+			     u64 *counts)
+{
+	static struct spray_state s;
+	u64 total = 0, usable = n == 64 ? ~0ULL : (1ULL << n) - 1;
+	u64 d = n > 1 ? 2 * (n - 1) : 1, in_period[MAX_NH] = { 0 };
+	unsigned int i;
+	u64 p;
+
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < n; i++) {
+		total += w[i];
+		counts[i] = 0;
+	}
+	for (p = 1; p <= picks; p++) {
+		u64 pos = (p - 1) % total + 1;
+		int idx = fare_spray_pick(w, &s.st, usable, n);
+
+		CHECK(idx >= 0 && idx < (int)n, "index %d of %u", idx, n);
+		if (pos == 1)
+			memset(in_period, 0, sizeof(in_period));
+		counts[idx]++;
+		in_period[idx]++;
+		for (i = 0; i < n; i++) {
+			__uint128_t cw = (__uint128_t)in_period[i] * total;
+			__uint128_t pw = (__uint128_t)pos * w[i];
+			__uint128_t lag = cw > pw ? cw - pw : pw - cw;
+
+			CHECK(n == 1 || lag * d <= (__uint128_t)(d - 1) * total,
+			      "entry %u strays after pick %llu (k=%u)", i,
+			      (unsigned long long)p, n);
+			if (pos == total)
+				CHECK(in_period[i] == w[i],
+				      "period ends with %llu picks of entry %u, weight %u",
+				      (unsigned long long)in_period[i], i, w[i]);
+		}
+	}
+	return 0;
+}
+
+static int test_spray_splits_3_to_1_exactly(void)
+{
+	const u32 w[] = { 3, 1 };
+	u64 c[2];
+
+	if (spray_bound_holds(w, 2, 4000, c))
+		return 1;
+	CHECK(c[0] == 3000 && c[1] == 1000, "%llu/%llu",
+	      (unsigned long long)c[0], (unsigned long long)c[1]);
+	return 0;
+}
+
+static int test_spray_bound_over_random_small_weights(void)
+{
+	u32 w[MAX_NH];
+	u64 c[MAX_NH];
+	unsigned int r, i, n;
+
+	for (r = 0; r < 2000; r++) {
+		n = 1 + rnd() % 8;
+		for (i = 0; i < n; i++)
+			w[i] = 1 + rnd() % 64;
+		if (spray_bound_holds(w, n, 3000, c))
+			return 1;
+	}
+	return 0;
+}
+
+static int test_spray_bound_over_random_u32_weights(void)
+{
+	u32 w[MAX_NH];
+	u64 c[MAX_NH];
+	unsigned int r, i, n;
+
+	for (r = 0; r < 300; r++) {
+		n = 1 + rnd() % MAX_NH;
+		for (i = 0; i < n; i++)
+			w[i] = 1 + rnd() % 0xffffffffu;
+		if (spray_bound_holds(w, n, 2000, c))
+			return 1;
+	}
+	return 0;
+}
+
+/* Bandwidths that differ by a fraction: 400, 400, 399.9 and 200 Gb/s. */
+static int test_spray_follows_near_equal_bandwidths(void)
+{
+	const u32 w[] = { 400000, 400000, 399900, 200000 };
+	u64 c[4];
+
+	if (spray_bound_holds(w, 4, 1399900, c))
+		return 1;
+	CHECK(c[2] == 399900 && c[3] == 200000, "%llu %llu",
+	      (unsigned long long)c[2], (unsigned long long)c[3]);
+	return 0;
+}
+
+static int test_spray_skips_unusable_and_resumes(void)
+{
+	const u32 w[] = { 5, 3, 2 };
+	static struct spray_state s;
+	u64 c[3] = { 0 };
+	int i;
+
+	for (i = 0; i < 700; i++)
+		c[fare_spray_pick(w, &s.st, 0x5, 3)]++;
+	CHECK(c[1] == 0 && c[0] == 500 && c[2] == 200, "%llu %llu %llu",
+	      (unsigned long long)c[0], (unsigned long long)c[1],
+	      (unsigned long long)c[2]);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 1000; i++)
+		c[fare_spray_pick(w, &s.st, 0x7, 3)]++;
+	CHECK(c[0] == 500 && c[1] == 300 && c[2] == 200, "%llu %llu %llu",
+	      (unsigned long long)c[0], (unsigned long long)c[1],
+	      (unsigned long long)c[2]);
+	CHECK(fare_spray_pick(w, &s.st, 0, 3) == -1, "empty set picks");
+	return 0;
+}
+
+static int test_hash_pick_splits_hash_space_by_weight(void)
+{
+	const u32 w[] = { 5, 3, 2 };
+	u64 c[3] = { 0 };
+	u64 h;
+
+	for (h = 0; h < (1ULL << 32); h += 1 << 12)
+		c[fare_hash_pick(w, 0x7, 3, (u32)h)]++;
+	/* 2^20 evenly spaced hashes: shares exact to one step. */
+	CHECK(llabs((long long)c[0] - 524288) <= 1 &&
+	      llabs((long long)c[1] - 314573) <= 1 &&
+	      llabs((long long)c[2] - 209715) <= 1, "%llu %llu %llu",
+	      (unsigned long long)c[0], (unsigned long long)c[1],
+	      (unsigned long long)c[2]);
+	CHECK(fare_hash_pick(w, 0, 3, 1) == -1, "empty set picks");
+	CHECK(fare_hash_pick(w, 0x2, 3, 0xffffffffu) == 1, "lone entry");
+	return 0;
+}
+
+/*
+ * Hash-threshold is not resilient: removing one of k equal next hops moves
+ * its own 1/k of the flows plus those whose range shifts. For k = 4 with
+ * the second entry removed that is at most half of all flows; the removed
+ * entry is never picked again.
+ */
+static int test_hash_pick_moves_bounded_share_on_removal(void)
+{
+	const u32 w[] = { 1, 1, 1, 1 };
+	u64 moved = 0, on_removed = 0, h, steps = 0;
+
+	for (h = 0; h < (1ULL << 32); h += 1 << 12, steps++) {
+		int before = fare_hash_pick(w, 0xf, 4, (u32)h);
+		int after = fare_hash_pick(w, 0xd, 4, (u32)h);
+
+		CHECK(after != 1, "removed entry still picked");
+		on_removed += before == 1;
+		moved += before != after;
+	}
+	CHECK(on_removed * 4 <= steps + 4, "entry share %llu of %llu",
+	      (unsigned long long)on_removed, (unsigned long long)steps);
+	CHECK(moved * 2 <= steps, "moved %llu of %llu",
+	      (unsigned long long)moved, (unsigned long long)steps);
+	return 0;
+}
+
+#define RUN(t)								\
+	do {								\
+		if (t()) {						\
+			printf("not ok %s\n", #t);			\
+			failures++;					\
+		} else {						\
+			printf("ok %s\n", #t);				\
+			passes++;					\
+		}							\
+	} while (0)
+
+int main(void)
+{
+	RUN(test_spray_splits_3_to_1_exactly);
+	RUN(test_spray_bound_over_random_small_weights);
+	RUN(test_spray_bound_over_random_u32_weights);
+	RUN(test_spray_follows_near_equal_bandwidths);
+	RUN(test_spray_skips_unusable_and_resumes);
+	RUN(test_hash_pick_splits_hash_space_by_weight);
+	RUN(test_hash_pick_moves_bounded_share_on_removal);
+	printf("select: %d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}
