@@ -47,7 +47,8 @@ KREL = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/gen
 module: compat
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 	@mkdir -p out/$(KREL)
-	@cp fare.ko $(wildcard fare_kunit.ko) out/$(KREL)/
+	@cp fare.ko out/$(KREL)/
+	@if [ -f fare_kunit.ko ]; then cp fare_kunit.ko out/$(KREL)/; fi
 	@echo "modules for $(KREL) in out/$(KREL)/"
 
 userspace:
