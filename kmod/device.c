@@ -214,7 +214,7 @@ static int fare_newlink_common(struct net_device *dev,
 	ASSERT_RTNL();
 	if (rtnl_dereference(fn->dev)) {
 		NL_SET_ERR_MSG(extack,
-			       "fare: this namespace already has a fare device");
+			       "this namespace already has a fare device");
 		return -EEXIST;
 	}
 	return register_netdevice(dev);
@@ -262,7 +262,7 @@ int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
 	dev->rtnl_link_ops = &fare_link_ops;
 	err = register_netdevice(dev);
 	if (err) {
-		NL_SET_ERR_MSG(extack, "fare: cannot create device " FARE_DEV_NAME);
+		NL_SET_ERR_MSG(extack, "cannot create device " FARE_DEV_NAME);
 		free_netdev(dev);
 		return err;
 	}

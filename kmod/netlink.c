@@ -24,8 +24,8 @@ static const struct genl_multicast_group fare_mcgrps[] = {
 };
 
 static struct netlink_range_validation fare_flowlet_range = {
-	.min = 1,
-	.max = 10 * USEC_PER_SEC,
+	.min = FARE_FLOWLET_US_MIN,
+	.max = FARE_FLOWLET_US_MAX,
 };
 
 static const struct nla_policy fare_nh_policy[FARE_A_NH_MAX + 1] = {
@@ -54,6 +54,7 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
 	[FARE_A_CONFIG_FLOWLET_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
 							   &fare_flowlet_range),
 	[FARE_A_CONFIG_HASH_SEED] = { .type = NLA_U32 },
+	[FARE_A_REPLACE] = { .type = NLA_FLAG },
 };
 
 static void fare_sum_tx(struct fare_pcpu_tx __percpu *tx, u64 *packets,
@@ -155,7 +156,7 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	    GENL_REQ_ATTR_CHECK(info, FARE_A_PLANE_IFINDEX))
 		return -EINVAL;
 	if (!attrs[FARE_A_PLANE_GW4] && !attrs[FARE_A_PLANE_GW6]) {
-		NL_SET_ERR_MSG(extack, "fare: a plane needs a gateway (IPv4 or IPv6)");
+		NL_SET_ERR_MSG(extack, "a plane needs a gateway (IPv4 or IPv6)");
 		return -EINVAL;
 	}
 	id = nla_get_u32(attrs[FARE_A_PLANE_ID]);
@@ -180,9 +181,9 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 
 	rtnl_lock();
 	old = rtnl_dereference(fn->planes[id]);
-	if (old && !(info->nlhdr->nlmsg_flags & NLM_F_REPLACE)) {
+	if (old && !nla_get_flag(attrs[FARE_A_REPLACE])) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_ID],
-				    "fare: plane already exists (use replace)");
+				    "plane already exists (use replace)");
 		err = -EEXIST;
 		goto err_unlock;
 	}
@@ -190,13 +191,13 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 				 nla_get_u32(attrs[FARE_A_PLANE_IFINDEX]));
 	if (!dev) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_IFINDEX],
-				    "fare: no such device in this namespace");
+				    "no such device in this namespace");
 		err = -ENODEV;
 		goto err_unlock;
 	}
 	if (dev->rtnl_link_ops == &fare_link_ops) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_IFINDEX],
-				    "fare: a plane cannot be a fare device");
+				    "a plane cannot be a fare device");
 		err = -EINVAL;
 		goto err_unlock;
 	}
@@ -235,7 +236,7 @@ static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 	if (!plane) {
 		rtnl_unlock();
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FARE_A_PLANE_ID],
-				    "fare: no such plane");
+				    "no such plane");
 		return -ENOENT;
 	}
 	RCU_INIT_POINTER(fn->planes[id], NULL);
@@ -271,7 +272,7 @@ static int fare_nl_plane_get(struct sk_buff *skb, struct genl_info *info)
 		if (err == -ENOENT)
 			NL_SET_ERR_MSG_ATTR(info->extack,
 					    info->attrs[FARE_A_PLANE_ID],
-					    "fare: no such plane");
+					    "no such plane");
 		nlmsg_free(msg);
 		return err;
 	}
@@ -431,18 +432,18 @@ static int fare_nl_parse_prefix(struct genl_info *info,
 	family = nla_get_u8(attrs[FARE_A_ROUTE_FAMILY]);
 	if (family != AF_INET && family != AF_INET6) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_FAMILY],
-				    "fare: family must be AF_INET or AF_INET6");
+				    "family must be AF_INET or AF_INET6");
 		return -EAFNOSUPPORT;
 	}
 	alen = family == AF_INET ? 4 : 16;
 	if (nla_len(attrs[FARE_A_ROUTE_DST]) != alen) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_DST],
-				    "fare: destination length does not match the family");
+				    "destination length does not match the family");
 		return -EINVAL;
 	}
 	if (nla_get_u8(attrs[FARE_A_ROUTE_PLEN]) > alen * 8) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_PLEN],
-				    "fare: prefix length too long for the family");
+				    "prefix length too long for the family");
 		return -EINVAL;
 	}
 	return fare_prefix_make(key, family, nla_data(attrs[FARE_A_ROUTE_DST]),
@@ -465,11 +466,11 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 	nla_for_each_nested(entry, nhs, rem)
 		n++;
 	if (!n) {
-		NL_SET_ERR_MSG_ATTR(extack, nhs, "fare: a route needs at least one next hop");
+		NL_SET_ERR_MSG_ATTR(extack, nhs, "a route needs at least one next hop");
 		return -EINVAL;
 	}
 	if (n > FARE_NEXTHOP_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, nhs, "fare: too many next hops");
+		NL_SET_ERR_MSG_ATTR(extack, nhs, "too many next hops");
 		return -E2BIG;
 	}
 	grp = fare_group_alloc(n);
@@ -487,7 +488,7 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		err = -EINVAL;
 		if (!tb[FARE_A_NH_PLANE_ID] || !tb[FARE_A_NH_WEIGHT]) {
 			NL_SET_ERR_MSG_ATTR(extack, entry,
-					    "fare: a next hop needs a plane and a weight");
+					    "a next hop needs a plane and a weight");
 			goto err_free;
 		}
 		grp->nh[i].plane_id = nla_get_u32(tb[FARE_A_NH_PLANE_ID]);
@@ -497,7 +498,7 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		grp->weights[i] = grp->nh[i].weight;
 		if (test_and_set_bit(grp->nh[i].plane_id, seen)) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
-					    "fare: plane appears twice in the route");
+					    "plane appears twice in the route");
 			goto err_free;
 		}
 		rcu_read_lock();
@@ -505,7 +506,7 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		rcu_read_unlock();
 		if (err) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
-					    "fare: no such plane");
+					    "no such plane");
 			goto err_free;
 		}
 		i++;
@@ -522,7 +523,7 @@ static int fare_nl_check_mode(struct genl_info *info, struct nlattr *attr)
 {
 	if (attr && nla_get_u8(attr) == FARE_MODE_FLOWLET) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "fare: flowlet mode is not supported yet");
+				    "flowlet mode is not supported yet");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -555,9 +556,9 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&fn->lock);
 	rt = fare_route_find(fn, &key);
 	if (rt) {
-		if (!(info->nlhdr->nlmsg_flags & NLM_F_REPLACE)) {
+		if (!nla_get_flag(attrs[FARE_A_REPLACE])) {
 			NL_SET_ERR_MSG(info->extack,
-				       "fare: route already exists (use replace)");
+				       "route already exists (use replace)");
 			err = -EEXIST;
 			goto err_unlock;
 		}
@@ -612,7 +613,7 @@ static int fare_nl_route_del(struct sk_buff *skb, struct genl_info *info)
 	rt = fare_route_find(fn, &key);
 	if (!rt) {
 		mutex_unlock(&fn->lock);
-		NL_SET_ERR_MSG(info->extack, "fare: no such route");
+		NL_SET_ERR_MSG(info->extack, "no such route");
 		return -ENOENT;
 	}
 	fare_route_remove(fn, rt);
@@ -647,7 +648,7 @@ static int fare_nl_route_get(struct sk_buff *skb, struct genl_info *info)
 	mutex_unlock(&fn->lock);
 	if (err) {
 		if (err == -ENOENT)
-			NL_SET_ERR_MSG(info->extack, "fare: no such route");
+			NL_SET_ERR_MSG(info->extack, "no such route");
 		nlmsg_free(msg);
 		return err;
 	}

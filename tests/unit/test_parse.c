@@ -238,10 +238,10 @@ TEST(config_set_reads_each_field_and_hex_seed)
 	PARSE_OK("config set hash-seed 0xDEADbeef");
 	CHECK_INT(req.config.set, FARE_CONFIG_HASH_SEED);
 	CHECK_INT(req.config.hash_seed, 0xdeadbeef);
-	PARSE_OK("config set mode packet flowlet-timeout 0");
+	PARSE_OK("config set mode packet flowlet-timeout 10000000");
 	CHECK_INT(req.config.set, FARE_CONFIG_MODE | FARE_CONFIG_FLOWLET_US);
 	CHECK_INT(req.config.mode, FARE_MODE_PACKET);
-	CHECK_INT(req.config.flowlet_us, 0);
+	CHECK_INT(req.config.flowlet_us, 10000000);
 }
 
 TEST(help_is_understood_at_every_level)
@@ -327,7 +327,7 @@ TEST(a_nexthop_needs_a_plane_and_a_weight)
 	PARSE_USAGE("route add 10.0.0.0/24 nexthop weight 1 nexthop plane 2 weight 1",
 		    "route add: nexthop needs a plane at argument 4");
 	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 nexthop plane 2",
-		    "route add: nexthop needs a weight at argument 8");
+		    "route add: nexthop needs a weight at argument 9");
 }
 
 TEST(a_route_needs_a_nexthop)
@@ -342,7 +342,7 @@ TEST(a_route_needs_a_nexthop)
 TEST(a_plane_appears_once_per_route)
 {
 	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 nexthop plane 1 weight 2",
-		    "route add: plane 1 is already a next hop at argument 10");
+		    "route add: plane 1 is already a next hop at argument 11");
 	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 plane 2 weight 1",
 		    "route add: plane given twice in one nexthop at argument 7");
 	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 w 2",
@@ -488,8 +488,10 @@ TEST(config_set_needs_something_to_set)
 	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed)");
 	PARSE_USAGE("config set hash-seed 1 hash-seed 2",
 		    "config set: hash-seed given twice at argument 5");
-	PARSE_USAGE("config set flowlet-timeout 4294967296",
-		    "config set: flowlet-timeout 4294967296 out of range (0..4294967295) at argument 4");
+	PARSE_USAGE("config set flowlet-timeout 0",
+		    "config set: flowlet-timeout 0 out of range (1..10000000) at argument 4");
+	PARSE_USAGE("config set flowlet-timeout 10000001",
+		    "config set: flowlet-timeout 10000001 out of range (1..10000000) at argument 4");
 }
 
 TEST(a_long_error_is_truncated_not_overrun)

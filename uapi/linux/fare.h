@@ -6,6 +6,10 @@
  * farectl, fared). Documentation/uapi.md describes every command and
  * attribute with its unit. Only ever add commands and attributes; never
  * renumber or change the meaning of an existing one.
+ *
+ * The family validates every command strictly, so requests carry only
+ * NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO or NLM_F_DUMP; "replace" is the
+ * FARE_A_REPLACE flag attribute, not NLM_F_REPLACE.
  */
 #ifndef _UAPI_LINUX_FARE_H
 #define _UAPI_LINUX_FARE_H
@@ -23,6 +27,9 @@
 #define FARE_PLANE_ID_MAX	255
 /* Most next hops one route may carry. */
 #define FARE_NEXTHOP_MAX	64
+/* Range of FARE_A_CONFIG_FLOWLET_US, the flowlet idle gap. */
+#define FARE_FLOWLET_US_MIN	1
+#define FARE_FLOWLET_US_MAX	10000000
 
 enum fare_mode {
 	FARE_MODE_DEFAULT,	/* the namespace default (route only) */
@@ -36,10 +43,10 @@ enum fare_mode {
 
 enum fare_cmd {
 	FARE_CMD_UNSPEC,
-	FARE_CMD_PLANE_NEW,	/* NLM_F_REPLACE replaces an existing plane */
+	FARE_CMD_PLANE_NEW,	/* FARE_A_REPLACE replaces an existing plane */
 	FARE_CMD_PLANE_DEL,
 	FARE_CMD_PLANE_GET,	/* do: one plane; dump: every plane */
-	FARE_CMD_ROUTE_NEW,	/* NLM_F_REPLACE replaces an existing route */
+	FARE_CMD_ROUTE_NEW,	/* FARE_A_REPLACE replaces an existing route */
 	FARE_CMD_ROUTE_DEL,
 	FARE_CMD_ROUTE_GET,	/* do: exact prefix; dump: every route */
 	FARE_CMD_CONFIG_SET,
@@ -74,6 +81,7 @@ enum fare_attr {
 	FARE_A_STATS_NOROUTE_PACKETS,	/* u64, dropped: no fare route */
 	FARE_A_STATS_NOPLANE_PACKETS,	/* u64, dropped: no usable plane */
 	FARE_A_STATS_ERROR_PACKETS,	/* u64, dropped: not IP, no memory */
+	FARE_A_REPLACE,			/* flag: a NEW may replace what exists */
 	__FARE_A_MAX,
 };
 

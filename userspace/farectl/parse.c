@@ -28,7 +28,9 @@ struct kw {
 	bool alias;		/* accepted, not listed */
 };
 
-#define KW_END { NULL, 0, false }
+#define KW(n, v)	{ .name = (n), .value = (v) }
+#define KW_ALIAS(n, v)	{ .name = (n), .value = (v), .alias = true }
+#define KW_END		{ .name = NULL }
 
 static void vfail(struct cur *c, int argn, const char *fmt, va_list ap)
 {
@@ -100,20 +102,22 @@ static void kw_list(const struct kw *t, const char *prefix, char *buf,
 static int kw_match(const struct kw *t, const char *w, int *value)
 {
 	size_t len = strlen(w);
-	const struct kw *found = NULL;
+	const struct kw *k, *found = NULL;
 
 	if (!len)
 		return -ENOENT;
-	for (; t->name; t++) {
-		if (!strcmp(t->name, w)) {
-			*value = t->value;
+	for (k = t; k->name; k++) {
+		if (!strcmp(k->name, w)) {
+			*value = k->value;
 			return 0;
 		}
-		if (strncmp(t->name, w, len))
+	}
+	for (k = t; k->name; k++) {
+		if (strncmp(k->name, w, len))
 			continue;
-		if (found && found->value != t->value)
+		if (found && found->value != k->value)
 			return -EEXIST;
-		found = t;
+		found = k;
 	}
 	if (!found)
 		return -ENOENT;
@@ -141,6 +145,14 @@ static int expect_kw(struct cur *c, const struct kw *t, const char *what,
 	}
 	c->i++;
 	return 0;
+}
+
+static const char *kw_name(const struct kw *t, int value)
+{
+	for (; t->name; t++)
+		if (t->value == value && !t->alias)
+			return t->name;
+	return "?";
 }
 
 /* Move to the value of keyword name, which must follow it. */
@@ -204,7 +216,7 @@ static int parse_plane_add(struct cur *c, struct fc_request *req)
 {
 	enum { K_DEV, K_VIA };
 	static const struct kw keys[] = {
-		{ "dev", K_DEV }, { "via", K_VIA }, KW_END
+		KW("dev", K_DEV), KW("via", K_VIA), KW_END
 	};
 	struct fare_plane *p = &req->plane;
 	bool has_dev = false;
@@ -222,7 +234,7 @@ static int parse_plane_add(struct cur *c, struct fc_request *req)
 		ret = expect_kw(c, keys, "keyword", &key);
 		if (ret)
 			return ret;
-		ret = need_value(c, keys[key].name);
+		ret = need_value(c, kw_name(keys, key));
 		if (ret)
 			return ret;
 		switch (key) {
@@ -233,7 +245,7 @@ static int parse_plane_add(struct cur *c, struct fc_request *req)
 				return fail_at(c, c->i,
 					       "invalid device name \"%s\" (1..%d characters)",
 					       word(c), IF_NAMESIZE - 1);
-			strcpy(req->ifname, word(c));
+			memcpy(req->ifname, word(c), strlen(word(c)) + 1);
 			has_dev = true;
 			break;
 		case K_VIA:
@@ -296,18 +308,18 @@ static int parse_plane(struct cur *c, struct fc_request *req)
 }
 
 static const struct kw route_modes[] = {
-	{ "default", FARE_MODE_DEFAULT },
-	{ "packet", FARE_MODE_PACKET },
-	{ "flow", FARE_MODE_FLOW },
-	{ "flowlet", FARE_MODE_FLOWLET },
+	KW("default", FARE_MODE_DEFAULT),
+	KW("packet", FARE_MODE_PACKET),
+	KW("flow", FARE_MODE_FLOW),
+	KW("flowlet", FARE_MODE_FLOWLET),
 	KW_END
 };
 
 /* Without "default": the namespace default must be a real mode. */
 static const struct kw config_modes[] = {
-	{ "packet", FARE_MODE_PACKET },
-	{ "flow", FARE_MODE_FLOW },
-	{ "flowlet", FARE_MODE_FLOWLET },
+	KW("packet", FARE_MODE_PACKET),
+	KW("flow", FARE_MODE_FLOW),
+	KW("flowlet", FARE_MODE_FLOWLET),
 	KW_END
 };
 
@@ -350,12 +362,13 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 {
 	enum { K_MODE, K_SRC, K_NEXTHOP, K_PLANE, K_WEIGHT, K_TIER };
 	static const struct kw route_keys[] = {
-		{ "mode", K_MODE }, { "src", K_SRC }, { "nexthop", K_NEXTHOP },
+		KW("mode", K_MODE), KW("src", K_SRC), KW("nexthop", K_NEXTHOP),
 		KW_END
 	};
 	static const struct kw nh_keys[] = {
-		{ "plane", K_PLANE }, { "weight", K_WEIGHT }, { "tier", K_TIER },
-		{ "nexthop", K_NEXTHOP }, { "mode", K_MODE }, { "src", K_SRC },
+		KW("plane", K_PLANE), KW("weight", K_WEIGHT),
+		KW("tier", K_TIER),
+		KW("nexthop", K_NEXTHOP), KW("mode", K_MODE), KW("src", K_SRC),
 		KW_END
 	};
 	struct fare_route *r = &req->route;
@@ -364,7 +377,7 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 	bool has_mode = false;
 	uint32_t v;
 	unsigned int i;
-	int key, at, ret;
+	int key, mode, at, ret;
 
 	if (more(c) && !strcmp(word(c), "help"))
 		return help(req);
@@ -379,10 +392,7 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 		if (ret)
 			return ret;
 		if (key != K_NEXTHOP) {
-			ret = need_value(c, key == K_MODE ? "mode" :
-					 key == K_SRC ? "src" :
-					 key == K_PLANE ? "plane" :
-					 key == K_WEIGHT ? "weight" : "tier");
+			ret = need_value(c, kw_name(nh_keys, key));
 			if (ret)
 				return ret;
 		}
@@ -390,10 +400,10 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 		case K_MODE:
 			if (has_mode)
 				return fail_at(c, at, "mode given twice");
-			ret = expect_kw(c, route_modes, "mode", &key);
+			ret = expect_kw(c, route_modes, "mode", &mode);
 			if (ret)
 				return ret;
-			r->mode = key;
+			r->mode = mode;
 			has_mode = true;
 			break;
 		case K_SRC:
@@ -495,13 +505,19 @@ static int parse_route(struct cur *c, struct fc_request *req)
 	}
 }
 
+
 /* config set [mode M] [flowlet-timeout USEC] [hash-seed N] */
 static int parse_config_set(struct cur *c, struct fc_request *req)
 {
-	enum { K_MODE, K_FLOWLET, K_SEED };
+	/* The values are the FARE_CONFIG_* bits they set. */
+	enum {
+		K_MODE = FARE_CONFIG_MODE,
+		K_FLOWLET = FARE_CONFIG_FLOWLET_US,
+		K_SEED = FARE_CONFIG_HASH_SEED,
+	};
 	static const struct kw keys[] = {
-		{ "mode", K_MODE }, { "flowlet-timeout", K_FLOWLET },
-		{ "hash-seed", K_SEED }, KW_END
+		KW("mode", K_MODE), KW("flowlet-timeout", K_FLOWLET),
+		KW("hash-seed", K_SEED), KW_END
 	};
 	struct fare_config *cfg = &req->config;
 	int key, at, mode, ret;
@@ -513,41 +529,78 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		ret = expect_kw(c, keys, "keyword", &key);
 		if (ret)
 			return ret;
-		ret = need_value(c, keys[key].name);
+		ret = need_value(c, kw_name(keys, key));
 		if (ret)
 			return ret;
-		if (cfg->set & (1U << key))
-			return fail_at(c, at, "%s given twice", keys[key].name);
+		if (cfg->set & key)
+			return fail_at(c, at, "%s given twice",
+				       kw_name(keys, key));
 		switch (key) {
 		case K_MODE:
 			ret = expect_kw(c, config_modes, "mode", &mode);
 			cfg->mode = mode;
-			cfg->set |= FARE_CONFIG_MODE;
 			break;
 		case K_FLOWLET:
-			ret = get_u32(c, "flowlet-timeout", 0, UINT32_MAX,
+			ret = get_u32(c, "flowlet-timeout",
+				      FARE_FLOWLET_US_MIN, FARE_FLOWLET_US_MAX,
 				      false, &cfg->flowlet_us);
-			cfg->set |= FARE_CONFIG_FLOWLET_US;
 			break;
 		case K_SEED:
 			ret = get_u32(c, "hash-seed", 0, UINT32_MAX, true,
 				      &cfg->hash_seed);
-			cfg->set |= FARE_CONFIG_HASH_SEED;
 			break;
 		}
 		if (ret)
 			return ret;
+		cfg->set |= key;
 	}
 	if (!cfg->set)
 		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed)");
 	return 0;
 }
 
-static int parse_options(struct cur *c, struct fc_request *req)
+/* A cluster of short options at c->i: -j, -p, -h, -jp, -jn NAME, -nNAME. */
+static int parse_short_options(struct cur *c, struct fc_request *req,
+			       bool *help)
 {
-	const char *w, *p;
+	const char *p;
 
-	while (more(c) && word(c)[0] == '-') {
+	for (p = word(c) + 1; *p; p++) {
+		switch (*p) {
+		case 'j':
+			req->json = true;
+			break;
+		case 'p':
+			req->json = req->pretty = true;
+			break;
+		case 'h':
+			*help = true;
+			return 0;
+		case 'n':
+			if (p[1]) {
+				req->netns = p + 1;
+				return 0;
+			}
+			c->i++;
+			if (!more(c))
+				return fail_at(c, c->i, "missing value for -n");
+			req->netns = word(c);
+			return 0;
+		default:
+			return fail_at(c, c->i, "unknown option \"-%c\"", *p);
+		}
+	}
+	return 0;
+}
+
+/* Options before the object; *help is set by -h. */
+static int parse_options(struct cur *c, struct fc_request *req, bool *help)
+{
+	const char *w;
+	int ret;
+
+	*help = false;
+	while (more(c) && word(c)[0] == '-' && !*help) {
 		w = word(c);
 		if (!strcmp(w, "--")) {
 			c->i++;
@@ -558,62 +611,34 @@ static int parse_options(struct cur *c, struct fc_request *req)
 		} else if (!strcmp(w, "--pretty")) {
 			req->json = req->pretty = true;
 		} else if (!strcmp(w, "--help")) {
-			req->obj = FC_OBJ_NONE;
-			return help(req) ? FC_EXIT_USAGE : 1;
-		} else if (!strcmp(w, "--netns") || !strncmp(w, "--netns=", 8)) {
-			if (w[7] == '=') {
-				req->netns = w + 8;
-			} else {
-				c->i++;
-				if (!more(c))
-					return fail_at(c, c->i,
-						       "missing value for %s",
-						       w);
-				req->netns = word(c);
-			}
+			*help = true;
+		} else if (!strcmp(w, "--netns")) {
+			c->i++;
+			if (!more(c))
+				return fail_at(c, c->i, "missing value for %s", w);
+			req->netns = word(c);
+		} else if (!strncmp(w, "--netns=", 8)) {
+			req->netns = w + 8;
 		} else if (w[1] == '-' || !w[1]) {
 			return fail_at(c, c->i, "unknown option \"%s\"", w);
 		} else {
-			/* Clustered short options: -jp, -jn NAME, -nNAME. */
-			for (p = w + 1; *p; p++) {
-				if (*p == 'j') {
-					req->json = true;
-				} else if (*p == 'p') {
-					req->json = req->pretty = true;
-				} else if (*p == 'h') {
-					req->obj = FC_OBJ_NONE;
-					return help(req) ? FC_EXIT_USAGE : 1;
-				} else if (*p == 'n') {
-					if (p[1]) {
-						req->netns = p + 1;
-						break;
-					}
-					c->i++;
-					if (!more(c))
-						return fail_at(c, c->i,
-							       "missing value for -n");
-					req->netns = word(c);
-					break;
-				} else {
-					return fail_at(c, c->i,
-						       "unknown option \"-%c\"",
-						       *p);
-				}
-			}
+			ret = parse_short_options(c, req, help);
+			if (ret)
+				return ret;
 		}
+		if (req->netns && !*req->netns)
+			return fail_at(c, c->i, "empty namespace name");
 		c->i++;
 	}
-	if (req->netns && !*req->netns)
-		return fail_at(c, c->i - 1, "empty namespace name");
 	return 0;
 }
 
 static const struct kw objects[] = {
-	{ "plane", FC_OBJ_PLANE },
-	{ "route", FC_OBJ_ROUTE },
-	{ "config", FC_OBJ_CONFIG },
-	{ "stats", FC_OBJ_STATS },
-	{ "help", FC_OBJ_NONE },
+	KW("plane", FC_OBJ_PLANE),
+	KW("route", FC_OBJ_ROUTE),
+	KW("config", FC_OBJ_CONFIG),
+	KW("stats", FC_OBJ_STATS),
+	KW("help", FC_OBJ_NONE),
 	KW_END
 };
 
@@ -635,26 +660,26 @@ static const char *const verb_names[] = {
 };
 
 static const struct kw table_verbs[] = {
-	{ "add", FC_VERB_ADD },
-	{ "replace", FC_VERB_REPLACE },
-	{ "del", FC_VERB_DEL },
-	{ "delete", FC_VERB_DEL, true },
-	{ "show", FC_VERB_SHOW },
-	{ "list", FC_VERB_SHOW, true },
-	{ "help", FC_VERB_HELP },
+	KW("add", FC_VERB_ADD),
+	KW("replace", FC_VERB_REPLACE),
+	KW("del", FC_VERB_DEL),
+	KW_ALIAS("delete", FC_VERB_DEL),
+	KW("show", FC_VERB_SHOW),
+	KW_ALIAS("list", FC_VERB_SHOW),
+	KW("help", FC_VERB_HELP),
 	KW_END
 };
 
 static const struct kw config_verbs[] = {
-	{ "show", FC_VERB_SHOW },
-	{ "set", FC_VERB_SET },
-	{ "help", FC_VERB_HELP },
+	KW("show", FC_VERB_SHOW),
+	KW("set", FC_VERB_SET),
+	KW("help", FC_VERB_HELP),
 	KW_END
 };
 
 static const struct kw stats_verbs[] = {
-	{ "show", FC_VERB_SHOW },
-	{ "help", FC_VERB_HELP },
+	KW("show", FC_VERB_SHOW),
+	KW("help", FC_VERB_HELP),
 	KW_END
 };
 
@@ -667,12 +692,13 @@ int fc_parse(int argc, char *const argv[], struct fc_request *req,
 	};
 	const struct kw *verbs;
 	int obj, verb, ret;
+	bool opt_help;
 
 	memset(req, 0, sizeof(*req));
 	err[0] = '\0';
-	ret = parse_options(&c, req);
-	if (ret)
-		return ret == 1 ? 0 : ret;
+	ret = parse_options(&c, req, &opt_help);
+	if (ret || opt_help)
+		return ret;
 	if (!more(&c))
 		return fail(&c, "missing object (plane, route, config, stats, help)");
 	ret = expect_kw(&c, objects, "object", &obj);
@@ -685,7 +711,7 @@ int fc_parse(int argc, char *const argv[], struct fc_request *req,
 			req->obj = obj;
 			c.i++;
 		}
-		return help(req) ? FC_EXIT_USAGE : no_more(&c);
+		return no_more(&c);
 	}
 
 	c.ctx = object_names[obj];
@@ -756,7 +782,7 @@ static const char help_config[] =
 	"Usage: farectl config show\n"
 	"       farectl config set [mode MODE] [flowlet-timeout USEC] [hash-seed N]\n"
 	"MODE := { packet | flow | flowlet }\n"
-	"USEC := 0..4294967295 microseconds   N := 0..4294967295 (or 0x...)\n";
+	"USEC := 1..10000000 microseconds   N := 0..4294967295 (or 0x...)\n";
 
 static const char help_stats[] =
 	"Usage: farectl stats [show]\n"

@@ -39,6 +39,26 @@ static inline uint32_t fare_next_seq(struct fare *f)
 
 /* libfare.c */
 void fare_err_clear(struct fare_err *err);
+
+/* One request's replies, fed datagram by datagram (testable without one). */
+struct fare_exchange {
+	uint32_t seq;
+	uint32_t portid;
+	bool dump;
+	fare_msg_cb cb;
+	void *arg;
+	struct fare_err *err;
+	int cb_ret;		/* first callback error; the rest is drained */
+	bool interrupted;	/* NLM_F_DUMP_INTR seen */
+	bool finished;
+	int ret;		/* the result once finished */
+};
+
+void fare_exchange_init(struct fare_exchange *x, const struct nlmsghdr *req,
+			uint32_t portid, fare_msg_cb cb, void *arg,
+			struct fare_err *err);
+/* Returns true once the ack, NLMSG_DONE or an error has been seen. */
+bool fare_exchange_feed(struct fare_exchange *x, const void *buf, size_t len);
 /* Send req on nl and read its replies until the ack, NLMSG_DONE or an error. */
 int fare_talk(struct fare *f, struct mnl_socket *nl, struct nlmsghdr *req,
 	      fare_msg_cb cb, void *arg, struct fare_err *err);

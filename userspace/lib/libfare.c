@@ -45,108 +45,127 @@ static int err_errno(struct fare_err *err, int code)
 	return fare_err_set(err, code, "%s", strerror(-code));
 }
 
+void fare_exchange_init(struct fare_exchange *x, const struct nlmsghdr *req,
+			uint32_t portid, fare_msg_cb cb, void *arg,
+			struct fare_err *err)
+{
+	memset(x, 0, sizeof(*x));
+	x->seq = req->nlmsg_seq;
+	x->portid = portid;
+	/*
+	 * NLM_F_DUMP is two bits that NEW requests reuse (NLM_F_REPLACE is
+	 * NLM_F_ROOT): like genetlink, call it a dump only with both.
+	 */
+	x->dump = (req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
+	x->cb = cb;
+	x->arg = arg;
+	x->err = err;
+}
+
+static bool finish(struct fare_exchange *x, int ret)
+{
+	x->finished = true;
+	if (ret)
+		x->ret = ret;
+	else if (x->cb_ret)
+		x->ret = x->cb_ret;
+	else if (x->interrupted)
+		x->ret = fare_err_set(x->err, -EINTR,
+				      "the dump was interrupted by a change and may be inconsistent; try again");
+	else
+		x->ret = 0;
+	return true;
+}
+
+bool fare_exchange_feed(struct fare_exchange *x, const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+	int left = len;
+	int ret;
+
+	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+		/* Leftovers of an earlier exchange are not ours. */
+		if (nlh->nlmsg_seq != x->seq ||
+		    !mnl_nlmsg_portid_ok(nlh, x->portid))
+			continue;
+		if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+			x->interrupted = true;
+		switch (nlh->nlmsg_type) {
+		case NLMSG_NOOP:
+			continue;
+		case NLMSG_OVERRUN:
+			return finish(x, fare_err_set(x->err, -ENOBUFS,
+						      "netlink overrun"));
+		case NLMSG_ERROR:
+			ret = fare_msg_parse_error(nlh, x->err);
+			/* An ack ends a request, not a dump. */
+			if (ret || !x->dump)
+				return finish(x, ret);
+			continue;
+		case NLMSG_DONE:
+			if (!x->dump)
+				continue;
+			return finish(x, fare_msg_parse_done(nlh, x->err));
+		default:
+			/*
+			 * After a callback error, read on to the end so that
+			 * the socket is clean for the next request.
+			 */
+			if (!x->cb || x->cb_ret)
+				continue;
+			x->cb_ret = x->cb(nlh, x->arg);
+			if (x->cb_ret && (!x->err || !x->err->code))
+				err_errno(x->err, x->cb_ret);
+			continue;
+		}
+	}
+	if (left > 0)
+		return finish(x, fare_err_set(x->err, -EPROTO,
+					      "truncated netlink message"));
+	return false;
+}
+
 int fare_talk(struct fare *f, struct mnl_socket *nl, struct nlmsghdr *req,
 	      fare_msg_cb cb, void *arg, struct fare_err *err)
 {
-	bool dump = req->nlmsg_flags & NLM_F_DUMP;
-	uint32_t portid = mnl_socket_get_portid(nl);
-	uint32_t seq = req->nlmsg_seq;
-	bool interrupted = false;
-	int cb_ret = 0;
-	int ret;
+	struct fare_exchange x;
+	ssize_t n;
 
+	fare_exchange_init(&x, req, mnl_socket_get_portid(nl), cb, arg, err);
 	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
 		return err_errno(err, -errno);
-
-	for (;;) {
-		const struct nlmsghdr *nlh;
-		ssize_t n;
-		int len;
-
+	do {
 		n = mnl_socket_recvfrom(nl, f->rx, sizeof(f->rx));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_errno(err, -errno);
 		}
-		len = (int)n;
-		for (nlh = (const struct nlmsghdr *)f->rx; mnl_nlmsg_ok(nlh, len);
-		     nlh = mnl_nlmsg_next(nlh, &len)) {
-			/* Leftovers of an earlier exchange are not ours. */
-			if (nlh->nlmsg_seq != seq ||
-			    !mnl_nlmsg_portid_ok(nlh, portid))
-				continue;
-			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-				interrupted = true;
-			switch (nlh->nlmsg_type) {
-			case NLMSG_NOOP:
-				continue;
-			case NLMSG_OVERRUN:
-				return fare_err_set(err, -ENOBUFS,
-						    "netlink overrun");
-			case NLMSG_ERROR:
-				ret = fare_msg_parse_error(nlh, err);
-				if (ret)
-					return ret;
-				if (dump)
-					continue;
-				goto done;
-			case NLMSG_DONE:
-				if (!dump)
-					continue;
-				ret = fare_msg_parse_done(nlh, err);
-				if (ret)
-					return ret;
-				goto done;
-			default:
-				if (cb && !cb_ret) {
-					cb_ret = cb(nlh, arg);
-					if (cb_ret && (!err || !err->code))
-						err_errno(err, cb_ret);
-				}
-				/*
-				 * On a callback error, read on to the end so
-				 * that the socket is clean for the next call.
-				 */
-				continue;
-			}
-		}
-		if (len > 0)
-			return fare_err_set(err, -EPROTO,
-					    "truncated netlink message");
-	}
-done:
-	if (cb_ret)
-		return cb_ret;
-	if (interrupted)
-		return fare_err_set(err, -EINTR,
-				    "the dump was interrupted by a change and may be inconsistent; try again");
-	return 0;
+	} while (n < 0 || !fare_exchange_feed(&x, f->rx, n));
+	return x.ret;
 }
 
-static struct mnl_socket *open_socket(int bus, struct fare_err *err)
+static int open_socket(int bus, struct mnl_socket **nlp, struct fare_err *err)
 {
 	struct mnl_socket *nl;
 	int one = 1;
 	int ret;
 
 	nl = mnl_socket_open(bus);
-	if (!nl) {
-		err_errno(err, -errno);
-		return NULL;
-	}
+	if (!nl)
+		return err_errno(err, -errno);
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
 		ret = -errno;
 		mnl_socket_close(nl);
-		err_errno(err, ret);
-		return NULL;
+		return err_errno(err, ret);
 	}
 	/* Both are optional: old kernels just give less detail. */
 	setsockopt(mnl_socket_get_fd(nl), SOL_NETLINK, NETLINK_EXT_ACK,
 		   &one, sizeof(one));
 	setsockopt(mnl_socket_get_fd(nl), SOL_NETLINK, NETLINK_CAP_ACK,
 		   &one, sizeof(one));
-	return nl;
+	*nlp = nl;
+	return 0;
 }
 
 struct family_reply {
@@ -198,24 +217,17 @@ int fare_open(struct fare **fp, struct fare_err *err)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return err_errno(err, -ENOMEM);
-	f->genl = open_socket(NETLINK_GENERIC, err);
-	if (!f->genl) {
-		ret = err ? err->code : -EIO;
-		goto fail;
+	ret = open_socket(NETLINK_GENERIC, &f->genl, err);
+	if (!ret)
+		ret = open_socket(NETLINK_ROUTE, &f->rtnl, err);
+	if (!ret)
+		ret = resolve_family(f, err);
+	if (ret) {
+		fare_close(f);
+		return ret;
 	}
-	f->rtnl = open_socket(NETLINK_ROUTE, err);
-	if (!f->rtnl) {
-		ret = err ? err->code : -EIO;
-		goto fail;
-	}
-	ret = resolve_family(f, err);
-	if (ret)
-		goto fail;
 	*fp = f;
 	return 0;
-fail:
-	fare_close(f);
-	return ret;
 }
 
 void fare_close(struct fare *f)
@@ -253,11 +265,12 @@ int fare_plane_add(struct fare *f, const struct fare_plane *plane,
 	int ret;
 
 	fare_err_clear(err);
-	nlh = start(f, FARE_CMD_PLANE_NEW, NLM_F_ACK | NLM_F_CREATE |
-		    (replace ? NLM_F_REPLACE : NLM_F_EXCL));
+	nlh = start(f, FARE_CMD_PLANE_NEW, NLM_F_ACK);
 	ret = fare_msg_put_plane(nlh, sizeof(f->tx), plane, err);
 	if (ret)
 		return ret;
+	if (replace)
+		mnl_attr_put(nlh, FARE_A_REPLACE, 0, NULL);
 	return change(f, nlh, err);
 }
 
@@ -345,11 +358,12 @@ static int route_new(struct fare *f, const struct fare_route *route,
 	struct nlmsghdr *nlh;
 	int ret;
 
-	nlh = start(f, FARE_CMD_ROUTE_NEW, NLM_F_ACK | NLM_F_CREATE |
-		    (replace ? NLM_F_REPLACE : NLM_F_EXCL));
+	nlh = start(f, FARE_CMD_ROUTE_NEW, NLM_F_ACK);
 	ret = fare_msg_put_route(nlh, sizeof(f->tx), route, err);
 	if (ret)
 		return ret;
+	if (replace)
+		mnl_attr_put(nlh, FARE_A_REPLACE, 0, NULL);
 	return change(f, nlh, err);
 }
 
@@ -402,7 +416,7 @@ int fare_route_add(struct fare *f, const struct fare_route *route,
 {
 	struct fare_route *old = NULL;
 	struct fare_err rb_err;
-	uint32_t ifindex;
+	uint32_t ifindex = 0;
 	int ret, rb;
 
 	fare_err_clear(err);

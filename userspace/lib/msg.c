@@ -173,7 +173,8 @@ int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
 				   route->mode))
 		return too_long(err);
 	if (!route->n_nexthops)
-		return 0;
+		return fare_err_set(err, -EINVAL,
+				    "a route needs at least one next hop");
 
 	/* Strict validation wants NLA_F_NESTED on both levels of nests. */
 	hops = mnl_attr_nest_start_check(nlh, buflen,
@@ -435,21 +436,39 @@ int fare_msg_parse_stats(const struct nlmsghdr *nlh, struct fare_stats *out,
 	return 0;
 }
 
+/* NLMSGERR_ATTR_MISS_TYPE (Linux 6.0), spelled out for older headers. */
+#define EXTACK_MISS_TYPE	5
+
+struct extack {
+	const struct nlattr *msg;
+	const struct nlattr *miss_type;
+};
+
 static int extack_cb(const struct nlattr *attr, void *data)
 {
-	const struct nlattr **msg = data;
+	struct extack *ea = data;
 
-	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
-		*msg = attr;
+	switch (mnl_attr_get_type(attr)) {
+	case NLMSGERR_ATTR_MSG:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+			ea->msg = attr;
+		break;
+	case EXTACK_MISS_TYPE:
+		if (len_is(attr, sizeof(uint32_t)))
+			ea->miss_type = attr;
+		break;
+	}
 	return MNL_CB_OK;
 }
 
-/* Put the extack message found from offset on into err; keep err's code. */
+/*
+ * Put the extack found from offset on into err, keeping err's code: the
+ * message if there is one, else the missing attribute if one is named.
+ */
 static void parse_extack(const struct nlmsghdr *nlh, size_t offset,
 			 struct fare_err *err)
 {
-	const struct nlattr *msg = NULL;
+	struct extack ea = { 0 };
 	const char *s;
 	size_t len;
 
@@ -457,16 +476,23 @@ static void parse_extack(const struct nlmsghdr *nlh, size_t offset,
 		return;
 	if (offset > mnl_nlmsg_get_payload_len(nlh))
 		return;
-	mnl_attr_parse(nlh, offset, extack_cb, &msg);
-	if (!msg)
-		return;
-	s = mnl_attr_get_str(msg);
-	len = strnlen(s, mnl_attr_get_payload_len(msg));
-	/* The kernel's messages carry no newline, but be sure. */
-	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
-		len--;
-	if (len)
-		snprintf(err->msg, sizeof(err->msg), "%.*s", (int)len, s);
+	mnl_attr_parse(nlh, offset, extack_cb, &ea);
+	if (ea.msg) {
+		s = mnl_attr_get_str(ea.msg);
+		len = strnlen(s, mnl_attr_get_payload_len(ea.msg));
+		/* The kernel's messages carry no newline, but be sure. */
+		while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
+			len--;
+		if (len) {
+			snprintf(err->msg, sizeof(err->msg), "%.*s", (int)len,
+				 s);
+			return;
+		}
+	}
+	if (ea.miss_type && err->code)
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s (missing attribute %u)", strerror(-err->code),
+			 mnl_attr_get_u32(ea.miss_type));
 }
 
 int fare_msg_parse_error(const struct nlmsghdr *nlh, struct fare_err *err)

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libfare against the running kernel, without fare.ko: the exchange reads a
+ * real multi-part dump from the genetlink controller, and the kernel FIB
+ * routes are installed and removed in a scratch network namespace (skipped
+ * where one cannot be made), with "lo" standing in for fare0.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <linux/genetlink.h>
+#include <linux/rtnetlink.h>
+
+#include "fare_int.h"
+#include "harness.h"
+
+#define SKIP_STATUS 77
+
+static char why[512];
+
+static const char *ip_cmd(void)
+{
+	if (!access("/usr/sbin/ip", X_OK))
+		return "/usr/sbin/ip";
+	if (!access("/sbin/ip", X_OK))
+		return "/sbin/ip";
+	return NULL;
+}
+
+/* "ip -o ROUTE show" in this namespace, or NULL without iproute2. */
+static const char *routes(const char *args)
+{
+	static char out[4096];
+	char cmd[256];
+	size_t n;
+	FILE *p;
+
+	if (!ip_cmd())
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "%s %s", ip_cmd(), args);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	return out;
+}
+
+static int lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!ioctl(fd, SIOCGIFFLAGS, &ifr)) {
+		ifr.ifr_flags |= IFF_UP;
+		ret = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	close(fd);
+	return ret;
+}
+
+#define EXPECT(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			snprintf(why, sizeof(why), __VA_ARGS__);	\
+			return why;					\
+		}							\
+	} while (0)
+
+#define BAD_SRC_MSG \
+	"installing the kernel route 10.9.0.0/24 dev fare0 proto 249 src 192.0.2.99: "
+
+static const char *scenario(struct fare *f)
+{
+	struct fare_route r = { 0 };
+	struct fare_prefix p6, other;
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+	const char *out;
+	int ret;
+
+	fare_prefix_parse("10.9.0.0/24", &r.dst, NULL);
+	inet_pton(AF_INET, "127.0.0.1", &r.src.v4);
+	r.has_src = true;
+
+	ret = fare_rtnl_route_install(f, &r, 1, &err);
+	EXPECT(!ret, "install: %s", err.msg);
+	out = routes("-o -4 route show proto 249");
+	EXPECT(!out || strstr(out, "10.9.0.0/24 dev lo scope link src 127.0.0.1"),
+	       "route not in the FIB: %s", out);
+	ret = fare_rtnl_route_install(f, &r, 1, &err);
+	EXPECT(!ret, "second install (a replace): %s", err.msg);
+
+	inet_pton(AF_INET, "192.0.2.99", &r.src.v4);
+	ret = fare_rtnl_route_install(f, &r, 1, &err);
+	EXPECT(ret == -EINVAL, "non-local src gave %d", ret);
+	/* The reason after the colon is the kernel's extack text. */
+	EXPECT(!strncmp(err.msg, BAD_SRC_MSG, strlen(BAD_SRC_MSG)) &&
+	       strlen(err.msg) > strlen(BAD_SRC_MSG), "message: %s", err.msg);
+
+	ret = fare_rtnl_route_remove(f, &r.dst, 1, &err);
+	EXPECT(!ret, "remove: %s", err.msg);
+	out = routes("-o -4 route show proto 249");
+	EXPECT(!out || !*out, "route still in the FIB: %s", out);
+	ret = fare_rtnl_route_remove(f, &r.dst, 1, &err);
+	EXPECT(!ret, "removing a route already gone: %s", err.msg);
+
+	fare_prefix_parse("2001:db8:9::/48", &p6, NULL);
+	r.dst = p6;
+	r.has_src = false;
+	ret = fare_rtnl_route_install(f, &r, 1, &err);
+	EXPECT(!ret, "install IPv6: %s", err.msg);
+	out = routes("-o -6 route show proto 249");
+	EXPECT(!out || strstr(out, "2001:db8:9::/48 dev lo"),
+	       "IPv6 route not in the FIB: %s", out);
+	ret = fare_rtnl_route_remove(f, &p6, 1, &err);
+	EXPECT(!ret, "remove IPv6: %s", err.msg);
+	ret = fare_rtnl_route_remove(f, &p6, 1, &err);
+	EXPECT(!ret, "removing an IPv6 route already gone: %s", err.msg);
+
+	/* Someone else's route to a prefix is not ours to remove. */
+	fare_prefix_parse("10.8.0.0/24", &other, NULL);
+	nlh = fare_rtnl_msg_route(f->tx, sizeof(f->tx), RTM_NEWROUTE, 99,
+				  &other, NULL, 1);
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_protocol =
+		RTPROT_STATIC;
+	ret = fare_talk(f, f->rtnl, nlh, NULL, NULL, &err);
+	EXPECT(!ret, "adding a static route: %s", err.msg);
+	ret = fare_rtnl_route_remove(f, &other, 1, &err);
+	EXPECT(!ret, "remove of a foreign route: %s", err.msg);
+	out = routes("-o -4 route show 10.8.0.0/24");
+	EXPECT(!out || strstr(out, "proto static"),
+	       "the static route went: %s", out);
+	return NULL;
+}
+
+static void child(int fd)
+{
+	const char *res;
+	struct fare *f;
+	int one = 1;
+
+	if (unshare(CLONE_NEWNET) || lo_up())
+		_exit(SKIP_STATUS);
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		_exit(1);
+	f->rtnl = mnl_socket_open(NETLINK_ROUTE);
+	if (!f->rtnl || mnl_socket_bind(f->rtnl, 0, MNL_SOCKET_AUTOPID)) {
+		res = "cannot open rtnetlink";
+	} else {
+		setsockopt(mnl_socket_get_fd(f->rtnl), SOL_NETLINK,
+			   NETLINK_EXT_ACK, &one, sizeof(one));
+		res = scenario(f);
+	}
+	if (f->rtnl)
+		mnl_socket_close(f->rtnl);
+	free(f);
+	if (res && write(fd, res, strlen(res)) < 0)
+		_exit(1);
+	close(fd);
+	_exit(res ? 1 : 0);
+}
+
+TEST(kernel_route_is_installed_replaced_and_removed_in_a_scratch_netns)
+{
+	char msg[sizeof(why)] = "";
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	CHECK(!pipe(fds));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		close(fds[0]);
+		child(fds[1]);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, sizeof(msg) - 1);
+	close(fds[0]);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP_STATUS) {
+		t_skip("no network namespace can be made here");
+		return;
+	}
+	if (n > 0) {
+		msg[n] = '\0';
+		t_fail(__FILE__, __LINE__, "%s", msg);
+		return;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+struct families {
+	int n;
+	bool nlctrl;
+	uint32_t nlctrl_notify;
+};
+
+static int family_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct families *fs = arg;
+	uint32_t version, group;
+	uint16_t id;
+
+	if (fare_msg_parse_family(nlh, &id, &version, &group, NULL))
+		return -EPROTO;
+	fs->n++;
+	if (id == GENL_ID_CTRL)
+		fs->nlctrl = true;
+	return 0;
+}
+
+TEST(exchange_reads_a_real_multipart_dump_from_the_genl_controller)
+{
+	struct families fs = { 0 };
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+	struct genlmsghdr *g;
+	struct fare *f;
+	int ret;
+
+	f = calloc(1, sizeof(*f));
+	CHECK(f);
+	f->genl = mnl_socket_open(NETLINK_GENERIC);
+	if (!f->genl || mnl_socket_bind(f->genl, 0, MNL_SOCKET_AUTOPID)) {
+		if (f->genl)
+			mnl_socket_close(f->genl);
+		free(f);
+		t_skip("no generic netlink socket here");
+		return;
+	}
+	nlh = mnl_nlmsg_put_header(f->tx);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = fare_next_seq(f);
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	ret = fare_talk(f, f->genl, nlh, family_cb, &fs, &err);
+	mnl_socket_close(f->genl);
+	free(f);
+	CHECK_INT(ret, 0);
+	CHECK(fs.nlctrl);
+	CHECK(fs.n >= 1);
+}

@@ -1,0 +1,854 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libfare's messages, without a kernel: requests are built into a buffer
+ * and read back with libmnl; replies, acks and dumps are made by hand the
+ * way the kernel makes them and fed to the parsers.
+ */
+#include <errno.h>
+#include <arpa/inet.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "fare_int.h"
+#include "harness.h"
+
+#define FAMILY_ID 0x1c
+
+static char buf[FARE_TX_SIZE] __attribute__((aligned(8)));
+static char buf2[FARE_TX_SIZE] __attribute__((aligned(8)));
+
+static struct fare_route route;
+
+static void make_route(void)
+{
+	memset(&route, 0, sizeof(route));
+	fare_prefix_parse("10.0.0.0/24", &route.dst, NULL);
+	route.mode = FARE_MODE_FLOWLET;
+	route.n_nexthops = 2;
+	route.nexthops[0] = (struct fare_nexthop){ .plane_id = 1, .weight = 3 };
+	route.nexthops[1] = (struct fare_nexthop){
+		.plane_id = 2, .weight = 4000000000u, .tier = 1,
+	};
+}
+
+static const struct nlattr *find(const struct nlmsghdr *nlh, uint16_t type)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		if (mnl_attr_get_type(a) == type)
+			return a;
+	return NULL;
+}
+
+static const struct nlattr *find_nested(const struct nlattr *nest,
+					uint16_t type)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest)
+		if (mnl_attr_get_type(a) == type)
+			return a;
+	return NULL;
+}
+
+TEST(route_new_sets_nla_f_nested_on_both_nest_levels)
+{
+	struct nlmsghdr *nlh;
+	const struct nlattr *hops, *e;
+	int entries = 0;
+
+	make_route();
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW,
+			     NLM_F_ACK, 1);
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, NULL), 0);
+	hops = find(nlh, FARE_A_ROUTE_NEXTHOPS);
+	CHECK(hops);
+	CHECK(hops->nla_type & NLA_F_NESTED);
+	mnl_attr_for_each_nested(e, hops) {
+		CHECK_INT(e->nla_type, FARE_A_NEXTHOPS_ENTRY | NLA_F_NESTED);
+		CHECK(find_nested(e, FARE_A_NH_PLANE_ID));
+		CHECK(find_nested(e, FARE_A_NH_WEIGHT));
+		CHECK(find_nested(e, FARE_A_NH_TIER));
+		CHECK(!find_nested(e, FARE_A_NH_TX_PACKETS));
+		entries++;
+	}
+	CHECK_INT(entries, 2);
+}
+
+TEST(route_new_reads_back_as_the_same_route)
+{
+	struct fare_route back;
+	struct nlmsghdr *nlh;
+
+	make_route();
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW,
+			     NLM_F_ACK, 1);
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, NULL), 0);
+	CHECK(mnl_attr_get_payload_len(find(nlh, FARE_A_ROUTE_DST)) == 4);
+	CHECK_INT(mnl_attr_get_u8(find(nlh, FARE_A_ROUTE_FAMILY)), AF_INET);
+	CHECK_INT(fare_msg_parse_route(nlh, &back, NULL), 0);
+	CHECK_INT(back.dst.family, AF_INET);
+	CHECK_INT(back.dst.plen, 24);
+	CHECK(back.dst.addr.v4.s_addr == htonl(0x0a000000));
+	CHECK_INT(back.mode, FARE_MODE_FLOWLET);
+	CHECK_INT(back.n_nexthops, 2);
+	CHECK_INT(back.nexthops[0].plane_id, 1);
+	CHECK_INT(back.nexthops[0].weight, 3);
+	CHECK_INT(back.nexthops[0].tier, 0);
+	CHECK_INT(back.nexthops[1].plane_id, 2);
+	CHECK_INT(back.nexthops[1].weight, 4000000000u);
+	CHECK_INT(back.nexthops[1].tier, 1);
+}
+
+TEST(request_header_names_family_command_version_and_flags)
+{
+	struct nlmsghdr *nlh;
+	struct genlmsghdr *g;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_PLANE_NEW,
+			     NLM_F_ACK | NLM_F_REPLACE, 77);
+	g = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(nlh->nlmsg_type, FAMILY_ID);
+	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK | NLM_F_REPLACE);
+	CHECK_INT(nlh->nlmsg_seq, 77);
+	CHECK_INT(g->cmd, FARE_CMD_PLANE_NEW);
+	CHECK_INT(g->version, FARE_GENL_VERSION);
+	CHECK_INT(nlh->nlmsg_len, NLMSG_HDRLEN + GENL_HDRLEN);
+}
+
+TEST(default_mode_is_not_sent)
+{
+	struct nlmsghdr *nlh;
+
+	make_route();
+	route.mode = FARE_MODE_DEFAULT;
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, NULL), 0);
+	CHECK(!find(nlh, FARE_A_ROUTE_MODE));
+	CHECK(find(nlh, FARE_A_ROUTE_NEXTHOPS));
+	CHECK(find(nlh, FARE_A_ROUTE_PLEN));
+}
+
+TEST(ipv6_prefix_is_sent_as_16_bytes)
+{
+	struct fare_prefix p;
+	struct nlmsghdr *nlh;
+
+	CHECK_INT(fare_prefix_parse("2001:db8:1::/48", &p, NULL), 0);
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_DEL, 0, 1);
+	CHECK_INT(fare_msg_put_prefix(nlh, sizeof(buf), &p, NULL), 0);
+	CHECK_INT(mnl_attr_get_u8(find(nlh, FARE_A_ROUTE_FAMILY)), AF_INET6);
+	CHECK_INT(mnl_attr_get_payload_len(find(nlh, FARE_A_ROUTE_DST)), 16);
+	CHECK_INT(mnl_attr_get_u8(find(nlh, FARE_A_ROUTE_PLEN)), 48);
+}
+
+TEST(plane_new_carries_only_the_gateways_given)
+{
+	struct fare_plane p = { .id = 3, .ifindex = 42, .has_gw6 = true };
+	struct fare_plane back;
+	struct nlmsghdr *nlh;
+
+	inet_pton(AF_INET6, "fe80::1", &p.gw6);
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_PLANE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_plane(nlh, sizeof(buf), &p, NULL), 0);
+	CHECK(!find(nlh, FARE_A_PLANE_GW4));
+	CHECK_INT(mnl_attr_get_payload_len(find(nlh, FARE_A_PLANE_GW6)), 16);
+	CHECK(!find(nlh, FARE_A_PLANE_FLAGS));
+	CHECK_INT(fare_msg_parse_plane(nlh, &back, NULL), 0);
+	CHECK_INT(back.id, 3);
+	CHECK_INT(back.ifindex, 42);
+	CHECK(!back.has_gw4 && back.has_gw6);
+	CHECK(!memcmp(&back.gw6, &p.gw6, 16));
+}
+
+TEST(builders_refuse_what_the_kernel_would)
+{
+	struct fare_plane p = { .id = 0, .ifindex = 1 };
+	struct fare_config cfg = { 0 };
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_PLANE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_plane(nlh, sizeof(buf), &p, &err), -EINVAL);
+	CHECK_STR(err.msg, "plane id 0 out of range (1..255)");
+
+	make_route();
+	route.n_nexthops = FARE_NEXTHOP_MAX + 1;
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, &err), -E2BIG);
+	CHECK_STR(err.msg, "65 next hops, at most 64 allowed");
+
+	make_route();
+	route.dst.plen = 33;
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, &err), -EINVAL);
+	CHECK_STR(err.msg, "prefix length 33 out of range (0..32)");
+
+	route.dst.plen = 24;
+	route.n_nexthops = 0;
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, &err), -EINVAL);
+	CHECK_STR(err.msg, "a route needs at least one next hop");
+
+	route.dst.family = AF_UNIX;
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, &err),
+		  -EAFNOSUPPORT);
+
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, &err), -EINVAL);
+	CHECK_STR(err.msg, "nothing to set");
+	cfg.set = FARE_CONFIG_MODE;
+	cfg.mode = FARE_MODE_DEFAULT;
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, &err), -EINVAL);
+	CHECK_STR(err.msg, "mode 0 out of range (1..3)");
+}
+
+TEST(route_with_64_hops_fits_and_a_small_buffer_is_refused)
+{
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+	unsigned int i;
+
+	make_route();
+	route.n_nexthops = FARE_NEXTHOP_MAX;
+	for (i = 0; i < FARE_NEXTHOP_MAX; i++)
+		route.nexthops[i] = (struct fare_nexthop){
+			.plane_id = i + 1, .weight = 1,
+		};
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, &err), 0);
+	CHECK(nlh->nlmsg_len < 2048);
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_route(nlh, 256, &route, &err), -EMSGSIZE);
+}
+
+TEST(config_set_sends_only_the_fields_set)
+{
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_HASH_SEED, .hash_seed = 0xabcdef01,
+		.mode = FARE_MODE_PACKET, .flowlet_us = 5,
+	};
+	struct fare_config back;
+	struct nlmsghdr *nlh;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 1);
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, NULL), 0);
+	CHECK(!find(nlh, FARE_A_CONFIG_MODE));
+	CHECK(!find(nlh, FARE_A_CONFIG_FLOWLET_US));
+	CHECK_INT(mnl_attr_get_u32(find(nlh, FARE_A_CONFIG_HASH_SEED)),
+		  0xabcdef01);
+	CHECK_INT(fare_msg_parse_config(nlh, &back, NULL), 0);
+	CHECK_INT(back.set, FARE_CONFIG_HASH_SEED);
+	CHECK_INT(back.ifindex, 0);
+}
+
+/* A reply as the kernel sends it: u64 counters after a FARE_A_PAD. */
+static struct nlmsghdr *plane_reply(void *b, uint32_t seq, uint32_t id)
+{
+	struct nlmsghdr *nlh;
+	struct in_addr gw;
+
+	nlh = fare_msg_start(b, FAMILY_ID, FARE_CMD_PLANE_GET, NLM_F_MULTI,
+			     seq);
+	nlh->nlmsg_flags &= ~NLM_F_REQUEST;
+	mnl_attr_put_u32(nlh, FARE_A_PLANE_ID, id);
+	mnl_attr_put_u32(nlh, FARE_A_PLANE_IFINDEX, 10 + id);
+	inet_pton(AF_INET, "10.1.0.1", &gw);
+	mnl_attr_put(nlh, FARE_A_PLANE_GW4, 4, &gw);
+	mnl_attr_put_u32(nlh, FARE_A_PLANE_FLAGS, FARE_PLANE_F_OPER_UP);
+	mnl_attr_put(nlh, FARE_A_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, FARE_A_PLANE_TX_PACKETS, 3000);
+	mnl_attr_put(nlh, FARE_A_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, FARE_A_PLANE_TX_BYTES, 1ull << 40);
+	/* From a newer kernel: must be ignored. */
+	mnl_attr_put_u32(nlh, FARE_A_MAX + 7, 0xdead);
+	return nlh;
+}
+
+TEST(plane_reply_reads_padded_counters_and_ignores_new_attributes)
+{
+	struct fare_plane p;
+
+	CHECK_INT(fare_msg_parse_plane(plane_reply(buf, 1, 5), &p, NULL), 0);
+	CHECK_INT(p.id, 5);
+	CHECK_INT(p.ifindex, 15);
+	CHECK(p.has_gw4 && !p.has_gw6);
+	CHECK(p.gw4.s_addr == htonl(0x0a010001));
+	CHECK_INT(p.flags, FARE_PLANE_F_OPER_UP);
+	CHECK_INT(p.tx_packets, 3000);
+	CHECK_INT(p.tx_bytes, 1ll << 40);
+}
+
+TEST(plane_reply_without_id_or_with_short_gateway_is_malformed)
+{
+	struct fare_plane p;
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_PLANE_GET, 0, 1);
+	mnl_attr_put_u32(nlh, FARE_A_PLANE_IFINDEX, 1);
+	CHECK_INT(fare_msg_parse_plane(nlh, &p, &err), -EPROTO);
+	CHECK_STR(err.msg, "malformed reply from fare.ko: plane without an id");
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_PLANE_GET, 0, 1);
+	mnl_attr_put_u32(nlh, FARE_A_PLANE_ID, 1);
+	mnl_attr_put_u32(nlh, FARE_A_PLANE_IFINDEX, 1);
+	mnl_attr_put_u16(nlh, FARE_A_PLANE_GW4, 1);
+	CHECK_INT(fare_msg_parse_plane(nlh, &p, &err), -EPROTO);
+	CHECK_STR(err.msg,
+		  "malformed reply from fare.ko: plane attribute of the wrong size");
+}
+
+static struct nlmsghdr *route_reply(void *b, uint32_t seq, int n_hops)
+{
+	struct nlattr *hops, *e;
+	struct nlmsghdr *nlh;
+	struct in6_addr dst;
+	int i;
+
+	nlh = fare_msg_start(b, FAMILY_ID, FARE_CMD_ROUTE_GET, NLM_F_MULTI,
+			     seq);
+	nlh->nlmsg_flags &= ~NLM_F_REQUEST;
+	inet_pton(AF_INET6, "2001:db8::", &dst);
+	mnl_attr_put_u8(nlh, FARE_A_ROUTE_FAMILY, AF_INET6);
+	mnl_attr_put(nlh, FARE_A_ROUTE_DST, 16, &dst);
+	mnl_attr_put_u8(nlh, FARE_A_ROUTE_PLEN, 32);
+	mnl_attr_put_u8(nlh, FARE_A_ROUTE_MODE, FARE_MODE_PACKET);
+	mnl_attr_put(nlh, FARE_A_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, FARE_A_ROUTE_NOPLANE_PACKETS, 9);
+	hops = mnl_attr_nest_start(nlh, FARE_A_ROUTE_NEXTHOPS);
+	for (i = 0; i < n_hops; i++) {
+		e = mnl_attr_nest_start(nlh, FARE_A_NEXTHOPS_ENTRY);
+		mnl_attr_put_u32(nlh, FARE_A_NH_PLANE_ID, i + 1);
+		mnl_attr_put_u32(nlh, FARE_A_NH_WEIGHT, 10 * (i + 1));
+		mnl_attr_put_u8(nlh, FARE_A_NH_TIER, i % 2);
+		mnl_attr_put(nlh, FARE_A_NH_PAD, 0, NULL);
+		mnl_attr_put_u64(nlh, FARE_A_NH_TX_PACKETS, 100 * (i + 1));
+		mnl_attr_put(nlh, FARE_A_NH_PAD, 0, NULL);
+		mnl_attr_put_u64(nlh, FARE_A_NH_TX_BYTES, 1000 * (i + 1));
+		mnl_attr_put_u32(nlh, FARE_A_NH_MAX + 3, 1);
+		mnl_attr_nest_end(nlh, e);
+	}
+	/* An entry type from a newer kernel: skipped. */
+	e = mnl_attr_nest_start(nlh, FARE_A_NEXTHOPS_MAX + 1);
+	mnl_attr_nest_end(nlh, e);
+	mnl_attr_nest_end(nlh, hops);
+	return nlh;
+}
+
+TEST(route_reply_reads_per_hop_counters)
+{
+	static struct fare_route r;
+
+	CHECK_INT(fare_msg_parse_route(route_reply(buf, 1, 3), &r, NULL), 0);
+	CHECK_INT(r.dst.family, AF_INET6);
+	CHECK_INT(r.dst.plen, 32);
+	CHECK_INT(r.mode, FARE_MODE_PACKET);
+	CHECK_INT(r.noplane_packets, 9);
+	CHECK(!r.has_src);
+	CHECK_INT(r.n_nexthops, 3);
+	CHECK_INT(r.nexthops[2].plane_id, 3);
+	CHECK_INT(r.nexthops[2].weight, 30);
+	CHECK_INT(r.nexthops[2].tier, 0);
+	CHECK_INT(r.nexthops[1].tier, 1);
+	CHECK_INT(r.nexthops[2].tx_packets, 300);
+	CHECK_INT(r.nexthops[2].tx_bytes, 3000);
+}
+
+TEST(route_reply_with_more_than_64_hops_is_malformed)
+{
+	static char big[16384] __attribute__((aligned(8)));
+	static struct fare_route r;
+	struct fare_err err;
+
+	CHECK_INT(fare_msg_parse_route(route_reply(big, 1, 65), &r, &err),
+		  -EPROTO);
+	CHECK_STR(err.msg,
+		  "malformed reply from fare.ko: more next hops than FARE_NEXTHOP_MAX");
+}
+
+TEST(route_reply_with_a_destination_of_the_wrong_family_is_malformed)
+{
+	static struct fare_route r;
+	struct nlmsghdr *nlh;
+	struct fare_err err;
+	uint32_t dst = 0;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_GET, 0, 1);
+	mnl_attr_put_u8(nlh, FARE_A_ROUTE_FAMILY, AF_INET6);
+	mnl_attr_put(nlh, FARE_A_ROUTE_DST, 4, &dst);
+	mnl_attr_put_u8(nlh, FARE_A_ROUTE_PLEN, 0);
+	CHECK_INT(fare_msg_parse_route(nlh, &r, &err), -EPROTO);
+	CHECK_STR(err.msg,
+		  "malformed reply from fare.ko: route destination of the wrong family");
+}
+
+TEST(config_and_stats_replies_are_read)
+{
+	struct fare_config cfg;
+	struct fare_stats st;
+	struct nlmsghdr *nlh;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_GET, 0, 1);
+	mnl_attr_put_u8(nlh, FARE_A_CONFIG_MODE, FARE_MODE_FLOW);
+	mnl_attr_put_u32(nlh, FARE_A_CONFIG_FLOWLET_US, 50);
+	mnl_attr_put_u32(nlh, FARE_A_CONFIG_HASH_SEED, 7);
+	mnl_attr_put_u32(nlh, FARE_A_CONFIG_IFINDEX, 12);
+	CHECK_INT(fare_msg_parse_config(nlh, &cfg, NULL), 0);
+	CHECK_INT(cfg.mode, FARE_MODE_FLOW);
+	CHECK_INT(cfg.flowlet_us, 50);
+	CHECK_INT(cfg.hash_seed, 7);
+	CHECK_INT(cfg.ifindex, 12);
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_STATS_GET, 0, 1);
+	mnl_attr_put_u64(nlh, FARE_A_STATS_NOROUTE_PACKETS, 1);
+	mnl_attr_put_u64(nlh, FARE_A_STATS_NOPLANE_PACKETS, 2);
+	mnl_attr_put_u64(nlh, FARE_A_STATS_ERROR_PACKETS, 3);
+	CHECK_INT(fare_msg_parse_stats(nlh, &st, NULL), 0);
+	CHECK_INT(st.noroute_packets, 1);
+	CHECK_INT(st.noplane_packets, 2);
+	CHECK_INT(st.error_packets, 3);
+}
+
+/* NLMSG_ERROR as netlink_ack() builds it. */
+static struct nlmsghdr *make_error(void *b, const struct nlmsghdr *req,
+				   int error, bool capped, const char *msg)
+{
+	size_t echo = capped ? sizeof(*req) : req->nlmsg_len;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(b);
+	struct nlmsgerr *e;
+
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_seq = req->nlmsg_seq;
+	e = mnl_nlmsg_put_extra_header(nlh, sizeof(int) + echo);
+	e->error = error;
+	memcpy(&e->msg, req, echo);
+	if (capped)
+		nlh->nlmsg_flags |= NLM_F_CAPPED;
+	if (msg) {
+		nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+		mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, 20);
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
+	}
+	return nlh;
+}
+
+static struct nlmsghdr *sample_request(void)
+{
+	struct nlmsghdr *nlh;
+
+	make_route();
+	nlh = fare_msg_start(buf2, FAMILY_ID, FARE_CMD_ROUTE_NEW,
+			     NLM_F_ACK, 9);
+	fare_msg_put_route(nlh, sizeof(buf2), &route, NULL);
+	return nlh;
+}
+
+TEST(error_takes_the_extack_message_after_the_echoed_request)
+{
+	struct fare_err err;
+
+	CHECK_INT(fare_msg_parse_error(make_error(buf, sample_request(),
+						  -EINVAL, false,
+						  "plane 9 does not exist"),
+				       &err), -EINVAL);
+	CHECK_INT(err.code, -EINVAL);
+	CHECK_STR(err.msg, "plane 9 does not exist");
+}
+
+TEST(error_takes_the_extack_message_of_a_capped_ack)
+{
+	struct fare_err err;
+
+	CHECK_INT(fare_msg_parse_error(make_error(buf, sample_request(),
+						  -EEXIST, true,
+						  "route exists\n"),
+				       &err), -EEXIST);
+	CHECK_STR(err.msg, "route exists");
+}
+
+TEST(error_without_extack_falls_back_to_strerror)
+{
+	struct fare_err err;
+
+	CHECK_INT(fare_msg_parse_error(make_error(buf, sample_request(),
+						  -EPERM, true, NULL),
+				       &err), -EPERM);
+	CHECK_STR(err.msg, strerror(EPERM));
+}
+
+TEST(error_names_a_missing_attribute_when_there_is_no_message)
+{
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+
+	nlh = make_error(buf, sample_request(), -EINVAL, true, NULL);
+	nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+	mnl_attr_put_u32(nlh, NLMSGERR_ATTR_MISS_TYPE, FARE_A_ROUTE_NEXTHOPS);
+	CHECK_INT(fare_msg_parse_error(nlh, &err), -EINVAL);
+	CHECK_STR(err.msg, "Invalid argument (missing attribute 13)");
+}
+
+TEST(ack_is_success_and_keeps_a_warning)
+{
+	struct fare_err err = { 0 };
+
+	CHECK_INT(fare_msg_parse_error(make_error(buf, sample_request(), 0,
+						  true, "weights rounded"),
+				       &err), 0);
+	CHECK_INT(err.code, 0);
+	CHECK_STR(err.msg, "weights rounded");
+}
+
+TEST(done_carries_the_error_of_a_failed_dump)
+{
+	struct fare_err err;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	int *code;
+
+	nlh->nlmsg_type = NLMSG_DONE;
+	nlh->nlmsg_flags = NLM_F_MULTI | NLM_F_ACK_TLVS;
+	code = mnl_nlmsg_put_extra_header(nlh, sizeof(int));
+	*code = -EMSGSIZE;
+	mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, "route too large to dump");
+	CHECK_INT(fare_msg_parse_done(nlh, &err), -EMSGSIZE);
+	CHECK_STR(err.msg, "route too large to dump");
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = NLMSG_DONE;
+	code = mnl_nlmsg_put_extra_header(nlh, sizeof(int));
+	*code = 0;
+	CHECK_INT(fare_msg_parse_done(nlh, &err), 0);
+}
+
+TEST(family_reply_gives_the_id_and_the_events_group)
+{
+	struct nlattr *groups, *g;
+	struct nlmsghdr *nlh;
+	uint32_t version, events;
+	uint16_t id;
+
+	nlh = fare_msg_getfamily(buf, 1);
+	CHECK_INT(nlh->nlmsg_type, GENL_ID_CTRL);
+	CHECK_STR(mnl_attr_get_str(find(nlh, CTRL_ATTR_FAMILY_NAME)), "fare");
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	mnl_nlmsg_put_extra_header(nlh, GENL_HDRLEN);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, "fare");
+	mnl_attr_put_u16(nlh, CTRL_ATTR_FAMILY_ID, 0x22);
+	mnl_attr_put_u32(nlh, CTRL_ATTR_VERSION, 1);
+	groups = mnl_attr_nest_start(nlh, CTRL_ATTR_MCAST_GROUPS);
+	g = mnl_attr_nest_start(nlh, 1);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_MCAST_GRP_NAME, "other");
+	mnl_attr_put_u32(nlh, CTRL_ATTR_MCAST_GRP_ID, 5);
+	mnl_attr_nest_end(nlh, g);
+	g = mnl_attr_nest_start(nlh, 2);
+	mnl_attr_put_u32(nlh, CTRL_ATTR_MCAST_GRP_ID, 9);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_MCAST_GRP_NAME, "events");
+	mnl_attr_nest_end(nlh, g);
+	mnl_attr_nest_end(nlh, groups);
+	CHECK_INT(fare_msg_parse_family(nlh, &id, &version, &events, NULL), 0);
+	CHECK_INT(id, 0x22);
+	CHECK_INT(version, 1);
+	CHECK_INT(events, 9);
+}
+
+TEST(kernel_route_request_points_the_prefix_at_fare0)
+{
+	const struct nlattr *a;
+	struct fare_prefix p;
+	union fare_addr src;
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int seen = 0;
+
+	fare_prefix_parse("10.0.0.0/24", &p, NULL);
+	inet_pton(AF_INET, "192.0.2.7", &src.v4);
+	nlh = fare_rtnl_msg_route(buf, sizeof(buf), RTM_NEWROUTE, 4, &p, &src,
+				  33);
+	CHECK(nlh);
+	CHECK_INT(nlh->nlmsg_flags,
+		  NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(rtm->rtm_family, AF_INET);
+	CHECK_INT(rtm->rtm_dst_len, 24);
+	CHECK_INT(rtm->rtm_table, RT_TABLE_MAIN);
+	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
+	CHECK_INT(rtm->rtm_scope, RT_SCOPE_LINK);
+	CHECK_INT(rtm->rtm_type, RTN_UNICAST);
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		switch (mnl_attr_get_type(a)) {
+		case RTA_DST:
+			CHECK(*(uint32_t *)mnl_attr_get_payload(a) ==
+			      htonl(0x0a000000));
+			seen |= 1;
+			break;
+		case RTA_OIF:
+			CHECK_INT(mnl_attr_get_u32(a), 33);
+			seen |= 2;
+			break;
+		case RTA_PREFSRC:
+			CHECK(*(uint32_t *)mnl_attr_get_payload(a) ==
+			      src.v4.s_addr);
+			seen |= 4;
+			break;
+		default:
+			seen |= 8;
+		}
+	}
+	CHECK_INT(seen, 7);
+}
+
+TEST(kernel_route_removal_matches_only_our_protocol_and_device)
+{
+	const struct nlattr *a;
+	struct fare_prefix p;
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int seen = 0;
+
+	fare_prefix_parse("2001:db8::/64", &p, NULL);
+	nlh = fare_rtnl_msg_route(buf, sizeof(buf), RTM_DELROUTE, 4, &p, NULL,
+				  33);
+	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(rtm->rtm_family, AF_INET6);
+	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
+	CHECK_INT(rtm->rtm_scope, RT_SCOPE_NOWHERE);
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		if (mnl_attr_get_type(a) == RTA_DST)
+			CHECK_INT(mnl_attr_get_payload_len(a), 16);
+		seen |= 1 << mnl_attr_get_type(a);
+	}
+	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_OIF));
+}
+
+TEST(prefix_parse_and_format_round_trip)
+{
+	char s[FARE_PREFIX_STRLEN];
+	struct fare_prefix p;
+	struct fare_err err;
+
+	CHECK_INT(fare_prefix_parse("0.0.0.0/0", &p, NULL), 0);
+	CHECK_STR(fare_prefix_format(&p, s, sizeof(s)), "0.0.0.0/0");
+	CHECK_INT(fare_prefix_parse("2001:DB8:0:0::/64", &p, NULL), 0);
+	CHECK_STR(fare_prefix_format(&p, s, sizeof(s)), "2001:db8::/64");
+	CHECK_INT(fare_prefix_parse("10.1.2.3", &p, NULL), 0);
+	CHECK_STR(fare_prefix_format(&p, s, sizeof(s)), "10.1.2.3/32");
+	CHECK_INT(fare_prefix_parse("10.1.2.128/25", &p, NULL), 0);
+	CHECK_INT(fare_prefix_parse("10.1.2.64/25", &p, &err), -EINVAL);
+	CHECK_STR(err.msg, "host bits set beyond the prefix length");
+	CHECK_INT(fare_prefix_parse("2001:db8::1/127", &p, &err), -EINVAL);
+	CHECK_INT(fare_prefix_parse("10.0.0.0/ 8", &p, &err), -EINVAL);
+	CHECK_INT(fare_prefix_parse("10.0.0.0/8x", &p, &err), -EINVAL);
+	CHECK_INT(fare_prefix_parse(
+		"0000:0000:0000:0000:0000:0000:0000:0000:0000/1", &p, &err),
+		-EINVAL);
+	CHECK_STR(err.msg, "not an IPv4 or IPv6 address");
+}
+
+/* --- the exchange: how replies, dumps and errors end a request --- */
+
+struct seen {
+	int calls;
+	uint32_t ids[8];
+	int fail_at;		/* 1-based call that returns an error */
+};
+
+static int count_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct seen *s = arg;
+	struct fare_plane p;
+
+	if (fare_msg_parse_plane(nlh, &p, NULL))
+		return -EPROTO;
+	if (s->calls < 8)
+		s->ids[s->calls] = p.id;
+	s->calls++;
+	return s->calls == s->fail_at ? -ECANCELED : 0;
+}
+
+/* Append a copy of message m to the datagram d (at *len). */
+static void append(char *d, size_t *len, const struct nlmsghdr *m)
+{
+	memcpy(d + *len, m, m->nlmsg_len);
+	*len += NLMSG_ALIGN(m->nlmsg_len);
+}
+
+static struct nlmsghdr *done_msg(void *b, uint32_t seq, int error)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(b);
+	int *code;
+
+	nlh->nlmsg_type = NLMSG_DONE;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	nlh->nlmsg_seq = seq;
+	code = mnl_nlmsg_put_extra_header(nlh, sizeof(int));
+	*code = error;
+	return nlh;
+}
+
+static struct nlmsghdr *dump_request(uint32_t seq)
+{
+	return fare_msg_start(buf2, FAMILY_ID, FARE_CMD_PLANE_GET,
+			      NLM_F_DUMP, seq);
+}
+
+static char dgram[16384] __attribute__((aligned(8)));
+
+TEST(dump_spans_datagrams_until_done)
+{
+	struct fare_exchange x;
+	struct seen s = { 0 };
+	struct fare_err err;
+	size_t len = 0;
+
+	fare_exchange_init(&x, dump_request(5), 0, count_cb, &s, &err);
+	append(dgram, &len, plane_reply(buf, 5, 1));
+	append(dgram, &len, plane_reply(buf, 5, 2));
+	CHECK(!fare_exchange_feed(&x, dgram, len));
+	len = 0;
+	append(dgram, &len, plane_reply(buf, 5, 3));
+	append(dgram, &len, done_msg(buf, 5, 0));
+	CHECK(fare_exchange_feed(&x, dgram, len));
+	CHECK_INT(x.ret, 0);
+	CHECK_INT(s.calls, 3);
+	CHECK_INT(s.ids[2], 3);
+}
+
+TEST(dump_ignores_an_ack_and_messages_of_other_requests)
+{
+	struct fare_exchange x;
+	struct seen s = { 0 };
+	size_t len = 0;
+
+	fare_exchange_init(&x, dump_request(6), 0, count_cb, &s, NULL);
+	append(dgram, &len, plane_reply(buf, 4, 1));
+	append(dgram, &len, done_msg(buf, 4, 0));
+	append(dgram, &len, make_error(buf, dump_request(6), 0, true, NULL));
+	append(dgram, &len, plane_reply(buf, 6, 2));
+	CHECK(!fare_exchange_feed(&x, dgram, len));
+	len = 0;
+	append(dgram, &len, done_msg(buf, 6, 0));
+	CHECK(fare_exchange_feed(&x, dgram, len));
+	CHECK_INT(x.ret, 0);
+	CHECK_INT(s.calls, 1);
+	CHECK_INT(s.ids[0], 2);
+}
+
+TEST(dump_that_fails_midway_returns_the_error_of_done)
+{
+	struct fare_exchange x;
+	struct seen s = { 0 };
+	struct fare_err err;
+	size_t len = 0;
+
+	fare_exchange_init(&x, dump_request(7), 0, count_cb, &s, &err);
+	append(dgram, &len, plane_reply(buf, 7, 1));
+	append(dgram, &len, done_msg(buf, 7, -ENOBUFS));
+	CHECK(fare_exchange_feed(&x, dgram, len));
+	CHECK_INT(x.ret, -ENOBUFS);
+	CHECK_INT(err.code, -ENOBUFS);
+	CHECK_INT(s.calls, 1);
+}
+
+TEST(dump_refused_at_the_start_returns_the_error)
+{
+	struct fare_exchange x;
+	struct seen s = { 0 };
+	struct fare_err err;
+	size_t len = 0;
+
+	fare_exchange_init(&x, dump_request(8), 0, count_cb, &s, &err);
+	append(dgram, &len, make_error(buf, dump_request(8), -EOPNOTSUPP,
+				       true, "dump not supported"));
+	CHECK(fare_exchange_feed(&x, dgram, len));
+	CHECK_INT(x.ret, -EOPNOTSUPP);
+	CHECK_STR(err.msg, "dump not supported");
+	CHECK_INT(s.calls, 0);
+}
+
+TEST(callback_error_drains_the_dump_then_is_returned)
+{
+	struct fare_exchange x;
+	struct seen s = { .fail_at = 1 };
+	struct fare_err err = { 0 };
+	size_t len = 0;
+
+	fare_exchange_init(&x, dump_request(9), 0, count_cb, &s, &err);
+	append(dgram, &len, plane_reply(buf, 9, 1));
+	append(dgram, &len, plane_reply(buf, 9, 2));
+	CHECK(!fare_exchange_feed(&x, dgram, len));
+	len = 0;
+	append(dgram, &len, done_msg(buf, 9, 0));
+	CHECK(fare_exchange_feed(&x, dgram, len));
+	CHECK_INT(x.ret, -ECANCELED);
+	CHECK_INT(s.calls, 1);
+	CHECK_STR(err.msg, strerror(ECANCELED));
+}
+
+TEST(interrupted_dump_asks_to_try_again)
+{
+	struct fare_exchange x;
+	struct seen s = { 0 };
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+	size_t len = 0;
+
+	fare_exchange_init(&x, dump_request(10), 0, count_cb, &s, &err);
+	nlh = plane_reply(buf, 10, 1);
+	nlh->nlmsg_flags |= NLM_F_DUMP_INTR;
+	append(dgram, &len, nlh);
+	append(dgram, &len, done_msg(buf, 10, 0));
+	CHECK(fare_exchange_feed(&x, dgram, len));
+	CHECK_INT(x.ret, -EINTR);
+	CHECK_STR(err.msg,
+		  "the dump was interrupted by a change and may be inconsistent; try again");
+}
+
+TEST(request_ends_at_its_ack_after_the_reply)
+{
+	struct fare_exchange x;
+	struct seen s = { 0 };
+	struct nlmsghdr *req;
+	size_t len = 0;
+
+	req = fare_msg_start(buf2, FAMILY_ID, FARE_CMD_PLANE_GET, NLM_F_ACK,
+			     11);
+	fare_exchange_init(&x, req, 0, count_cb, &s, NULL);
+	append(dgram, &len, plane_reply(buf, 11, 4));
+	CHECK(!fare_exchange_feed(&x, dgram, len));
+	len = 0;
+	append(dgram, &len, make_error(buf, req, 0, true, NULL));
+	CHECK(fare_exchange_feed(&x, dgram, len));
+	CHECK_INT(x.ret, 0);
+	CHECK_INT(s.calls, 1);
+}
+
+TEST(truncated_datagram_is_an_error)
+{
+	struct fare_exchange x;
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+
+	fare_exchange_init(&x, dump_request(12), 0, NULL, NULL, &err);
+	nlh = plane_reply(dgram, 12, 1);
+	CHECK(fare_exchange_feed(&x, dgram, nlh->nlmsg_len - 8));
+	CHECK_INT(x.ret, -EPROTO);
+	CHECK_STR(err.msg, "truncated netlink message");
+}
+
+TEST(replace_request_is_not_mistaken_for_a_dump)
+{
+	struct fare_exchange x;
+	struct nlmsghdr *req;
+	size_t len = 0;
+
+	/* NLM_F_REPLACE is NLM_F_ROOT, one half of NLM_F_DUMP. */
+	req = fare_msg_start(buf2, FAMILY_ID, FARE_CMD_ROUTE_NEW,
+			     NLM_F_ACK | NLM_F_REPLACE, 13);
+	fare_exchange_init(&x, req, 0, NULL, NULL, NULL);
+	CHECK(!x.dump);
+	append(dgram, &len, make_error(buf, req, 0, true, NULL));
+	CHECK(fare_exchange_feed(&x, dgram, len));
+	CHECK_INT(x.ret, 0);
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* farectl's output: the exact text and JSON of planes, routes and stats. */
+#include <math.h>
+#include <arpa/inet.h>
+
+#include "harness.h"
+#include "output.h"
+
+static struct fare_plane plane(void)
+{
+	struct fare_plane p = {
+		.id = 1, .ifindex = 4, .has_gw4 = true,
+		.flags = FARE_PLANE_F_OPER_UP,
+		.tx_packets = 3000, .tx_bytes = 120000,
+	};
+
+	inet_pton(AF_INET, "10.1.0.1", &p.gw4);
+	return p;
+}
+
+static struct fare_route route(void)
+{
+	struct fare_route r = { .mode = FARE_MODE_PACKET, .n_nexthops = 2 };
+
+	fare_prefix_parse("10.0.0.0/24", &r.dst, NULL);
+	r.nexthops[0] = (struct fare_nexthop){
+		.plane_id = 1, .weight = 3, .tx_packets = 3000,
+		.tx_bytes = 120000,
+	};
+	r.nexthops[1] = (struct fare_nexthop){
+		.plane_id = 2, .weight = 1, .tx_packets = 1000,
+		.tx_bytes = 40000,
+	};
+	return r;
+}
+
+TEST(plane_line_reads_like_ip)
+{
+	struct fare_plane p = plane();
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_plane(&o, &p, "eth-p1", false, 0);
+	CHECK_STR(capture_text(&c),
+		  "plane 1 dev eth-p1 via 10.1.0.1 up tx 3000 packets 120000 bytes\n");
+	capture_end(&c);
+}
+
+TEST(plane_line_shows_both_gateways_down_state_and_share)
+{
+	struct fare_plane p = plane();
+	struct fc_out o;
+	struct capture c;
+
+	p.has_gw6 = true;
+	inet_pton(AF_INET6, "fe80::1", &p.gw6);
+	p.flags = 0;
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_plane(&o, &p, NULL, true, 0.25);
+	fc_out_plane(&o, &p, NULL, true, NAN);
+	CHECK_STR(capture_text(&c),
+		  "plane 1 dev if4 via 10.1.0.1 via fe80::1 down tx 3000 packets 120000 bytes share 25.0%\n"
+		  "plane 1 dev if4 via 10.1.0.1 via fe80::1 down tx 3000 packets 120000 bytes share -\n");
+	capture_end(&c);
+}
+
+TEST(plane_json_has_every_field)
+{
+	struct fare_plane p = plane();
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, true, false);
+	fc_out_plane(&o, &p, "eth-p1", true, 0.75);
+	CHECK_STR(capture_text(&c),
+		  "{\"id\":1,\"dev\":\"eth-p1\",\"ifindex\":4,\"gw4\":\"10.1.0.1\","
+		  "\"up\":true,\"flags\":1,\"tx_packets\":3000,\"tx_bytes\":120000,"
+		  "\"share\":0.75}");
+	capture_end(&c);
+}
+
+TEST(route_text_shows_target_and_actual_share_per_hop)
+{
+	struct fare_route r = route();
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_route(&o, &r);
+	CHECK_STR(capture_text(&c),
+		  "10.0.0.0/24 mode packet\n"
+		  "\tnexthop plane 1 weight 3 tier 0 share 75.0% actual 75.0% packets 3000 bytes 120000\n"
+		  "\tnexthop plane 2 weight 1 tier 0 share 25.0% actual 25.0% packets 1000 bytes 40000\n");
+	capture_end(&c);
+}
+
+TEST(route_without_traffic_has_no_actual_share)
+{
+	struct fare_route r = route();
+	struct fc_out o;
+	struct capture c;
+
+	r.nexthops[0].tx_packets = r.nexthops[1].tx_packets = 0;
+	r.nexthops[0].tx_bytes = r.nexthops[1].tx_bytes = 0;
+	r.noplane_packets = 5;
+	r.mode = FARE_MODE_DEFAULT;
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_route(&o, &r);
+	CHECK_STR(capture_text(&c),
+		  "10.0.0.0/24 mode default noplane 5 packets\n"
+		  "\tnexthop plane 1 weight 3 tier 0 share 75.0% actual - packets 0 bytes 0\n"
+		  "\tnexthop plane 2 weight 1 tier 0 share 25.0% actual - packets 0 bytes 0\n");
+	capture_end(&c);
+}
+
+TEST(target_share_is_counted_within_the_tier)
+{
+	struct fare_route r = route();
+
+	r.n_nexthops = 3;
+	r.nexthops[2] = (struct fare_nexthop){
+		.plane_id = 3, .weight = 5, .tier = 1,
+	};
+	CHECK(fabs(fc_target_share(&r, 0) - 0.75) < 1e-12);
+	CHECK(fabs(fc_target_share(&r, 1) - 0.25) < 1e-12);
+	CHECK(fabs(fc_target_share(&r, 2) - 1.0) < 1e-12);
+}
+
+TEST(shares_of_huge_weights_do_not_overflow)
+{
+	struct fare_route r = route();
+	unsigned int i;
+
+	r.n_nexthops = FARE_NEXTHOP_MAX;
+	for (i = 0; i < FARE_NEXTHOP_MAX; i++)
+		r.nexthops[i] = (struct fare_nexthop){
+			.plane_id = i + 1, .weight = UINT32_MAX,
+		};
+	CHECK(fabs(fc_target_share(&r, 7) - 1.0 / 64) < 1e-12);
+	CHECK(isnan(fc_share(1, 0)));
+}
+
+TEST(route_json_lists_hops_with_fractions_and_null_actual)
+{
+	struct fare_route r = route();
+	struct fc_out o;
+	struct capture c;
+
+	r.n_nexthops = 1;
+	r.nexthops[0].tx_packets = 0;
+	capture_start(&c);
+	fc_out_init(&o, c.f, true, false);
+	fc_out_route(&o, &r);
+	CHECK_STR(capture_text(&c),
+		  "{\"dst\":\"10.0.0.0/24\",\"family\":\"inet\",\"mode\":\"packet\","
+		  "\"noplane_packets\":0,\"nexthops\":[{\"plane\":1,\"weight\":3,"
+		  "\"tier\":0,\"share\":1,\"actual\":null,\"tx_packets\":0,"
+		  "\"tx_bytes\":120000}]}");
+	capture_end(&c);
+}
+
+TEST(config_text_can_be_fed_back_to_config_set)
+{
+	struct fare_config cfg = {
+		.mode = FARE_MODE_FLOWLET, .flowlet_us = 100,
+		.hash_seed = 0xbeef, .ifindex = 9,
+	};
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_config(&o, &cfg, "fare0");
+	cfg.ifindex = 0;
+	fc_out_config(&o, &cfg, NULL);
+	CHECK_STR(capture_text(&c),
+		  "mode flowlet flowlet-timeout 100 hash-seed 0x0000beef dev fare0\n"
+		  "mode flowlet flowlet-timeout 100 hash-seed 0x0000beef dev none\n");
+	capture_end(&c);
+}
+
+TEST(config_json_has_null_dev_without_fare0)
+{
+	struct fare_config cfg = { .mode = FARE_MODE_FLOW };
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, true, false);
+	fc_out_config(&o, &cfg, NULL);
+	CHECK_STR(capture_text(&c),
+		  "{\"mode\":\"flow\",\"flowlet_timeout_us\":0,\"hash_seed\":0,"
+		  "\"ifindex\":0,\"dev\":null}\n");
+	capture_end(&c);
+}
+
+TEST(drops_line_names_each_counter)
+{
+	struct fare_stats s = { 1, 2, 3 };
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_drops(&o, &s);
+	CHECK_STR(capture_text(&c),
+		  "drops noroute 1 noplane 2 error 3 packets\n");
+	capture_end(&c);
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Plain text and JSON forms of farectl's objects. */
+#include <inttypes.h>
+#include <math.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+
+#include "output.h"
+
+void fc_out_init(struct fc_out *o, FILE *f, bool json, bool pretty)
+{
+	o->f = f;
+	o->json = json;
+	json_init(&o->j, f, pretty);
+}
+
+double fc_share(uint64_t part, uint64_t total)
+{
+	if (!total)
+		return NAN;
+	return (double)part / (double)total;
+}
+
+double fc_target_share(const struct fare_route *r, unsigned int i)
+{
+	uint64_t sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < r->n_nexthops; k++)
+		if (r->nexthops[k].tier == r->nexthops[i].tier)
+			sum += r->nexthops[k].weight;
+	return fc_share(r->nexthops[i].weight, sum);
+}
+
+/* "75.0%", or "-" when there is no share. */
+static void print_share(FILE *f, double share)
+{
+	if (isnan(share))
+		fputs("-", f);
+	else
+		fprintf(f, "%.1f%%", share * 100.0);
+}
+
+static const char *addr_str(int family, const void *addr, char *buf,
+			    size_t len)
+{
+	if (!inet_ntop(family, addr, buf, len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+void fc_out_plane(struct fc_out *o, const struct fare_plane *p,
+		  const char *ifname, bool with_share, double share)
+{
+	char addr[INET6_ADDRSTRLEN];
+	char dev[IF_NAMESIZE + 16];
+	bool up = p->flags & FARE_PLANE_F_OPER_UP;
+
+	if (ifname)
+		snprintf(dev, sizeof(dev), "%s", ifname);
+	else
+		snprintf(dev, sizeof(dev), "if%u", p->ifindex);
+
+	if (o->json) {
+		json_open_object(&o->j);
+		json_kv_u64(&o->j, "id", p->id);
+		json_kv_string(&o->j, "dev", dev);
+		json_kv_u64(&o->j, "ifindex", p->ifindex);
+		if (p->has_gw4)
+			json_kv_string(&o->j, "gw4",
+				       addr_str(AF_INET, &p->gw4, addr,
+						sizeof(addr)));
+		if (p->has_gw6)
+			json_kv_string(&o->j, "gw6",
+				       addr_str(AF_INET6, &p->gw6, addr,
+						sizeof(addr)));
+		json_kv_bool(&o->j, "up", up);
+		json_kv_u64(&o->j, "flags", p->flags);
+		json_kv_u64(&o->j, "tx_packets", p->tx_packets);
+		json_kv_u64(&o->j, "tx_bytes", p->tx_bytes);
+		if (with_share)
+			json_kv_double(&o->j, "share", share);
+		json_close_object(&o->j);
+		return;
+	}
+
+	fprintf(o->f, "plane %u dev %s", p->id, dev);
+	if (p->has_gw4)
+		fprintf(o->f, " via %s",
+			addr_str(AF_INET, &p->gw4, addr, sizeof(addr)));
+	if (p->has_gw6)
+		fprintf(o->f, " via %s",
+			addr_str(AF_INET6, &p->gw6, addr, sizeof(addr)));
+	fprintf(o->f, " %s tx %" PRIu64 " packets %" PRIu64 " bytes",
+		up ? "up" : "down", p->tx_packets, p->tx_bytes);
+	if (with_share) {
+		fputs(" share ", o->f);
+		print_share(o->f, share);
+	}
+	fputc('\n', o->f);
+}
+
+void fc_out_route(struct fc_out *o, const struct fare_route *r)
+{
+	char prefix[FARE_PREFIX_STRLEN];
+	uint64_t total = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->n_nexthops; i++)
+		total += r->nexthops[i].tx_packets;
+	fare_prefix_format(&r->dst, prefix, sizeof(prefix));
+
+	if (o->json) {
+		json_open_object(&o->j);
+		json_kv_string(&o->j, "dst", prefix);
+		json_kv_string(&o->j, "family",
+			       r->dst.family == AF_INET ? "inet" : "inet6");
+		json_kv_string(&o->j, "mode", fare_mode_name(r->mode));
+		json_kv_u64(&o->j, "noplane_packets", r->noplane_packets);
+		json_key(&o->j, "nexthops");
+		json_open_array(&o->j);
+		for (i = 0; i < r->n_nexthops; i++) {
+			const struct fare_nexthop *nh = &r->nexthops[i];
+
+			json_open_object(&o->j);
+			json_kv_u64(&o->j, "plane", nh->plane_id);
+			json_kv_u64(&o->j, "weight", nh->weight);
+			json_kv_u64(&o->j, "tier", nh->tier);
+			json_kv_double(&o->j, "share", fc_target_share(r, i));
+			json_kv_double(&o->j, "actual",
+				       fc_share(nh->tx_packets, total));
+			json_kv_u64(&o->j, "tx_packets", nh->tx_packets);
+			json_kv_u64(&o->j, "tx_bytes", nh->tx_bytes);
+			json_close_object(&o->j);
+		}
+		json_close_array(&o->j);
+		json_close_object(&o->j);
+		return;
+	}
+
+	fprintf(o->f, "%s mode %s", prefix, fare_mode_name(r->mode));
+	if (r->noplane_packets)
+		fprintf(o->f, " noplane %" PRIu64 " packets",
+			r->noplane_packets);
+	fputc('\n', o->f);
+	for (i = 0; i < r->n_nexthops; i++) {
+		const struct fare_nexthop *nh = &r->nexthops[i];
+
+		fprintf(o->f, "\tnexthop plane %u weight %u tier %u share ",
+			nh->plane_id, nh->weight, nh->tier);
+		print_share(o->f, fc_target_share(r, i));
+		fputs(" actual ", o->f);
+		print_share(o->f, fc_share(nh->tx_packets, total));
+		fprintf(o->f, " packets %" PRIu64 " bytes %" PRIu64 "\n",
+			nh->tx_packets, nh->tx_bytes);
+	}
+}
+
+void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
+		   const char *ifname)
+{
+	if (o->json) {
+		json_open_object(&o->j);
+		json_kv_string(&o->j, "mode", fare_mode_name(cfg->mode));
+		json_kv_u64(&o->j, "flowlet_timeout_us", cfg->flowlet_us);
+		json_kv_u64(&o->j, "hash_seed", cfg->hash_seed);
+		json_kv_u64(&o->j, "ifindex", cfg->ifindex);
+		if (cfg->ifindex && ifname)
+			json_kv_string(&o->j, "dev", ifname);
+		else
+			json_kv_null(&o->j, "dev");
+		json_close_object(&o->j);
+		json_end(&o->j);
+		return;
+	}
+	fprintf(o->f, "mode %s flowlet-timeout %u hash-seed 0x%08x dev ",
+		fare_mode_name(cfg->mode), cfg->flowlet_us, cfg->hash_seed);
+	if (!cfg->ifindex)
+		fputs("none\n", o->f);
+	else if (ifname)
+		fprintf(o->f, "%s\n", ifname);
+	else
+		fprintf(o->f, "if%u\n", cfg->ifindex);
+}
+
+void fc_out_drops(struct fc_out *o, const struct fare_stats *s)
+{
+	if (o->json) {
+		json_open_object(&o->j);
+		json_kv_u64(&o->j, "noroute_packets", s->noroute_packets);
+		json_kv_u64(&o->j, "noplane_packets", s->noplane_packets);
+		json_kv_u64(&o->j, "error_packets", s->error_packets);
+		json_close_object(&o->j);
+		return;
+	}
+	fprintf(o->f, "drops noroute %" PRIu64 " noplane %" PRIu64
+		" error %" PRIu64 " packets\n", s->noroute_packets,
+		s->noplane_packets, s->error_packets);
+}
