@@ -25,6 +25,69 @@ static bool fare_plane_carries(const struct fare_plane *plane, u8 family)
 				   plane->has_gw6;
 }
 
+static u64 fare_group_nh_bytes(struct fare_group *grp, unsigned int i)
+{
+	unsigned int cpu, start;
+	u64 sum = 0, b;
+
+	for_each_possible_cpu(cpu) {
+		const struct fare_group_tx *t = per_cpu_ptr(grp->tx, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&t->syncp);
+			b = u64_stats_read(&t->nh[i].bytes);
+		} while (u64_stats_fetch_retry(&t->syncp, start));
+		sum += b;
+	}
+	return sum;
+}
+
+/* Scratch for the bytes per next hop of a flowlet decision; BHs are off. */
+static DEFINE_PER_CPU(u64 [FARE_NEXTHOP_MAX], fare_sent_scratch);
+
+/*
+ * A flow keeps its plane while its packets keep coming; after an idle gap
+ * longer than the flowlet timeout, or if that plane stopped being usable,
+ * the next packet starts a new flowlet on the plane furthest behind its
+ * byte share.
+ */
+static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
+			       struct sk_buff *skb, u64 usable)
+{
+	u32 hash = skb_get_hash(skb);
+	struct fare_flowlet *fl;
+	u64 now, *sent;
+	unsigned int i;
+	int idx;
+
+	fl = &fn->flowlets[hash & (FARE_FLOWLET_SLOTS - 1)];
+	now = ktime_get_mono_fast_ns();
+	if (READ_ONCE(fl->hash) == hash &&
+	    now - READ_ONCE(fl->last_ns) <=
+	    (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC) {
+		u32 plane_id = READ_ONCE(fl->plane_id);
+
+		for (i = 0; i < grp->num_nh; i++) {
+			if (grp->nh[i].plane_id == plane_id &&
+			    (usable & (1ULL << i))) {
+				WRITE_ONCE(fl->last_ns, now);
+				return i;
+			}
+		}
+	}
+
+	sent = *this_cpu_ptr(&fare_sent_scratch);
+	for (i = 0; i < grp->num_nh; i++)
+		sent[i] = usable & (1ULL << i) ? fare_group_nh_bytes(grp, i) : 0;
+	idx = fare_deficit_pick(grp->weights, sent, usable, grp->num_nh);
+	if (idx >= 0) {
+		WRITE_ONCE(fl->hash, hash);
+		WRITE_ONCE(fl->plane_id, grp->nh[idx].plane_id);
+		WRITE_ONCE(fl->last_ns, now);
+	}
+	return idx;
+}
+
 /*
  * Chooses a next hop of @grp for @skb. Only planes that are up and can
  * carry the packet's family count, and of those only the lowest tier.
@@ -60,6 +123,8 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 		idx = fare_hash_pick(grp->weights, usable, grp->num_nh,
 				     jhash_1word(skb_get_hash(skb),
 						 READ_ONCE(fn->hash_seed)));
+	else if (mode == FARE_MODE_FLOWLET)
+		idx = fare_flowlet_select(fn, grp, skb, usable);
 	else
 		idx = fare_spray_pick(grp->weights, this_cpu_ptr(grp->spray),
 				      usable, grp->num_nh);
@@ -211,12 +276,17 @@ static int fare_newlink_common(struct net_device *dev,
 {
 	struct fare_net *fn = fare_pernet(dev_net(dev));
 
+	int err;
+
 	ASSERT_RTNL();
 	if (rtnl_dereference(fn->dev)) {
 		NL_SET_ERR_MSG(extack,
 			       "this namespace already has a fare device");
 		return -EEXIST;
 	}
+	err = fare_net_prepare(fn);
+	if (err)
+		return err;
 	return register_netdevice(dev);
 }
 
@@ -243,6 +313,26 @@ struct rtnl_link_ops fare_link_ops __read_mostly = {
 };
 
 /*
+ * Allocates what the packet path needs before the namespace's first fare
+ * device can transmit. Called under RTNL; the memory stays until the
+ * namespace goes away.
+ */
+int fare_net_prepare(struct fare_net *fn)
+{
+	struct fare_flowlet *flowlets;
+
+	ASSERT_RTNL();
+	if (fn->flowlets)
+		return 0;
+	flowlets = kvcalloc(FARE_FLOWLET_SLOTS, sizeof(*flowlets), GFP_KERNEL);
+	if (!flowlets)
+		return -ENOMEM;
+	/* Published before the device registers, which orders it for xmit. */
+	WRITE_ONCE(fn->flowlets, flowlets);
+	return 0;
+}
+
+/*
  * Makes sure the namespace has its fare device, creating and opening
  * FARE_DEV_NAME on first use. Called under RTNL.
  */
@@ -254,6 +344,9 @@ int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
 	ASSERT_RTNL();
 	if (rtnl_dereference(fn->dev))
 		return 0;
+	err = fare_net_prepare(fn);
+	if (err)
+		return err;
 
 	dev = alloc_netdev(0, FARE_DEV_NAME, NET_NAME_USER, fare_setup);
 	if (!dev)

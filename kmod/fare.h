@@ -102,6 +102,21 @@ struct fare_pcpu_net {
 
 #define FARE_PLEN_SLOTS 129		/* prefix lengths 0..128 */
 
+/*
+ * One slot of the namespace's flowlet table, indexed by the flow hash. A
+ * TCP flow sends from several CPUs, so the table is shared, not per CPU;
+ * slots are read and written with READ_ONCE/WRITE_ONCE and a torn update
+ * costs at most one early re-pick.
+ */
+struct fare_flowlet {
+	u32 hash;			/* the flow hash owning the slot */
+	u32 plane_id;			/* plane of the current flowlet */
+	u64 last_ns;			/* last packet, monotonic ns */
+};
+
+#define FARE_FLOWLET_BITS 12
+#define FARE_FLOWLET_SLOTS BIT(FARE_FLOWLET_BITS)
+
 struct fare_net {
 	struct net *net;
 	/* Under RTNL: the planes and the fare device. */
@@ -120,6 +135,11 @@ struct fare_net {
 	u32 flowlet_us;
 	u32 hash_seed;			/* READ_ONCE in the packet path */
 	struct fare_pcpu_net __percpu *stats;
+	/*
+	 * Allocated under RTNL before the fare device exists, freed at
+	 * namespace exit; FARE_FLOWLET_SLOTS entries.
+	 */
+	struct fare_flowlet *flowlets;
 };
 
 extern unsigned int fare_net_id;
@@ -149,6 +169,7 @@ void fare_plane_free_rcu(struct fare_plane *plane);
 /* device.c */
 extern struct rtnl_link_ops fare_link_ops;
 int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack);
+int fare_net_prepare(struct fare_net *fn);
 int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 		      struct fare_group *grp, struct sk_buff *skb,
 		      struct fare_plane **planep);

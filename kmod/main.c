@@ -4,6 +4,7 @@
  * network planes in proportion to the bandwidth each plane can carry.
  */
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
@@ -58,6 +59,7 @@ static void __net_exit fare_net_exit(struct net *net)
 	fare_table_destroy(fn);
 	mutex_unlock(&fn->lock);
 	free_percpu(fn->stats);
+	kvfree(fn->flowlets);
 }
 
 static struct pernet_operations fare_net_ops = {

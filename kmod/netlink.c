@@ -519,16 +519,6 @@ err_free:
 	return err;
 }
 
-static int fare_nl_check_mode(struct genl_info *info, struct nlattr *attr)
-{
-	if (attr && nla_get_u8(attr) == FARE_MODE_FLOWLET) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "flowlet mode is not supported yet");
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
 static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fare_net *fn = fare_pernet(genl_info_net(info));
@@ -542,9 +532,6 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_NEXTHOPS))
 		return -EINVAL;
 	err = fare_nl_parse_prefix(info, &key);
-	if (err)
-		return err;
-	err = fare_nl_check_mode(info, attrs[FARE_A_ROUTE_MODE]);
 	if (err)
 		return err;
 	if (attrs[FARE_A_ROUTE_MODE])
@@ -758,11 +745,6 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	struct fare_net *fn = fare_pernet(genl_info_net(info));
 	struct nlattr **attrs = info->attrs;
 	struct sk_buff *msg;
-	int err;
-
-	err = fare_nl_check_mode(info, attrs[FARE_A_CONFIG_MODE]);
-	if (err)
-		return err;
 
 	mutex_lock(&fn->lock);
 	if (attrs[FARE_A_CONFIG_MODE])

@@ -66,6 +66,34 @@ int fare_spray_pick(const u32 *weights, struct fare_spray *st, u64 usable,
 	return best;
 }
 
+int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
+		      unsigned int n)
+{
+	__int128_t deficit, best_deficit = 0;
+	u64 total_w = 0, total_sent = 0;
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!(usable & (1ULL << i)))
+			continue;
+		total_w += weights[i];
+		total_sent += sent[i];
+	}
+	/* Scaled by W: deficit_i * W = total * w_i - sent_i * W. */
+	for (i = 0; i < n; i++) {
+		if (!(usable & (1ULL << i)))
+			continue;
+		deficit = (__int128_t)total_sent * weights[i] -
+			  (__int128_t)sent[i] * total_w;
+		if (best < 0 || deficit > best_deficit) {
+			best = i;
+			best_deficit = deficit;
+		}
+	}
+	return best;
+}
+
 int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash)
 {
 	u64 total = 0, threshold, sum = 0;

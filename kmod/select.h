@@ -38,6 +38,17 @@ int fare_spray_pick(const u32 *weights, struct fare_spray *st, u64 usable,
 		    unsigned int n);
 
 /*
+ * Byte-deficit selection for a new flowlet: picks the usable entry that is
+ * furthest behind its target share of the bytes sent so far, i.e. the
+ * largest sum(sent) * w_i / W - sent_i. Flowlet sizes are unknown and
+ * heavy-tailed, so shares are kept in bytes, not in flowlets. Ties go to
+ * the lowest index. Returns the chosen index, or -1 when @usable has no
+ * entry.
+ */
+int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
+		      unsigned int n);
+
+/*
  * Hash-threshold selection over the usable entries: maps @hash onto the
  * cumulative weights, as the kernel's multipath routes do. Returns the
  * chosen index, or -1 when @usable has no entry.

@@ -45,21 +45,29 @@ load_fare()
 	fi
 }
 
-# A namespace with lo up, no IPv6 chatter (router solicitations, MLD)
-# that would pollute interface counters, and loose reverse-path filtering,
-# since planes deliver a shared loopback address from any interface.
+# A namespace with lo up and loose reverse-path filtering, since planes
+# deliver a shared loopback address from any interface. Without "v6" it
+# has no IPv6 at all, so no router solicitation or MLD report pollutes
+# interface counters.
 netns_add()
 {
-	local ns=$1
+	local ns=$1 v6=${2:-}
 
 	ip netns add "$ns"
 	LAB_NETNS+=("$ns")
 	ip -n "$ns" link set lo up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1 \
-		net.ipv4.conf.all.rp_filter=0 \
+	ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 \
 		net.ipv4.conf.default.rp_filter=0 \
 		net.ipv4.ip_forward=1
+	if [ "$v6" = v6 ]; then
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.forwarding=1 \
+			net.ipv6.conf.default.accept_dad=0 \
+			net.ipv6.conf.all.accept_dad=0
+	else
+		ip netns exec "$ns" sysctl -qw \
+			net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1
+	fi
 }
 
 # veth_link NS1 IF1 ADDR1/LEN NS2 IF2 ADDR2/LEN
@@ -80,6 +88,114 @@ neigh_pin()
 
 	mac=$(ip -n "$peer_ns" -j link show "$peer_dev" | jq -r '.[0].address')
 	ip -n "$ns" neigh replace "$addr" lladdr "$mac" dev "$dev" nud permanent
+}
+
+# Pins an IPv6 neighbour like neigh_pin.
+neigh_pin6()
+{
+	local ns=$1 dev=$2 addr=$3 peer_ns=$4 peer_dev=$5 mac
+
+	mac=$(ip -n "$peer_ns" -j link show "$peer_dev" | jq -r '.[0].address')
+	ip -n "$ns" -6 neigh replace "$addr" lladdr "$mac" dev "$dev" \
+		nud permanent
+}
+
+# topo_planes N [v6]: the multi-plane host.
+#
+#   host  (lo 192.0.2.7, 2001:db8:7::7)
+#     eth-pI 10.I.0.2/30, 2001:db8:I::2/64  --  leafI eth-host .1 / ::1
+#   leafI eth-remote 10.1I.0.1/30, 2001:db8:1I::1/64  --  remote eth-leafI
+#   remote (lo 198.51.100.1, 2001:db8:100::1)
+#
+# Plane I of the host goes through leafI; every neighbour is pinned, so no
+# ARP or ND crosses a link while a scenario counts. The remote answers the
+# host over plane 1.
+topo_planes()
+{
+	local n=$1 v6=${2:-} i
+
+	netns_add host $v6
+	netns_add remote $v6
+	ip -n host addr add 192.0.2.7/32 dev lo
+	ip -n remote addr add 198.51.100.1/32 dev lo
+	if [ "$v6" = v6 ]; then
+		ip -n host addr add 2001:db8:7::7/128 dev lo
+		ip -n remote addr add 2001:db8:100::1/128 dev lo
+	fi
+	for i in $(seq 1 "$n"); do
+		netns_add leaf$i $v6
+		veth_link host eth-p$i 10.$i.0.2/30 leaf$i eth-host 10.$i.0.1/30
+		veth_link leaf$i eth-remote 10.1$i.0.1/30 remote eth-leaf$i \
+			10.1$i.0.2/30
+		ip -n leaf$i route add 198.51.100.1/32 via 10.1$i.0.2
+		ip -n leaf$i route add 192.0.2.7/32 via 10.$i.0.2
+		neigh_pin host eth-p$i 10.$i.0.1 leaf$i eth-host
+		neigh_pin leaf$i eth-remote 10.1$i.0.2 remote eth-leaf$i
+		neigh_pin leaf$i eth-host 10.$i.0.2 host eth-p$i
+		if [ "$v6" = v6 ]; then
+			ip -n host addr add 2001:db8:$i::2/64 dev eth-p$i nodad
+			ip -n leaf$i addr add 2001:db8:$i::1/64 dev eth-host nodad
+			ip -n leaf$i addr add 2001:db8:1$i::1/64 dev eth-remote nodad
+			ip -n remote addr add 2001:db8:1$i::2/64 dev eth-leaf$i nodad
+			ip -n leaf$i route add 2001:db8:100::1/128 via 2001:db8:1$i::2
+			ip -n leaf$i route add 2001:db8:7::7/128 via 2001:db8:$i::2
+			neigh_pin6 host eth-p$i 2001:db8:$i::1 leaf$i eth-host
+			neigh_pin6 leaf$i eth-remote 2001:db8:1$i::2 remote eth-leaf$i
+			neigh_pin6 leaf$i eth-host 2001:db8:$i::2 host eth-p$i
+		fi
+	done
+	ip -n remote route add 192.0.2.7/32 via 10.11.0.1
+	[ "$v6" != v6 ] ||
+		ip -n remote route add 2001:db8:7::7/128 via 2001:db8:11::1
+}
+
+# plane_add_all N [v6]: fare planes 1..N of topo_planes on the host.
+plane_add_all()
+{
+	local n=$1 v6=${2:-} i
+
+	for i in $(seq 1 "$n"); do
+		if [ "$v6" = v6 ]; then
+			"$FARECTL" -n host plane add "$i" dev eth-p$i \
+				via 10.$i.0.1 via 2001:db8:$i::1
+		else
+			"$FARECTL" -n host plane add "$i" dev eth-p$i via 10.$i.0.1
+		fi
+	done
+}
+
+# sink_start LOG ARGS...: the receiver on the remote; waits until bound.
+sink_start()
+{
+	local log=$1
+
+	shift
+	ip netns exec remote "$FARE_UDP" sink "$@" >"$log" &
+	LAB_SINK=$!
+	LAB_PIDS+=("$LAB_SINK")
+	wait_for 10 grep -q listening "$log"
+}
+
+# sink_wait LOG: waits for the receiver, shows its report, returns its rc.
+sink_wait()
+{
+	local rc=0
+
+	wait "$LAB_SINK" || rc=$?
+	cat "$1"
+	return $rc
+}
+
+# sink_iface LOG IFNAME: datagrams the receiver got on IFNAME.
+sink_iface()
+{
+	awk -v i="$2" '$1 == "iface" && $2 == i { n = $3 } END { print n + 0 }' "$1"
+}
+
+# sink_field LOG WORD COLUMN: e.g. sink_field LOG bursts 4 -> split bursts.
+sink_field()
+{
+	awk -v w="$2" -v c="$3" '$1 == w { print $c }' "$1"
 }
 
 rx_packets()

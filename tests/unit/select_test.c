@@ -203,6 +203,43 @@ static int test_hash_pick_moves_bounded_share_on_removal(void)
 	return 0;
 }
 
+/*
+ * Flowlets of heavy-tailed sizes placed by byte deficit: no plane ever
+ * gets ahead of its byte share by more than the largest flowlet, and the
+ * plane picked is always one that was behind (or at) its share.
+ */
+static int test_deficit_keeps_bytes_within_one_flowlet(void)
+{
+	const u32 w[] = { 50, 50, 25, 50 };
+	u64 sent[4] = { 0 }, total = 0, largest = 0, size;
+	unsigned int f, i;
+
+	for (f = 0; f < 20000; f++) {
+		int idx = fare_deficit_pick(w, sent, 0xf, 4);
+
+		CHECK(idx >= 0 && idx < 4, "index %d", idx);
+		/* Behind or at its share: sent * W <= total * w. */
+		CHECK((__uint128_t)sent[idx] * 175 <=
+		      (__uint128_t)total * w[idx], "picked an entry ahead");
+		/* Pareto-like sizes: 1 KB to 64 MB, mostly small. */
+		size = 1024ULL << (rnd() % 17 * (rnd() % 4 == 0));
+		sent[idx] += size;
+		total += size;
+		if (size > largest)
+			largest = size;
+		for (i = 0; i < 4; i++) {
+			__int128_t ahead = (__int128_t)sent[i] * 175 -
+					   (__int128_t)total * w[i];
+
+			CHECK(ahead <= (__int128_t)largest * 175,
+			      "entry %u ahead by more than one flowlet", i);
+		}
+	}
+	CHECK(fare_deficit_pick(w, sent, 0, 4) == -1, "empty set picks");
+	CHECK(fare_deficit_pick(w, sent, 0x4, 4) == 2, "lone entry");
+	return 0;
+}
+
 #define RUN(t)								\
 	do {								\
 		if (t()) {						\
@@ -223,6 +260,7 @@ int main(void)
 	RUN(test_spray_skips_unusable_and_resumes);
 	RUN(test_hash_pick_splits_hash_space_by_weight);
 	RUN(test_hash_pick_moves_bounded_share_on_removal);
+	RUN(test_deficit_keeps_bytes_within_one_flowlet);
 	printf("select: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }
