@@ -16,9 +16,23 @@
 /* Dump replies come in skbs of up to 32 KiB; leave room to spare. */
 #define FARE_RX_SIZE	65536
 
+/*
+ * Receive buffer asked for on every socket, so that the acks of a pipelined
+ * batch queue up there instead of being dropped (the kernel acks while it
+ * still reads our sendmsg, before we can read anything).
+ */
+#define FARE_RCVBUF	(8 << 20)
+/* What a queued ack and a queued reply of a "get" cost of it (truesize). */
+#define FARE_ACK_COST	1024
+#define FARE_REPLY_COST	(6 * 1024)
+/* Bytes of requests sent in one sendmsg (well under the default sndbuf). */
+#define FARE_PIPE_SEND	(96 * 1024)
+
 struct fare {
 	struct mnl_socket *genl;
 	struct mnl_socket *rtnl;
+	/* Half the smaller receive buffer the kernel gave us, in bytes. */
+	size_t ack_budget;
 	uint16_t family_id;
 	uint32_t family_version;
 	uint32_t events_group;
@@ -59,9 +73,58 @@ void fare_exchange_init(struct fare_exchange *x, const struct nlmsghdr *req,
 			struct fare_err *err);
 /* Returns true once the ack, NLMSG_DONE or an error has been seen. */
 bool fare_exchange_feed(struct fare_exchange *x, const void *buf, size_t len);
+/* A netlink socket with extended acks, capped acks and a big rcvbuf. */
+int fare_socket_open(int bus, struct mnl_socket **nlp, size_t *rcvbuf,
+		     struct fare_err *err);
 /* Send req on nl and read its replies until the ack, NLMSG_DONE or an error. */
 int fare_talk(struct fare *f, struct mnl_socket *nl, struct nlmsghdr *req,
 	      fare_msg_cb cb, void *arg, struct fare_err *err);
+
+/*
+ * A pipeline: requests sent back to back on one socket, each with NLM_F_ACK
+ * and its own sequence number, the acks read in bulk. Before the queued
+ * replies could overflow the receive buffer, the pipeline reads them
+ * (fare_pipe_sync), so its length is bounded by memory only.
+ */
+struct fare_pipe {
+	struct fare *f;
+	struct mnl_socket *nl;
+	char *buf;		/* FARE_PIPE_SEND + FARE_TX_SIZE bytes */
+	size_t len;		/* bytes built but not sent */
+	uint32_t base_seq;	/* sequence number of request 0 */
+	size_t n;		/* requests in the pipe */
+	size_t cap;		/* room in rets */
+	size_t acked;		/* requests 0..acked-1 are answered */
+	size_t cost;		/* receive buffer the unanswered ones may use */
+	size_t next_cost;	/* that of the request being built */
+	int *rets;		/* result of each request: 0 or -errno */
+	size_t first_fail;	/* lowest index that failed (n if none) */
+	struct fare_err fail_err;	/* and its message */
+	fare_msg_cb cb;		/* data messages of the replies */
+	void *cb_arg;
+};
+
+int fare_pipe_init(struct fare_pipe *p, struct fare *f, struct mnl_socket *nl,
+		   size_t cap, fare_msg_cb cb, void *cb_arg,
+		   struct fare_err *err);
+void fare_pipe_free(struct fare_pipe *p);
+/*
+ * Room for the next request (FARE_TX_SIZE bytes); its sequence number is
+ * fare_pipe_seq(p, p->n). reply_cost is FARE_ACK_COST or FARE_REPLY_COST.
+ * Returns NULL with err set if the pipe is full or the socket failed.
+ */
+void *fare_pipe_next(struct fare_pipe *p, size_t reply_cost,
+		     struct fare_err *err);
+void fare_pipe_commit(struct fare_pipe *p, const struct nlmsghdr *nlh);
+/* Send what is built and read every outstanding reply. */
+int fare_pipe_sync(struct fare_pipe *p, struct fare_err *err);
+static inline uint32_t fare_pipe_seq(const struct fare_pipe *p, size_t i)
+{
+	return p->base_seq + (uint32_t)i;
+}
+/* Feed one datagram of replies (testable without a socket). */
+int fare_pipe_feed(struct fare_pipe *p, const void *buf, size_t len,
+		   struct fare_err *err);
 
 /* msg.c: generic netlink "fare" messages */
 struct nlmsghdr *fare_msg_start(void *buf, uint16_t family_id, uint8_t cmd,
@@ -85,6 +148,9 @@ int fare_msg_parse_route(const struct nlmsghdr *nlh, struct fare_route *out,
 			 struct fare_err *err);
 int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 			  struct fare_err *err);
+/* A message of the "events" group; -ENOMSG if it is none of ours. */
+int fare_msg_parse_event(const struct nlmsghdr *nlh, uint16_t family_id,
+			 struct fare_event *ev, struct fare_err *err);
 int fare_msg_parse_stats(const struct nlmsghdr *nlh, struct fare_stats *out,
 			 struct fare_err *err);
 /*

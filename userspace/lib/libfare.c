@@ -145,7 +145,25 @@ int fare_talk(struct fare *f, struct mnl_socket *nl, struct nlmsghdr *req,
 	return x.ret;
 }
 
-static int open_socket(int bus, struct mnl_socket **nlp, struct fare_err *err)
+/*
+ * A big receive buffer, so that pipelined acks and event bursts queue up
+ * instead of being dropped: forced past rmem_max when we may (as root),
+ * else as much as rmem_max allows. Returns what the kernel gave.
+ */
+static size_t grow_rcvbuf(int fd)
+{
+	int size = FARE_RCVBUF;
+	socklen_t len = sizeof(size);
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &len) || size <= 0)
+		return 0;
+	return size;
+}
+
+int fare_socket_open(int bus, struct mnl_socket **nlp, size_t *rcvbuf,
+		     struct fare_err *err)
 {
 	struct mnl_socket *nl;
 	int one = 1;
@@ -164,6 +182,8 @@ static int open_socket(int bus, struct mnl_socket **nlp, struct fare_err *err)
 		   &one, sizeof(one));
 	setsockopt(mnl_socket_get_fd(nl), SOL_NETLINK, NETLINK_CAP_ACK,
 		   &one, sizeof(one));
+	if (rcvbuf)
+		*rcvbuf = grow_rcvbuf(mnl_socket_get_fd(nl));
 	*nlp = nl;
 	return 0;
 }
@@ -209,6 +229,7 @@ static int resolve_family(struct fare *f, struct fare_err *err)
 
 int fare_open(struct fare **fp, struct fare_err *err)
 {
+	size_t gbuf = 0, rbuf = 0;
 	struct fare *f;
 	int ret;
 
@@ -217,9 +238,16 @@ int fare_open(struct fare **fp, struct fare_err *err)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return err_errno(err, -ENOMEM);
-	ret = open_socket(NETLINK_GENERIC, &f->genl, err);
+	ret = fare_socket_open(NETLINK_GENERIC, &f->genl, &gbuf, err);
 	if (!ret)
-		ret = open_socket(NETLINK_ROUTE, &f->rtnl, err);
+		ret = fare_socket_open(NETLINK_ROUTE, &f->rtnl, &rbuf, err);
+	/*
+	 * The kernel reports twice what it accounts against (its overhead);
+	 * keep half of that again in reserve.
+	 */
+	f->ack_budget = (gbuf < rbuf ? gbuf : rbuf) / 2;
+	if (f->ack_budget < 16 * FARE_REPLY_COST)
+		f->ack_budget = 16 * FARE_REPLY_COST;
 	if (!ret)
 		ret = resolve_family(f, err);
 	if (ret) {

@@ -145,6 +145,74 @@ int fare_stats_get(struct fare *f, struct fare_stats *out,
 		   struct fare_err *err);
 
 /*
+ * Bulk route programming. fare_routes_apply() carries out ops[0..n-1] in
+ * order, as if one by one, but sends the requests back to back (fare.ko's
+ * and then the kernel FIB's) and reads the acks in bulk, so that hundreds of
+ * thousands of routes take seconds, not minutes. It stops at the first op
+ * that fails: the ops before it are applied, and neither it nor any later
+ * op is (libfare undoes what the kernel had already done of them). Returns
+ * 0, or that op's error with *failed set to its index.
+ *
+ * One rough edge: if the kernel FIB refuses op i, a later "del" in the same
+ * call whose kernel route was already removed gets it back without src.
+ */
+enum fare_op_type {
+	FARE_OP_ROUTE_ADD,	/* as fare_route_add(f, route, false, ...) */
+	FARE_OP_ROUTE_REPLACE,	/* as fare_route_add(f, route, true, ...) */
+	FARE_OP_ROUTE_DEL,	/* as fare_route_del(f, &route.dst, ...) */
+};
+
+struct fare_op {
+	enum fare_op_type type;
+	struct fare_route route;	/* del: route.dst only */
+};
+
+int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
+		      size_t *failed, struct fare_err *err);
+
+/*
+ * Delete every fare route of the namespace and its kernel route, in bulk.
+ * *deleted (if not NULL) counts the routes removed.
+ */
+int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err);
+
+/*
+ * Change events from the "events" multicast group (Documentation/uapi.md,
+ * "Events"). FARE_EVENT_LOST reports that the receive buffer overflowed and
+ * some events were dropped: a listener that mirrors the state should dump
+ * it again.
+ */
+enum fare_event_type {
+	FARE_EVENT_LOST,
+	FARE_EVENT_PLANE_NEW,	/* add, replace, oper state change */
+	FARE_EVENT_PLANE_DEL,
+	FARE_EVENT_ROUTE_NEW,	/* add or replace */
+	FARE_EVENT_ROUTE_DEL,	/* route.dst only */
+	FARE_EVENT_CONFIG,	/* the whole config after a change */
+};
+
+struct fare_event {
+	enum fare_event_type type;
+	union {
+		struct fare_plane plane;
+		struct fare_route route;
+		struct fare_config config;
+	};
+};
+
+/* Return 0 to go on, anything else to stop fare_monitor() with it. */
+typedef int (*fare_event_cb)(const struct fare_event *ev, void *arg);
+
+/*
+ * Join the "events" group (needs CAP_NET_ADMIN) on a socket of its own and
+ * call cb for every event until cb returns non-zero (that value is
+ * returned) or a signal interrupts the wait (0 is returned). ready, if not
+ * NULL, is called once joined, before the first event can be lost.
+ */
+int fare_monitor(struct fare *f, fare_event_cb cb, void *arg,
+		 void (*ready)(void *arg), struct fare_err *err);
+
+/*
  * Move the calling thread into the network namespace /run/netns/NAME (as
  * made by "ip netns add NAME"). Call before fare_open().
  */

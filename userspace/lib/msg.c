@@ -531,3 +531,32 @@ int fare_msg_parse_done(const struct nlmsghdr *nlh, struct fare_err *err)
 	parse_extack(nlh, sizeof(int), err);
 	return code;
 }
+
+int fare_msg_parse_event(const struct nlmsghdr *nlh, uint16_t family_id,
+			 struct fare_event *ev, struct fare_err *err)
+{
+	const struct genlmsghdr *genl;
+
+	if (nlh->nlmsg_type != family_id ||
+	    mnl_nlmsg_get_payload_len(nlh) < GENL_HDRLEN)
+		return -ENOMSG;
+	genl = mnl_nlmsg_get_payload(nlh);
+	switch (genl->cmd) {
+	case FARE_CMD_PLANE_NEW:
+	case FARE_CMD_PLANE_DEL:
+		ev->type = genl->cmd == FARE_CMD_PLANE_NEW ?
+			   FARE_EVENT_PLANE_NEW : FARE_EVENT_PLANE_DEL;
+		return fare_msg_parse_plane(nlh, &ev->plane, err);
+	case FARE_CMD_ROUTE_NEW:
+	case FARE_CMD_ROUTE_DEL:
+		ev->type = genl->cmd == FARE_CMD_ROUTE_NEW ?
+			   FARE_EVENT_ROUTE_NEW : FARE_EVENT_ROUTE_DEL;
+		return fare_msg_parse_route(nlh, &ev->route, err);
+	case FARE_CMD_CONFIG_SET:
+		ev->type = FARE_EVENT_CONFIG;
+		return fare_msg_parse_config(nlh, &ev->config, err);
+	default:
+		/* A newer kernel's event: not one we can show. */
+		return -ENOMSG;
+	}
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Listening to fare.ko's "events" multicast group. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netlink.h>
+
+#include "fare_int.h"
+
+int fare_monitor(struct fare *f, fare_event_cb cb, void *arg,
+		 void (*ready)(void *arg), struct fare_err *err)
+{
+	struct mnl_socket *nl;
+	const struct nlmsghdr *nlh;
+	struct fare_event *ev;
+	struct fare_err perr;
+	uint32_t group;
+	char *buf;
+	ssize_t n;
+	int left, ret = 0;
+
+	fare_err_clear(err);
+	group = f->events_group;
+	if (!group)
+		return fare_err_set(err, -ENOENT,
+				    "fare.ko has no \"%s\" multicast group",
+				    FARE_MCGRP_EVENTS);
+	ret = fare_socket_open(NETLINK_GENERIC, &nl, NULL, err);
+	if (ret)
+		return ret;
+	if (mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &group,
+				  sizeof(group)) < 0) {
+		ret = -errno;
+		mnl_socket_close(nl);
+		if (ret == -EPERM || ret == -EACCES)
+			return fare_err_set(err, ret,
+					    "joining the \"%s\" group needs CAP_NET_ADMIN: %s",
+					    FARE_MCGRP_EVENTS, strerror(-ret));
+		return fare_err_set(err, ret, "joining the \"%s\" group: %s",
+				    FARE_MCGRP_EVENTS, strerror(-ret));
+	}
+	ev = malloc(sizeof(*ev));
+	buf = malloc(FARE_RX_SIZE);
+	if (!ev || !buf) {
+		ret = fare_err_set(err, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (ready)
+		ready(arg);
+
+	for (;;) {
+		n = mnl_socket_recvfrom(nl, buf, FARE_RX_SIZE);
+		if (n < 0) {
+			if (errno == EINTR) {
+				ret = 0;
+				break;
+			}
+			if (errno == ENOBUFS) {
+				ev->type = FARE_EVENT_LOST;
+				ret = cb(ev, arg);
+				if (ret)
+					break;
+				continue;
+			}
+			ret = fare_err_set(err, -errno, "reading events: %s",
+					   strerror(errno));
+			break;
+		}
+		left = n;
+		for (nlh = (const struct nlmsghdr *)buf;
+		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+			if (fare_msg_parse_event(nlh, f->family_id, ev, &perr))
+				continue;
+			ret = cb(ev, arg);
+			if (ret)
+				goto out;
+		}
+	}
+out:
+	free(ev);
+	free(buf);
+	mnl_socket_close(nl);
+	return ret;
+}
