@@ -852,3 +852,121 @@ TEST(replace_request_is_not_mistaken_for_a_dump)
 	CHECK(fare_exchange_feed(&x, dgram, len));
 	CHECK_INT(x.ret, 0);
 }
+
+/* --- pipelined requests: acks in bulk, the first failure by position --- */
+
+static struct nlmsghdr *ack_for(void *b, uint32_t seq, int error,
+				const char *msg)
+{
+	struct nlmsghdr *req = fare_msg_start(buf2, FAMILY_ID,
+					      FARE_CMD_ROUTE_DEL, NLM_F_ACK,
+					      seq);
+
+	return make_error(b, req, error, true, msg);
+}
+
+TEST(pipe_records_every_ack_and_the_first_failure_by_position)
+{
+	int rets[4] = { 1, 1, 1, 1 };
+	struct fare_pipe p = {
+		.base_seq = 100, .n = 4, .cap = 4, .rets = rets,
+		.first_fail = SIZE_MAX,
+	};
+	struct fare_err err;
+	size_t len = 0;
+
+	append(dgram, &len, ack_for(buf, 100, 0, NULL));
+	append(dgram, &len, ack_for(buf, 101, -EEXIST,
+				    "route already exists (use replace)"));
+	CHECK_INT(fare_pipe_feed(&p, dgram, len, &err), 0);
+	CHECK_INT(p.acked, 2);
+	len = 0;
+	/* Another request's ack and a stray sequence number are not ours. */
+	append(dgram, &len, ack_for(buf, 99, -EPERM, "not ours"));
+	append(dgram, &len, ack_for(buf, 102, -ENOENT, "no such plane"));
+	append(dgram, &len, ack_for(buf, 104, -EPERM, "not ours either"));
+	append(dgram, &len, ack_for(buf, 103, 0, NULL));
+	CHECK_INT(fare_pipe_feed(&p, dgram, len, &err), 0);
+	CHECK_INT(p.acked, 4);
+	CHECK_INT(rets[0], 0);
+	CHECK_INT(rets[1], -EEXIST);
+	CHECK_INT(rets[2], -ENOENT);
+	CHECK_INT(rets[3], 0);
+	CHECK_INT(p.first_fail, 1);
+	CHECK_INT(p.fail_err.code, -EEXIST);
+	CHECK_STR(p.fail_err.msg, "route already exists (use replace)");
+}
+
+static int pipe_cb_calls;
+
+static int pipe_count_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	(void)arg;
+	pipe_cb_calls++;
+	return 0;
+}
+
+TEST(pipe_hands_replies_to_the_callback_and_refuses_a_truncated_one)
+{
+	int rets[1];
+	struct fare_pipe p = {
+		.base_seq = 7, .n = 1, .cap = 1, .rets = rets,
+		.first_fail = SIZE_MAX, .cb = pipe_count_cb,
+	};
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+	size_t len = 0;
+
+	pipe_cb_calls = 0;
+	append(dgram, &len, plane_reply(buf, 7, 1));
+	append(dgram, &len, ack_for(buf, 7, 0, NULL));
+	CHECK_INT(fare_pipe_feed(&p, dgram, len, &err), 0);
+	CHECK_INT(pipe_cb_calls, 1);
+	CHECK_INT(p.acked, 1);
+	nlh = plane_reply(dgram, 7, 2);
+	CHECK_INT(fare_pipe_feed(&p, dgram, nlh->nlmsg_len - 8, &err),
+		  -EPROTO);
+	CHECK_STR(err.msg, "truncated netlink message");
+}
+
+TEST(events_are_read_by_command_and_others_skipped)
+{
+	static struct fare_event ev;
+	struct nlmsghdr *nlh;
+
+	nlh = plane_reply(buf, 0, 3);
+	((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd =
+		FARE_CMD_PLANE_DEL;
+	CHECK_INT(fare_msg_parse_event(nlh, FAMILY_ID, &ev, NULL), 0);
+	CHECK_INT(ev.type, FARE_EVENT_PLANE_DEL);
+	CHECK_INT(ev.plane.id, 3);
+
+	make_route();
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW, 0, 0);
+	fare_msg_put_route(nlh, sizeof(buf), &route, NULL);
+	CHECK_INT(fare_msg_parse_event(nlh, FAMILY_ID, &ev, NULL), 0);
+	CHECK_INT(ev.type, FARE_EVENT_ROUTE_NEW);
+	CHECK_INT(ev.route.n_nexthops, 2);
+	CHECK_INT(ev.route.nexthops[1].weight, 4000000000u);
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_DEL, 0, 0);
+	fare_msg_put_prefix(nlh, sizeof(buf), &route.dst, NULL);
+	CHECK_INT(fare_msg_parse_event(nlh, FAMILY_ID, &ev, NULL), 0);
+	CHECK_INT(ev.type, FARE_EVENT_ROUTE_DEL);
+	CHECK_INT(ev.route.dst.plen, 24);
+	CHECK_INT(ev.route.n_nexthops, 0);
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 0);
+	mnl_attr_put_u8(nlh, FARE_A_CONFIG_MODE, FARE_MODE_FLOW);
+	mnl_attr_put_u32(nlh, FARE_A_CONFIG_IFINDEX, 6);
+	CHECK_INT(fare_msg_parse_event(nlh, FAMILY_ID, &ev, NULL), 0);
+	CHECK_INT(ev.type, FARE_EVENT_CONFIG);
+	CHECK_INT(ev.config.mode, FARE_MODE_FLOW);
+	CHECK_INT(ev.config.ifindex, 6);
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_STATS_GET, 0, 0);
+	CHECK_INT(fare_msg_parse_event(nlh, FAMILY_ID, &ev, NULL), -ENOMSG);
+	nlh = fare_msg_start(buf, FAMILY_ID + 1, FARE_CMD_ROUTE_DEL, 0, 0);
+	CHECK_INT(fare_msg_parse_event(nlh, FAMILY_ID, &ev, NULL), -ENOMSG);
+}

@@ -213,3 +213,87 @@ TEST(drops_line_names_each_counter)
 		  "drops noroute 1 noplane 2 error 3 packets\n");
 	capture_end(&c);
 }
+
+static const char *event_text(const struct fare_event *ev, bool json,
+			      const char *ifname)
+{
+	static char text[2048];
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, json, false);
+	fc_out_event(&o, ev, ifname);
+	snprintf(text, sizeof(text), "%s", capture_text(&c));
+	capture_end(&c);
+	return text;
+}
+
+TEST(monitor_text_lines_are_batch_commands)
+{
+	static struct fare_event ev;
+
+	ev.type = FARE_EVENT_PLANE_NEW;
+	ev.plane = plane();
+	inet_pton(AF_INET6, "fe80::1", &ev.plane.gw6);
+	ev.plane.has_gw6 = true;
+	CHECK_STR(event_text(&ev, false, "eth-p1"),
+		  "plane replace 1 dev eth-p1 via 10.1.0.1 via fe80::1 # up\n");
+	ev.plane.flags = 0;
+	CHECK_STR(event_text(&ev, false, NULL),
+		  "plane replace 1 dev if4 via 10.1.0.1 via fe80::1 # down\n");
+	ev.type = FARE_EVENT_PLANE_DEL;
+	CHECK_STR(event_text(&ev, false, "eth-p1"), "plane del 1\n");
+
+	ev.type = FARE_EVENT_ROUTE_NEW;
+	ev.route = route();
+	ev.route.nexthops[1].tier = 2;
+	CHECK_STR(event_text(&ev, false, NULL),
+		  "route replace 10.0.0.0/24 mode packet nexthop plane 1 weight 3 "
+		  "nexthop plane 2 weight 1 tier 2\n");
+	ev.route.mode = FARE_MODE_DEFAULT;
+	ev.route.n_nexthops = 1;
+	CHECK_STR(event_text(&ev, false, NULL),
+		  "route replace 10.0.0.0/24 nexthop plane 1 weight 3\n");
+	ev.type = FARE_EVENT_ROUTE_DEL;
+	CHECK_STR(event_text(&ev, false, NULL), "route del 10.0.0.0/24\n");
+
+	ev.type = FARE_EVENT_CONFIG;
+	ev.config = (struct fare_config){
+		.mode = FARE_MODE_FLOW, .flowlet_us = 250, .hash_seed = 0xabc,
+	};
+	CHECK_STR(event_text(&ev, false, "fare0"),
+		  "config set mode flow flowlet-timeout 250 hash-seed 0x00000abc\n");
+	ev.type = FARE_EVENT_LOST;
+	CHECK_STR(event_text(&ev, false, NULL), "");
+}
+
+TEST(monitor_json_is_one_object_per_line)
+{
+	static struct fare_event ev;
+
+	ev.type = FARE_EVENT_PLANE_DEL;
+	ev.plane = plane();
+	CHECK_STR(event_text(&ev, true, "eth-p1"),
+		  "{\"event\":\"plane_del\",\"plane\":{\"id\":1,\"dev\":\"eth-p1\","
+		  "\"ifindex\":4,\"gw4\":\"10.1.0.1\",\"up\":true,\"flags\":1,"
+		  "\"tx_packets\":3000,\"tx_bytes\":120000}}\n");
+	ev.type = FARE_EVENT_ROUTE_DEL;
+	fare_prefix_parse("2001:db8::/32", &ev.route.dst, NULL);
+	CHECK_STR(event_text(&ev, true, NULL),
+		  "{\"event\":\"route_del\",\"route\":{\"dst\":\"2001:db8::/32\","
+		  "\"family\":\"inet6\"}}\n");
+	ev.type = FARE_EVENT_CONFIG;
+	ev.config = (struct fare_config){
+		.mode = FARE_MODE_PACKET, .flowlet_us = 100, .hash_seed = 7,
+		.ifindex = 5,
+	};
+	CHECK_STR(event_text(&ev, true, "fare0"),
+		  "{\"event\":\"config\",\"config\":{\"mode\":\"packet\","
+		  "\"flowlet_timeout_us\":100,\"hash_seed\":7,\"ifindex\":5,"
+		  "\"dev\":\"fare0\"}}\n");
+	ev.type = FARE_EVENT_ROUTE_NEW;
+	ev.route = route();
+	CHECK(!strncmp(event_text(&ev, true, NULL),
+		       "{\"event\":\"route_new\",\"route\":{\"dst\":\"10.0.0.0/24\",", 50));
+}

@@ -427,7 +427,7 @@ TEST(unknown_keywords_list_the_choices)
 TEST(unknown_objects_commands_and_options_are_usage_errors)
 {
 	PARSE_USAGE("bgp show",
-		    "unknown object \"bgp\" (plane, route, config, stats, help) at argument 1");
+		    "unknown object \"bgp\" (plane, route, config, stats, monitor, help) at argument 1");
 	PARSE_USAGE("plane frob",
 		    "plane: unknown command \"frob\" (add, replace, del, show, help) at argument 2");
 	PARSE_USAGE("config add",
@@ -439,7 +439,7 @@ TEST(unknown_objects_commands_and_options_are_usage_errors)
 	PARSE_USAGE("--color plane", "unknown option \"--color\" at argument 1");
 	PARSE_USAGE("-n", "missing value for -n at argument 2");
 	PARSE_USAGE("--netns", "missing value for --netns at argument 2");
-	PARSE_USAGE("-j", "missing object (plane, route, config, stats, help)");
+	PARSE_USAGE("-j", "missing object (plane, route, config, stats, monitor, help)");
 }
 
 TEST(ambiguous_objects_are_refused)
@@ -510,10 +510,141 @@ TEST(help_texts_name_every_command)
 	capture_start(&c);
 	fc_help(c.f, FC_OBJ_ROUTE);
 	CHECK(strstr(capture_text(&c), "farectl route del PREFIX"));
+	CHECK(strstr(capture_text(&c), "farectl route flush"));
 	CHECK(strstr(capture_text(&c), "nexthop plane ID weight W [tier T]"));
 	capture_end(&c);
 	capture_start(&c);
 	fc_help(c.f, FC_OBJ_NONE);
-	CHECK(strstr(capture_text(&c), "OBJECT := { plane | route | config | stats }"));
+	CHECK(strstr(capture_text(&c), "OBJECT := { plane | route | config | stats | monitor }"));
+	CHECK(strstr(capture_text(&c), "farectl [OPTIONS] -batch FILE"));
 	capture_end(&c);
+	capture_start(&c);
+	fc_help(c.f, FC_OBJ_MONITOR);
+	CHECK(strstr(capture_text(&c), "farectl monitor [all | { plane | route | config } ...]"));
+	capture_end(&c);
+}
+
+TEST(options_may_be_spelled_out_with_one_dash_like_ip)
+{
+	PARSE_OK("-json -pretty -netns blue plane show");
+	CHECK(req.json && req.pretty);
+	CHECK_STR(req.netns, "blue");
+	PARSE_OK("-js -net red route");
+	CHECK(req.json && !req.pretty);
+	CHECK_STR(req.netns, "red");
+	PARSE_USAGE("--json=1 plane", "option \"--json\" takes no value at argument 1");
+	PARSE_USAGE("-netns", "missing value for -netns at argument 2");
+}
+
+TEST(batch_option_takes_a_file_and_no_command)
+{
+	PARSE_OK("-batch routes.txt");
+	CHECK_STR(req.batch, "routes.txt");
+	PARSE_OK("-j -b -");
+	CHECK_STR(req.batch, "-");
+	CHECK(req.json);
+	PARSE_OK("--batch=/tmp/x -n h1");
+	CHECK_STR(req.batch, "/tmp/x");
+	CHECK_STR(req.netns, "h1");
+	PARSE_USAGE("-batch", "missing value for -batch at argument 2");
+	PARSE_USAGE("-batch f route show",
+		    "unexpected argument \"route\" after -batch FILE at argument 3");
+}
+
+TEST(route_flush_takes_no_argument)
+{
+	PARSE_OK("route flush");
+	CHECK_INT(req.obj, FC_OBJ_ROUTE);
+	CHECK_INT(req.verb, FC_VERB_FLUSH);
+	CHECK_STR(req.ctx, "route flush");
+	PARSE_USAGE("route flush 10.0.0.0/8",
+		    "route flush: unexpected argument \"10.0.0.0/8\" at argument 3");
+	PARSE_USAGE("plane flush",
+		    "plane: unknown command \"flush\" (add, replace, del, show, help) at argument 2");
+}
+
+TEST(monitor_shows_everything_or_the_kinds_named)
+{
+	PARSE_OK("monitor");
+	CHECK_INT(req.obj, FC_OBJ_MONITOR);
+	CHECK_INT(req.monitor, FC_MON_ALL);
+	PARSE_OK("-j monitor route config");
+	CHECK_INT(req.monitor, FC_MON_ROUTE | FC_MON_CONFIG);
+	PARSE_OK("mon p");
+	CHECK_INT(req.monitor, FC_MON_PLANE);
+	PARSE_USAGE("monitor bgp",
+		    "monitor: unknown event kind \"bgp\" (all, plane, route, config, help) at argument 2");
+	PARSE_OK("monitor help");
+	CHECK_INT(req.verb, FC_VERB_HELP);
+}
+
+static int parse_words(const char *line)
+{
+	static char buf[4096];
+	static char *words[64];
+	int n;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	n = fc_split_line(buf, words, 64, err, sizeof(err));
+	if (n < 0)
+		return -1;
+	return fc_parse_command(n, words, &req, err, sizeof(err));
+}
+
+TEST(batch_line_errors_count_the_words_of_the_line)
+{
+	memset(&req, 0, sizeof(req));
+	CHECK_INT(parse_words("route add 10.0.0.0/24 nexthop plane 1 weight 0"),
+		  FC_EXIT_USAGE);
+	CHECK_STR(err, "route add: weight 0 out of range (1..4294967295) at argument 8");
+	CHECK_INT(parse_words("-j route show"), FC_EXIT_USAGE);
+	CHECK_STR(err, "options go on the command line, not in the batch (\"-j\") at argument 1");
+	CHECK_INT(parse_words("bgp"), FC_EXIT_USAGE);
+	CHECK_STR(err, "unknown object \"bgp\" (plane, route, config, stats, monitor, help) at argument 1");
+}
+
+TEST(batch_line_keeps_the_command_line_options)
+{
+	memset(&req, 0, sizeof(req));
+	req.json = true;
+	req.netns = "h1";
+	CHECK_INT(parse_words("route del 10.0.0.0/24"), 0);
+	CHECK(req.json);
+	CHECK_STR(req.netns, "h1");
+	CHECK_INT(req.verb, FC_VERB_DEL);
+	CHECK_INT(req.route.dst.plen, 24);
+}
+
+static char split_buf[512];
+static char *split_words[8];
+
+static int split(const char *line)
+{
+	snprintf(split_buf, sizeof(split_buf), "%s", line);
+	return fc_split_line(split_buf, split_words, 8, err, sizeof(err));
+}
+
+TEST(split_line_handles_blanks_quotes_escapes_and_comments)
+{
+	CHECK_INT(split("  \t\n"), 0);
+	CHECK_INT(split("# a comment"), 0);
+	CHECK_INT(split("plane  del\t1 # down\n"), 3);
+	CHECK_STR(split_words[0], "plane");
+	CHECK_STR(split_words[1], "del");
+	CHECK_STR(split_words[2], "1");
+	CHECK_INT(split("a\"b c\"d 'e\"f' g\\ h x#y"), 4);
+	CHECK_STR(split_words[0], "ab cd");
+	CHECK_STR(split_words[1], "e\"f");
+	CHECK_STR(split_words[2], "g h");
+	CHECK_STR(split_words[3], "x#y");
+	CHECK_INT(split("''"), 1);
+	CHECK_STR(split_words[0], "");
+}
+
+TEST(split_line_refuses_open_quotes_and_too_many_words)
+{
+	CHECK_INT(split("route add \"10.0.0.0/24"), -1);
+	CHECK_STR(err, "unterminated \" quote");
+	CHECK_INT(split("1 2 3 4 5 6 7 8 9"), -1);
+	CHECK_STR(err, "more than 8 words");
 }

@@ -3,11 +3,13 @@
  * farectl: configure and inspect fare.ko, in the manner of ip(8).
  *
  *	farectl [-j] [-p] [-n NETNS] OBJECT COMMAND [ARGS]
+ *	farectl [-j] [-p] [-n NETNS] -batch FILE
  *
  * parse.c turns the command line into a request, this file carries it out
  * through libfare, and output.c prints the answers.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
@@ -21,11 +23,13 @@ struct ctx {
 	struct fc_request *req;
 	struct fc_out out;
 	struct fare_err err;
+	char where[300];	/* "FILE:LINE: " in a batch, else "" */
 };
 
 static int runtime_error(const struct ctx *c)
 {
-	fprintf(stderr, "farectl: %s: %s\n", c->req->ctx, c->err.msg);
+	fprintf(stderr, "farectl: %s%s: %s\n", c->where, c->req->ctx,
+		c->err.msg);
 	return FC_EXIT_ERROR;
 }
 
@@ -33,8 +37,8 @@ static int runtime_error(const struct ctx *c)
 static int done(const struct ctx *c)
 {
 	if (c->err.msg[0])
-		fprintf(stderr, "farectl: %s: warning: %s\n", c->req->ctx,
-			c->err.msg);
+		fprintf(stderr, "farectl: %s%s: warning: %s\n", c->where,
+			c->req->ctx, c->err.msg);
 	return FC_EXIT_OK;
 }
 
@@ -136,8 +140,8 @@ static int plane_cmd(struct ctx *c)
 	case FC_VERB_REPLACE:
 		req->plane.ifindex = if_nametoindex(req->ifname);
 		if (!req->plane.ifindex) {
-			fprintf(stderr, "farectl: %s: device \"%s\" does not exist\n",
-				req->ctx, req->ifname);
+			fprintf(stderr, "farectl: %s%s: device \"%s\" does not exist\n",
+				c->where, req->ctx, req->ifname);
 			return FC_EXIT_ERROR;
 		}
 		if (fare_plane_add(c->f, &req->plane,
@@ -205,6 +209,10 @@ static int route_cmd(struct ctx *c)
 		if (fare_route_del(c->f, &req->route.dst, &c->err))
 			return runtime_error(c);
 		return done(c);
+	case FC_VERB_FLUSH:
+		if (fare_route_flush(c->f, NULL, &c->err))
+			return runtime_error(c);
+		return done(c);
 	default:
 		if (print_routes(c, req->has_key)) {
 			if (c->out.json)
@@ -270,6 +278,207 @@ static int stats_cmd(struct ctx *c)
 	return FC_EXIT_OK;
 }
 
+struct monitor {
+	struct ctx *c;
+	unsigned int what;	/* FC_MON_* */
+};
+
+static int print_event(const struct fare_event *ev, void *arg)
+{
+	struct monitor *m = arg;
+	char name[IF_NAMESIZE];
+	const char *ifname = NULL;
+	unsigned int kind;
+
+	switch (ev->type) {
+	case FARE_EVENT_LOST:
+		fprintf(stderr, "farectl: monitor: events were lost (receive buffer overrun)\n");
+		return 0;
+	case FARE_EVENT_PLANE_NEW:
+	case FARE_EVENT_PLANE_DEL:
+		kind = FC_MON_PLANE;
+		ifname = ifname_of(ev->plane.ifindex, name);
+		break;
+	case FARE_EVENT_CONFIG:
+		kind = FC_MON_CONFIG;
+		ifname = ifname_of(ev->config.ifindex, name);
+		break;
+	default:
+		kind = FC_MON_ROUTE;
+		break;
+	}
+	if (!(m->what & kind))
+		return 0;
+	fc_out_event(&m->c->out, ev, ifname);
+	/* Each event as it happens, also into a pipe. */
+	if (fflush(stdout) || ferror(stdout))
+		return fare_err_set(&m->c->err, -EIO,
+				    "writing the output: %s", strerror(errno));
+	return 0;
+}
+
+static int monitor_cmd(struct ctx *c)
+{
+	struct monitor m = { .c = c, .what = c->req->monitor };
+
+	if (fare_monitor(c->f, print_event, &m, NULL, &c->err))
+		return runtime_error(c);
+	return FC_EXIT_OK;
+}
+
+static int run_one(struct ctx *c)
+{
+	switch (c->req->obj) {
+	case FC_OBJ_PLANE:
+		return plane_cmd(c);
+	case FC_OBJ_ROUTE:
+		return route_cmd(c);
+	case FC_OBJ_CONFIG:
+		return config_cmd(c);
+	case FC_OBJ_MONITOR:
+		return monitor_cmd(c);
+	default:
+		return stats_cmd(c);
+	}
+}
+
+/*
+ * -batch: route changes are gathered into windows of BATCH_WINDOW and
+ * applied in bulk; any other line first applies the window, then runs.
+ */
+#define BATCH_WINDOW	2048
+#define BATCH_WORDS	512
+
+struct batch {
+	const char *name;	/* for messages: the file, or "<stdin>" */
+	struct fare_op *ops;
+	size_t *lines;
+	size_t n;
+};
+
+static const char *op_ctx(enum fare_op_type t)
+{
+	return t == FARE_OP_ROUTE_ADD ? "route add" :
+	       t == FARE_OP_ROUTE_REPLACE ? "route replace" : "route del";
+}
+
+static int batch_apply(struct ctx *c, struct batch *b)
+{
+	size_t failed;
+
+	if (!b->n)
+		return FC_EXIT_OK;
+	if (fare_routes_apply(c->f, b->ops, b->n, &failed, &c->err)) {
+		if (failed >= b->n)
+			failed = b->n - 1;
+		fprintf(stderr, "farectl: %s:%zu: %s: %s\n", b->name,
+			b->lines[failed], op_ctx(b->ops[failed].type),
+			c->err.msg);
+		return FC_EXIT_ERROR;
+	}
+	b->n = 0;
+	return FC_EXIT_OK;
+}
+
+static bool batchable(const struct fc_request *req)
+{
+	return req->obj == FC_OBJ_ROUTE &&
+	       (req->verb == FC_VERB_ADD || req->verb == FC_VERB_REPLACE ||
+		req->verb == FC_VERB_DEL);
+}
+
+/* One line: 0 to go on, else the exit status. */
+static int batch_line(struct ctx *c, struct batch *b, char *line,
+		      size_t lineno)
+{
+	struct fc_request *req = c->req;
+	char *words[BATCH_WORDS];
+	char err[512];
+	int argc, ret;
+
+	argc = fc_split_line(line, words, BATCH_WORDS, err, sizeof(err));
+	if (!argc)
+		return FC_EXIT_OK;
+	if (argc > 0 && fc_parse_command(argc, words, req, err, sizeof(err)))
+		argc = -1;
+	if (argc > 0 && req->obj == FC_OBJ_MONITOR) {
+		snprintf(err, sizeof(err), "monitor cannot run in a batch");
+		argc = -1;
+	}
+	if (argc < 0) {
+		/* The lines before this one take effect first. */
+		ret = batch_apply(c, b);
+		if (!ret)
+			fprintf(stderr, "farectl: %s:%zu: %s\n", b->name, lineno,
+				err);
+		return FC_EXIT_ERROR;
+	}
+	if (batchable(req)) {
+		b->ops[b->n].type = req->verb == FC_VERB_ADD ?
+				    FARE_OP_ROUTE_ADD :
+				    req->verb == FC_VERB_REPLACE ?
+				    FARE_OP_ROUTE_REPLACE : FARE_OP_ROUTE_DEL;
+		b->ops[b->n].route = req->route;
+		b->lines[b->n++] = lineno;
+		return b->n == BATCH_WINDOW ? batch_apply(c, b) : FC_EXIT_OK;
+	}
+	ret = batch_apply(c, b);
+	if (ret)
+		return ret;
+	if (req->verb == FC_VERB_HELP) {
+		fc_help(stdout, req->obj);
+		return FC_EXIT_OK;
+	}
+	snprintf(c->where, sizeof(c->where), "%s:%zu: ", b->name, lineno);
+	ret = run_one(c);
+	c->where[0] = '\0';
+	return ret;
+}
+
+static int run_batch(struct ctx *c)
+{
+	const char *path = c->req->batch;
+	struct batch b = { .name = path };
+	size_t cap = 0, lineno = 0;
+	char *line = NULL;
+	int ret = FC_EXIT_OK;
+	FILE *in = stdin;
+
+	if (strcmp(path, "-")) {
+		in = fopen(path, "r");
+		if (!in) {
+			fprintf(stderr, "farectl: cannot open batch file \"%s\": %s\n",
+				path, strerror(errno));
+			return FC_EXIT_ERROR;
+		}
+	} else {
+		b.name = "<stdin>";
+	}
+	b.ops = malloc(BATCH_WINDOW * sizeof(*b.ops));
+	b.lines = malloc(BATCH_WINDOW * sizeof(*b.lines));
+	if (!b.ops || !b.lines) {
+		fprintf(stderr, "farectl: %s\n", strerror(ENOMEM));
+		ret = FC_EXIT_ERROR;
+		goto out;
+	}
+	while (!ret && getline(&line, &cap, in) >= 0)
+		ret = batch_line(c, &b, line, ++lineno);
+	if (!ret && ferror(in)) {
+		fprintf(stderr, "farectl: reading %s: %s\n", b.name,
+			strerror(errno));
+		ret = FC_EXIT_ERROR;
+	}
+	if (!ret)
+		ret = batch_apply(c, &b);
+out:
+	free(line);
+	free(b.ops);
+	free(b.lines);
+	if (in != stdin)
+		fclose(in);
+	return ret;
+}
+
 static int run(struct fc_request *req)
 {
 	struct ctx c = { .req = req };
@@ -284,21 +493,7 @@ static int run(struct fc_request *req)
 		return FC_EXIT_ERROR;
 	}
 	fc_out_init(&c.out, stdout, req->json, req->pretty);
-
-	switch (req->obj) {
-	case FC_OBJ_PLANE:
-		ret = plane_cmd(&c);
-		break;
-	case FC_OBJ_ROUTE:
-		ret = route_cmd(&c);
-		break;
-	case FC_OBJ_CONFIG:
-		ret = config_cmd(&c);
-		break;
-	default:
-		ret = stats_cmd(&c);
-		break;
-	}
+	ret = req->batch ? run_batch(&c) : run_one(&c);
 	fare_close(c.f);
 	return ret;
 }

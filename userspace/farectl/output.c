@@ -157,20 +157,26 @@ void fc_out_route(struct fc_out *o, const struct fare_route *r)
 	}
 }
 
+static void config_json(struct fc_out *o, const struct fare_config *cfg,
+			const char *ifname)
+{
+	json_open_object(&o->j);
+	json_kv_string(&o->j, "mode", fare_mode_name(cfg->mode));
+	json_kv_u64(&o->j, "flowlet_timeout_us", cfg->flowlet_us);
+	json_kv_u64(&o->j, "hash_seed", cfg->hash_seed);
+	json_kv_u64(&o->j, "ifindex", cfg->ifindex);
+	if (cfg->ifindex && ifname)
+		json_kv_string(&o->j, "dev", ifname);
+	else
+		json_kv_null(&o->j, "dev");
+	json_close_object(&o->j);
+}
+
 void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
 		   const char *ifname)
 {
 	if (o->json) {
-		json_open_object(&o->j);
-		json_kv_string(&o->j, "mode", fare_mode_name(cfg->mode));
-		json_kv_u64(&o->j, "flowlet_timeout_us", cfg->flowlet_us);
-		json_kv_u64(&o->j, "hash_seed", cfg->hash_seed);
-		json_kv_u64(&o->j, "ifindex", cfg->ifindex);
-		if (cfg->ifindex && ifname)
-			json_kv_string(&o->j, "dev", ifname);
-		else
-			json_kv_null(&o->j, "dev");
-		json_close_object(&o->j);
+		config_json(o, cfg, ifname);
 		json_end(&o->j);
 		return;
 	}
@@ -197,4 +203,108 @@ void fc_out_drops(struct fc_out *o, const struct fare_stats *s)
 	fprintf(o->f, "drops noroute %" PRIu64 " noplane %" PRIu64
 		" error %" PRIu64 " packets\n", s->noroute_packets,
 		s->noplane_packets, s->error_packets);
+}
+
+/* "route replace PREFIX [mode M] nexthop plane ID weight W [tier T] ..." */
+static void route_line(FILE *f, const struct fare_route *r)
+{
+	char prefix[FARE_PREFIX_STRLEN];
+	unsigned int i;
+
+	fprintf(f, "route replace %s",
+		fare_prefix_format(&r->dst, prefix, sizeof(prefix)));
+	if (r->mode != FARE_MODE_DEFAULT)
+		fprintf(f, " mode %s", fare_mode_name(r->mode));
+	for (i = 0; i < r->n_nexthops; i++) {
+		fprintf(f, " nexthop plane %u weight %u", r->nexthops[i].plane_id,
+			r->nexthops[i].weight);
+		if (r->nexthops[i].tier)
+			fprintf(f, " tier %u", r->nexthops[i].tier);
+	}
+	fputc('\n', f);
+}
+
+void fc_out_event(struct fc_out *o, const struct fare_event *ev,
+		  const char *ifname)
+{
+	static const char *const names[] = {
+		[FARE_EVENT_PLANE_NEW] = "plane_new",
+		[FARE_EVENT_PLANE_DEL] = "plane_del",
+		[FARE_EVENT_ROUTE_NEW] = "route_new",
+		[FARE_EVENT_ROUTE_DEL] = "route_del",
+		[FARE_EVENT_CONFIG] = "config",
+	};
+	char addr[INET6_ADDRSTRLEN], prefix[FARE_PREFIX_STRLEN];
+	char dev[IF_NAMESIZE + 16];
+	const struct fare_plane *p = &ev->plane;
+
+	if (ev->type == FARE_EVENT_LOST || ev->type > FARE_EVENT_CONFIG)
+		return;
+	if (o->json) {
+		json_open_object(&o->j);
+		json_kv_string(&o->j, "event", names[ev->type]);
+		switch (ev->type) {
+		case FARE_EVENT_PLANE_NEW:
+		case FARE_EVENT_PLANE_DEL:
+			json_key(&o->j, "plane");
+			fc_out_plane(o, p, ifname, false, 0);
+			break;
+		case FARE_EVENT_ROUTE_NEW:
+			json_key(&o->j, "route");
+			fc_out_route(o, &ev->route);
+			break;
+		case FARE_EVENT_ROUTE_DEL:
+			json_key(&o->j, "route");
+			json_open_object(&o->j);
+			json_kv_string(&o->j, "dst",
+				       fare_prefix_format(&ev->route.dst, prefix,
+							  sizeof(prefix)));
+			json_kv_string(&o->j, "family",
+				       ev->route.dst.family == AF_INET ?
+				       "inet" : "inet6");
+			json_close_object(&o->j);
+			break;
+		default:
+			json_key(&o->j, "config");
+			config_json(o, &ev->config, ifname);
+			break;
+		}
+		json_close_object(&o->j);
+		json_end(&o->j);
+		return;
+	}
+
+	switch (ev->type) {
+	case FARE_EVENT_PLANE_NEW:
+		if (ifname)
+			snprintf(dev, sizeof(dev), "%s", ifname);
+		else
+			snprintf(dev, sizeof(dev), "if%u", p->ifindex);
+		fprintf(o->f, "plane replace %u dev %s", p->id, dev);
+		if (p->has_gw4)
+			fprintf(o->f, " via %s",
+				addr_str(AF_INET, &p->gw4, addr, sizeof(addr)));
+		if (p->has_gw6)
+			fprintf(o->f, " via %s",
+				addr_str(AF_INET6, &p->gw6, addr, sizeof(addr)));
+		fprintf(o->f, " # %s\n",
+			p->flags & FARE_PLANE_F_OPER_UP ? "up" : "down");
+		break;
+	case FARE_EVENT_PLANE_DEL:
+		fprintf(o->f, "plane del %u\n", p->id);
+		break;
+	case FARE_EVENT_ROUTE_NEW:
+		route_line(o->f, &ev->route);
+		break;
+	case FARE_EVENT_ROUTE_DEL:
+		fprintf(o->f, "route del %s\n",
+			fare_prefix_format(&ev->route.dst, prefix,
+					   sizeof(prefix)));
+		break;
+	default:
+		fprintf(o->f, "config set mode %s flowlet-timeout %u hash-seed 0x%08x\n",
+			fare_mode_name(ev->config.mode), ev->config.flowlet_us,
+			ev->config.hash_seed);
+		break;
+	}
 }

@@ -36,6 +36,14 @@ void fc_out_plane(struct fc_out *o, const struct fare_plane *p,
 void fc_out_route(struct fc_out *o, const struct fare_route *r);
 void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
 		   const char *ifname);
+/*
+ * An event of "farectl monitor": in text, a line "farectl -batch" takes
+ * (a plane's oper state follows as a comment); with JSON, one object
+ * {"event": "plane_new", "plane": {...}} and a newline. ifname names the
+ * plane's device (plane events) or fare0 (config events).
+ */
+void fc_out_event(struct fc_out *o, const struct fare_event *ev,
+		  const char *ifname);
 void fc_out_drops(struct fc_out *o, const struct fare_stats *s);
 
 #endif /* FARECTL_OUTPUT_H */

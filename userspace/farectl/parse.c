@@ -577,14 +577,19 @@ static int parse_short_options(struct cur *c, struct fc_request *req,
 			*help = true;
 			return 0;
 		case 'n':
+		case 'b':
 			if (p[1]) {
-				req->netns = p + 1;
+				*(*p == 'n' ? &req->netns : &req->batch) = p + 1;
 				return 0;
 			}
 			c->i++;
 			if (!more(c))
-				return fail_at(c, c->i, "missing value for -n");
-			req->netns = word(c);
+				return fail_at(c, c->i, "missing value for -%c",
+					       *p);
+			if (!*word(c))
+				return fail_at(c, c->i, "empty value for -%c",
+					       *p);
+			*(*p == 'n' ? &req->netns : &req->batch) = word(c);
 			return 0;
 		default:
 			return fail_at(c, c->i, "unknown option \"-%c\"", *p);
@@ -593,11 +598,46 @@ static int parse_short_options(struct cur *c, struct fc_request *req,
 	return 0;
 }
 
+enum { O_JSON, O_PRETTY, O_NETNS, O_BATCH, O_HELP };
+
+/*
+ * Options spelled out, as ip(8) takes them: "-json", "--json", or any
+ * prefix of the name ("-js"). A single dash followed by something that is
+ * no such prefix is a cluster of short options ("-jn NAME").
+ */
+static const struct kw long_options[] = {
+	KW("json", O_JSON), KW("pretty", O_PRETTY), KW("netns", O_NETNS),
+	KW("batch", O_BATCH), KW("help", O_HELP), KW_END
+};
+
+/* Consume the value of option w, "--name=VALUE" or the next word. */
+static int option_value(struct cur *c, const char *w, const char *eq,
+			const char **out)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%.*s",
+		 (int)(eq ? (size_t)(eq - w) : strlen(w)), w);
+	if (eq) {
+		*out = eq + 1;
+	} else {
+		c->i++;
+		if (!more(c))
+			return fail_at(c, c->i, "missing value for %s", name);
+		*out = word(c);
+	}
+	if (!**out)
+		return fail_at(c, c->i, "empty value for %s", name);
+	return 0;
+}
+
 /* Options before the object; *help is set by -h. */
 static int parse_options(struct cur *c, struct fc_request *req, bool *help)
 {
-	const char *w;
-	int ret;
+	const char *w, *name, *eq;
+	char opt[16];
+	size_t len;
+	int o, ret;
 
 	*help = false;
 	while (more(c) && word(c)[0] == '-' && !*help) {
@@ -606,28 +646,51 @@ static int parse_options(struct cur *c, struct fc_request *req, bool *help)
 			c->i++;
 			break;
 		}
-		if (!strcmp(w, "--json")) {
-			req->json = true;
-		} else if (!strcmp(w, "--pretty")) {
-			req->json = req->pretty = true;
-		} else if (!strcmp(w, "--help")) {
-			*help = true;
-		} else if (!strcmp(w, "--netns")) {
-			c->i++;
-			if (!more(c))
-				return fail_at(c, c->i, "missing value for %s", w);
-			req->netns = word(c);
-		} else if (!strncmp(w, "--netns=", 8)) {
-			req->netns = w + 8;
-		} else if (w[1] == '-' || !w[1]) {
+		if (!w[1])
 			return fail_at(c, c->i, "unknown option \"%s\"", w);
+		name = w + (w[1] == '-' ? 2 : 1);
+		eq = strchr(name, '=');
+		len = eq ? (size_t)(eq - name) : strlen(name);
+		if (len && len < sizeof(opt)) {
+			memcpy(opt, name, len);
+			opt[len] = '\0';
 		} else {
+			opt[0] = '\0';
+		}
+		if (!opt[0] || kw_match(long_options, opt, &o)) {
+			if (w[1] == '-')
+				return fail_at(c, c->i,
+					       "unknown option \"%s\"", w);
 			ret = parse_short_options(c, req, help);
 			if (ret)
 				return ret;
+			c->i++;
+			continue;
 		}
-		if (req->netns && !*req->netns)
-			return fail_at(c, c->i, "empty namespace name");
+		if (eq && o != O_NETNS && o != O_BATCH)
+			return fail_at(c, c->i, "option \"%.*s\" takes no value",
+				       (int)(eq - w), w);
+		switch (o) {
+		case O_JSON:
+			req->json = true;
+			break;
+		case O_PRETTY:
+			req->json = req->pretty = true;
+			break;
+		case O_HELP:
+			*help = true;
+			break;
+		case O_NETNS:
+			ret = option_value(c, w, eq, &req->netns);
+			if (ret)
+				return ret;
+			break;
+		case O_BATCH:
+			ret = option_value(c, w, eq, &req->batch);
+			if (ret)
+				return ret;
+			break;
+		}
 		c->i++;
 	}
 	return 0;
@@ -638,6 +701,7 @@ static const struct kw objects[] = {
 	KW("route", FC_OBJ_ROUTE),
 	KW("config", FC_OBJ_CONFIG),
 	KW("stats", FC_OBJ_STATS),
+	KW("monitor", FC_OBJ_MONITOR),
 	KW("help", FC_OBJ_NONE),
 	KW_END
 };
@@ -648,6 +712,7 @@ static const char *const object_names[] = {
 	[FC_OBJ_ROUTE] = "route",
 	[FC_OBJ_CONFIG] = "config",
 	[FC_OBJ_STATS] = "stats",
+	[FC_OBJ_MONITOR] = "monitor",
 };
 
 static const char *const verb_names[] = {
@@ -657,15 +722,28 @@ static const char *const verb_names[] = {
 	[FC_VERB_DEL] = "del",
 	[FC_VERB_SHOW] = "show",
 	[FC_VERB_SET] = "set",
+	[FC_VERB_FLUSH] = "flush",
 };
 
-static const struct kw table_verbs[] = {
+static const struct kw plane_verbs[] = {
 	KW("add", FC_VERB_ADD),
 	KW("replace", FC_VERB_REPLACE),
 	KW("del", FC_VERB_DEL),
 	KW_ALIAS("delete", FC_VERB_DEL),
 	KW("show", FC_VERB_SHOW),
 	KW_ALIAS("list", FC_VERB_SHOW),
+	KW("help", FC_VERB_HELP),
+	KW_END
+};
+
+static const struct kw route_verbs[] = {
+	KW("add", FC_VERB_ADD),
+	KW("replace", FC_VERB_REPLACE),
+	KW("del", FC_VERB_DEL),
+	KW_ALIAS("delete", FC_VERB_DEL),
+	KW("show", FC_VERB_SHOW),
+	KW_ALIAS("list", FC_VERB_SHOW),
+	KW("flush", FC_VERB_FLUSH),
 	KW("help", FC_VERB_HELP),
 	KW_END
 };
@@ -683,6 +761,95 @@ static const struct kw stats_verbs[] = {
 	KW_END
 };
 
+/* monitor [all | { plane | route | config } ...] */
+static int parse_monitor(struct cur *c, struct fc_request *req)
+{
+	static const struct kw what[] = {
+		KW("all", FC_MON_ALL), KW("plane", FC_MON_PLANE),
+		KW("route", FC_MON_ROUTE), KW("config", FC_MON_CONFIG),
+		KW("help", 0), KW_END
+	};
+	int m, ret;
+
+	while (more(c)) {
+		ret = expect_kw(c, what, "event kind", &m);
+		if (ret)
+			return ret;
+		if (!m)
+			return help(req);
+		req->monitor |= m;
+	}
+	if (!req->monitor)
+		req->monitor = FC_MON_ALL;
+	return 0;
+}
+
+/* OBJECT [COMMAND [ARGS]], from c->i on. */
+static int parse_command(struct cur *c, struct fc_request *req)
+{
+	const struct kw *verbs;
+	int obj, verb, ret;
+
+	if (!more(c))
+		return fail(c, "missing object (plane, route, config, stats, monitor, help)");
+	ret = expect_kw(c, objects, "object", &obj);
+	if (ret)
+		return ret;
+	req->obj = obj;
+	if (obj == FC_OBJ_NONE) {
+		/* "help OBJECT" is the help of that object. */
+		if (more(c) && !kw_match(objects, word(c), &obj)) {
+			req->obj = obj;
+			c->i++;
+		}
+		return no_more(c);
+	}
+
+	c->ctx = object_names[obj];
+	if (obj == FC_OBJ_MONITOR) {
+		snprintf(req->ctx, sizeof(req->ctx), "monitor");
+		return parse_monitor(c, req);
+	}
+	verbs = obj == FC_OBJ_CONFIG ? config_verbs :
+		obj == FC_OBJ_STATS ? stats_verbs :
+		obj == FC_OBJ_ROUTE ? route_verbs : plane_verbs;
+	if (!more(c)) {
+		verb = FC_VERB_SHOW;
+	} else {
+		ret = expect_kw(c, verbs, "command", &verb);
+		if (ret)
+			return ret;
+	}
+	req->verb = verb;
+	if (verb == FC_VERB_HELP)
+		return no_more(c);
+	snprintf(req->ctx, sizeof(req->ctx), "%s %s", object_names[obj],
+		 verb_names[verb]);
+	c->ctx = req->ctx;
+
+	switch (obj) {
+	case FC_OBJ_PLANE:
+		return parse_plane(c, req);
+	case FC_OBJ_ROUTE:
+		if (verb == FC_VERB_FLUSH) {
+			if (more(c) && !strcmp(word(c), "help"))
+				return help(req);
+			return no_more(c);
+		}
+		return parse_route(c, req);
+	case FC_OBJ_CONFIG:
+		if (verb == FC_VERB_SET)
+			return parse_config_set(c, req);
+		if (more(c) && !strcmp(word(c), "help"))
+			return help(req);
+		return no_more(c);
+	default:
+		if (more(c) && !strcmp(word(c), "help"))
+			return help(req);
+		return no_more(c);
+	}
+}
+
 int fc_parse(int argc, char *const argv[], struct fc_request *req,
 	     char *err, size_t errlen)
 {
@@ -690,75 +857,114 @@ int fc_parse(int argc, char *const argv[], struct fc_request *req,
 		.argc = argc, .argv = argv, .i = 1, .err = err,
 		.errlen = errlen,
 	};
-	const struct kw *verbs;
-	int obj, verb, ret;
 	bool opt_help;
+	int ret;
 
 	memset(req, 0, sizeof(*req));
 	err[0] = '\0';
 	ret = parse_options(&c, req, &opt_help);
 	if (ret || opt_help)
 		return ret;
-	if (!more(&c))
-		return fail(&c, "missing object (plane, route, config, stats, help)");
-	ret = expect_kw(&c, objects, "object", &obj);
-	if (ret)
-		return ret;
-	req->obj = obj;
-	if (obj == FC_OBJ_NONE) {
-		/* "help OBJECT" is the help of that object. */
-		if (more(&c) && !kw_match(objects, word(&c), &obj)) {
-			req->obj = obj;
-			c.i++;
+	if (req->batch) {
+		/* The commands come from the file. */
+		if (more(&c))
+			return fail_at(&c, c.i,
+				       "unexpected argument \"%s\" after -batch FILE",
+				       word(&c));
+		return 0;
+	}
+	return parse_command(&c, req);
+}
+
+int fc_parse_command(int argc, char *const argv[], struct fc_request *req,
+		     char *err, size_t errlen)
+{
+	/* Word i of the line is argument i + 1 of the message. */
+	struct cur c = {
+		.argc = argc + 1, .argv = argv - 1, .i = 1, .err = err,
+		.errlen = errlen,
+	};
+	bool json = req->json, pretty = req->pretty;
+	const char *netns = req->netns;
+
+	memset(req, 0, sizeof(*req));
+	req->json = json;
+	req->pretty = pretty;
+	req->netns = netns;
+	err[0] = '\0';
+	if (argc > 0 && argv[0][0] == '-')
+		return fail_at(&c, 1,
+			       "options go on the command line, not in the batch (\"%s\")",
+			       argv[0]);
+	return parse_command(&c, req);
+}
+
+int fc_split_line(char *line, char **argv, int max, char *err, size_t errlen)
+{
+	char *r = line, *w = line;
+	char quote;
+	int argc = 0;
+
+	for (;;) {
+		while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
+			r++;
+		if (!*r || *r == '#')
+			break;
+		if (argc == max) {
+			snprintf(err, errlen, "more than %d words", max);
+			return -1;
 		}
-		return no_more(&c);
+		argv[argc++] = w;
+		quote = 0;
+		for (; *r; r++) {
+			if (quote) {
+				if (*r == quote)
+					quote = 0;
+				else
+					*w++ = *r;
+				continue;
+			}
+			if (*r == '"' || *r == '\'') {
+				quote = *r;
+				continue;
+			}
+			if (*r == '\\') {
+				if (!r[1])
+					break;
+				*w++ = *++r;
+				continue;
+			}
+			if (*r == ' ' || *r == '\t' || *r == '\n' ||
+			    *r == '\r')
+				break;
+			*w++ = *r;
+		}
+		if (quote) {
+			snprintf(err, errlen, "unterminated %c quote", quote);
+			return -1;
+		}
+		/* Terminate the word; r may sit on the blank we overwrite. */
+		if (*r)
+			r++;
+		*w++ = '\0';
 	}
-
-	c.ctx = object_names[obj];
-	verbs = obj == FC_OBJ_CONFIG ? config_verbs :
-		obj == FC_OBJ_STATS ? stats_verbs : table_verbs;
-	if (!more(&c)) {
-		verb = FC_VERB_SHOW;
-	} else {
-		ret = expect_kw(&c, verbs, "command", &verb);
-		if (ret)
-			return ret;
-	}
-	req->verb = verb;
-	if (verb == FC_VERB_HELP)
-		return no_more(&c);
-	snprintf(req->ctx, sizeof(req->ctx), "%s %s", object_names[obj],
-		 verb_names[verb]);
-	c.ctx = req->ctx;
-
-	switch (obj) {
-	case FC_OBJ_PLANE:
-		return parse_plane(&c, req);
-	case FC_OBJ_ROUTE:
-		return parse_route(&c, req);
-	case FC_OBJ_CONFIG:
-		if (verb == FC_VERB_SET)
-			return parse_config_set(&c, req);
-		if (more(&c) && !strcmp(word(&c), "help"))
-			return help(req);
-		return no_more(&c);
-	default:
-		if (more(&c) && !strcmp(word(&c), "help"))
-			return help(req);
-		return no_more(&c);
-	}
+	return argc;
 }
 
 static const char help_overview[] =
 	"Usage: farectl [OPTIONS] OBJECT COMMAND [ARGS]\n"
+	"       farectl [OPTIONS] -batch FILE\n"
 	"       farectl help [OBJECT]\n"
-	"OBJECT := { plane | route | config | stats }\n"
+	"OBJECT := { plane | route | config | stats | monitor }\n"
 	"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -h[elp] }\n"
 	"  -j, --json          print JSON\n"
 	"  -p, --pretty        print indented JSON (implies -j)\n"
 	"  -n, --netns NAME    work in network namespace /run/netns/NAME\n"
+	"  -b, --batch FILE    run the commands of FILE (- for stdin), one a line,\n"
+	"                      stopping at the first that fails\n"
 	"Keywords may be shortened to any unambiguous prefix.\n"
-	"Exit status: 0 success, 1 refused by the kernel or system, 2 usage error.\n";
+	"Exit status: 0 success, 1 refused by the kernel or system (or a batch\n"
+	"line failed), 2 usage error.\n";
 
 static const char help_plane[] =
 	"Usage: farectl plane { add | replace } ID dev IFNAME via GW [via GW6]\n"
@@ -772,6 +978,7 @@ static const char help_route[] =
 	"               NEXTHOP [NEXTHOP ...]\n"
 	"       farectl route del PREFIX\n"
 	"       farectl route show [PREFIX]\n"
+	"       farectl route flush\n"
 	"PREFIX := ADDR[/LEN]  (IPv4 or IPv6, no host bits set)\n"
 	"MODE := { default | packet | flow | flowlet }\n"
 	"NEXTHOP := nexthop plane ID weight W [tier T]\n"
@@ -789,9 +996,18 @@ static const char help_stats[] =
 	"Prints the namespace drop counters, each plane's packets and share,\n"
 	"and each route's next hops with their target and actual shares.\n";
 
+static const char help_monitor[] =
+	"Usage: farectl monitor [all | { plane | route | config } ...]\n"
+	"Prints every change as it happens, as a line farectl -batch takes\n"
+	"(or one JSON object a line with -j), until interrupted.\n"
+	"Needs CAP_NET_ADMIN.\n";
+
 void fc_help(FILE *out, enum fc_object obj)
 {
 	switch (obj) {
+	case FC_OBJ_MONITOR:
+		fputs(help_monitor, out);
+		break;
 	case FC_OBJ_PLANE:
 		fputs(help_plane, out);
 		break;

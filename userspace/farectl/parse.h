@@ -24,6 +24,7 @@ enum fc_object {
 	FC_OBJ_ROUTE,
 	FC_OBJ_CONFIG,
 	FC_OBJ_STATS,
+	FC_OBJ_MONITOR,
 };
 
 enum fc_verb {
@@ -33,12 +34,20 @@ enum fc_verb {
 	FC_VERB_DEL,
 	FC_VERB_SHOW,
 	FC_VERB_SET,
+	FC_VERB_FLUSH,
 };
+
+/* What "farectl monitor" shows. */
+#define FC_MON_PLANE	(1U << 0)
+#define FC_MON_ROUTE	(1U << 1)
+#define FC_MON_CONFIG	(1U << 2)
+#define FC_MON_ALL	(FC_MON_PLANE | FC_MON_ROUTE | FC_MON_CONFIG)
 
 struct fc_request {
 	bool json;		/* -j */
 	bool pretty;		/* -p (implies -j) */
 	const char *netns;	/* -n NAME, points into argv */
+	const char *batch;	/* -batch FILE ("-": stdin), points into argv */
 	enum fc_object obj;
 	enum fc_verb verb;
 	char ctx[32];		/* "route add": prefix of error messages */
@@ -47,6 +56,7 @@ struct fc_request {
 	struct fare_plane plane;	/* ifindex left 0: resolve ifname */
 	struct fare_route route;
 	struct fare_config config;
+	unsigned int monitor;	/* FC_MON_* */
 };
 
 /*
@@ -57,6 +67,23 @@ struct fc_request {
  */
 int fc_parse(int argc, char *const argv[], struct fc_request *req,
 	     char *err, size_t errlen);
+
+/*
+ * Parse one line of a batch file, already split into words (no program
+ * name, no options): as fc_parse, but "at argument N" counts the line's
+ * words from 1, and the options of the command line (json, netns) are
+ * kept from *req.
+ */
+int fc_parse_command(int argc, char *const argv[], struct fc_request *req,
+		     char *err, size_t errlen);
+
+/*
+ * Split a batch line into words in place: blanks separate words, "..." and
+ * '...' quote, a backslash escapes the next character, and # starts a
+ * comment where a word could start. Returns the number of words (0 for a
+ * blank or comment line), or -1 with a message in err.
+ */
+int fc_split_line(char *line, char **argv, int max, char *err, size_t errlen);
 
 /* The help text of an object (FC_OBJ_NONE: the overview). */
 void fc_help(FILE *out, enum fc_object obj);
