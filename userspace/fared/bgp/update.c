@@ -518,7 +518,7 @@ static uint8_t parse_attr(struct update_parser *ps, uint8_t flags,
 			return BGP_UPDATE_ATTR_LENGTH;
 		break;
 	case BGP_ATTR_AGGREGATOR:
-		if (len != 2 + asn_size)
+		if (len != asn_size + 4)
 			return BGP_UPDATE_ATTR_LENGTH;
 		attrs->aggregator_as = asn_size == 4 ? get_be32(v) :
 						       get_be16(v);
