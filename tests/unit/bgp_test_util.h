@@ -99,7 +99,8 @@ static inline void hexdump(char *dst, size_t cap, const uint8_t *p, size_t n)
 			hexdump(gs_, sizeof(gs_), (got), gn_);		\
 			hexdump(ws_, sizeof(ws_), w_, wn_);		\
 			t_fail(__FILE__, __LINE__,			\
-			       "bytes are\n\t%s\n\tnot\n\t%s", gs_, ws_);	\
+			       "bytes are\n\t%s\n\tnot\n\t%s",		\
+			       gs_, ws_);				\
 			return;						\
 		}							\
 	} while (0)

@@ -421,7 +421,8 @@ TEST(notification_shutdown_text_is_built_per_rfc9003)
 {
 	int n = bgp_notification_build_shutdown(out, sizeof(out),
 						BGP_CEASE_ADMIN_SHUTDOWN,
-						"maintenance \xc3\xa9t\xc3\xa9");
+						"maintenance "
+						"\xc3\xa9t\xc3\xa9");
 
 	/* "maintenance été" is 17 octets of UTF-8 */
 	CHECK_HEX(out, n, "M 0027 03 06 02 11 6d61696e74656e616e6365 20 "

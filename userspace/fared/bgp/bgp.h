@@ -448,9 +448,9 @@ struct bgp_raw_attr {
 };
 
 struct bgp_attrs {
-	uint64_t present;		/* 1ull << type for every kept attribute */
+	uint64_t present;		/* 1ull << type of kept attributes */
 	uint8_t origin;
-	struct bgp_as_path as_path;	/* merged with AS4_PATH from old peers */
+	struct bgp_as_path as_path;	/* with AS4_PATH of old peers */
 	uint8_t next_hop[4];
 	uint32_t med;
 	uint32_t local_pref;

@@ -335,7 +335,8 @@ enum bgp_parse_status bgp_open_parse(const uint8_t *msg, size_t len,
 		if (opt_len != 255 || ext_len != c.left)
 			return reset(err, BGP_ERR_OPEN, BGP_OPEN_UNSPECIFIC,
 				     NULL, 0,
-				     "parameters length does not match message");
+				     "parameters length does not match "
+				     "message");
 		extended = true;
 	} else if (opt_len != c.left) {
 		return reset(err, BGP_ERR_OPEN, BGP_OPEN_UNSPECIFIC, NULL, 0,

@@ -111,8 +111,8 @@ int bgp_prefix_parse(const char *text, struct bgp_prefix *prefix)
 	/* Host bits must be zero: "10.0.0.1/8" is a typo, not a prefix. */
 	for (n = 0; n < 16; n++) {
 		unsigned int lo = n * 8;
-		uint8_t keep = bits >= lo + 8 ? 0xff :
-			       bits <= lo ? 0 : (uint8_t)(0xff << (8 - (bits - lo)));
+		uint8_t keep = bits >= lo + 8 ? 0xff : bits <= lo ? 0 :
+			       (uint8_t)(0xff << (8 - (bits - lo)));
 
 		if (prefix->addr[n] & ~keep)
 			return -1;

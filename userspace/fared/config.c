@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The fared.conf parser. One statement per line, blocks opened by a line
+ * ending in "{" and closed by a line holding "}", "#" to the end of a line
+ * is a comment. See fared.conf.example for the whole language.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+#define MAX_TOKENS	16
+
+enum block {
+	BLOCK_TOP,
+	BLOCK_POLICY,
+	BLOCK_PLANE,
+	BLOCK_NEIGHBOR,
+};
+
+static const char *const block_names[] = {
+	[BLOCK_TOP] = "top level",
+	[BLOCK_POLICY] = "policy",
+	[BLOCK_PLANE] = "plane",
+	[BLOCK_NEIGHBOR] = "neighbor",
+};
+
+/* Names the neighbors refer to, resolved once the whole file is read. */
+struct neighbor_refs {
+	char import[FARED_NAME_MAX];
+	char export[FARED_NAME_MAX];
+	bool has_families;
+	bool has_hold_time;
+	bool has_connect_retry;
+	int import_line, export_line, interface_line;
+};
+
+struct parser {
+	const char *name;
+	FILE *err;
+	int errors;
+	int line;
+	struct fared_config *cfg;
+	enum block block;
+	int block_line;
+	unsigned int plane;
+	struct neighbor_refs *refs;
+	int router_id_line, local_as_line;
+};
+
+static void problem(struct parser *ps, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void problem(struct parser *ps, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(ps->err, "%s:%d: ", ps->name, line);
+	va_start(ap, fmt);
+	vfprintf(ps->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', ps->err);
+	ps->errors++;
+}
+
+static void warning(struct parser *ps, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warning(struct parser *ps, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(ps->err, "%s:%d: warning: ", ps->name, line);
+	va_start(ap, fmt);
+	vfprintf(ps->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', ps->err);
+}
+
+static bool parse_u32(const char *text, uint32_t min, uint32_t max,
+		      uint32_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (text[0] < '0' || text[0] > '9')
+		return false;
+	errno = 0;
+	n = strtoull(text, &end, 10);
+	if (errno || *end || n < min || n > max)
+		return false;
+	*v = (uint32_t)n;
+	return true;
+}
+
+int fared_parse_bandwidth(const char *text, uint64_t *bps)
+{
+	static const struct {
+		char suffix;
+		double scale;
+	} units[] = {
+		{ 'K', 1e3 }, { 'M', 1e6 }, { 'G', 1e9 }, { 'T', 1e12 },
+	};
+	double v, scale = 1;
+	char *end;
+	size_t i;
+
+	if (text[0] < '0' || text[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text)
+		return -1;
+	if (*end) {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (*end == units[i].suffix)
+				scale = units[i].scale;
+		if (scale == 1 || end[1])
+			return -1;
+	}
+	v *= scale;
+	/* Below 1 bit/s or beyond 2^63 is a typo, not a link. */
+	if (!isfinite(v) || v < 1 || v >= 9.2e18)
+		return -1;
+	*bps = (uint64_t)v;
+	return 0;
+}
+
+static bool valid_name(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= max)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("-_.", *s)))
+			return false;
+	return true;
+}
+
+/* Grows an array by one zeroed element; NULL when out of memory. */
+static void *grow(void **array, size_t *n, size_t size)
+{
+	void *p = realloc(*array, (*n + 1) * size);
+
+	if (!p)
+		return NULL;
+	*array = p;
+	p = (char *)p + *n * size;
+	memset(p, 0, size);
+	(*n)++;
+	return p;
+}
+
+static void expect_args(struct parser *ps, int argc, int want,
+			const char *usage, bool *ok)
+{
+	*ok = argc == want;
+	if (!*ok)
+		problem(ps, ps->line, "expected \"%s\"", usage);
+}
+
+static void timer_arg(struct parser *ps, char **argv, int argc,
+		      uint16_t *hold, uint16_t *retry)
+{
+	uint32_t v;
+	bool ok;
+
+	expect_args(ps, argc, 2, argv[0], &ok);
+	if (!ok)
+		return;
+	if (!strcmp(argv[0], "hold-time")) {
+		/* RFC 4271 §4.2: zero, or at least three seconds. */
+		if (!parse_u32(argv[1], 0, 65535, &v) || v == 1 || v == 2)
+			problem(ps, ps->line, "hold-time must be 0 or 3..65535 "
+				"seconds, not \"%s\"", argv[1]);
+		else
+			*hold = (uint16_t)v;
+	} else {
+		if (!parse_u32(argv[1], 1, 65535, &v))
+			problem(ps, ps->line, "connect-retry must be 1..65535 "
+				"seconds, not \"%s\"", argv[1]);
+		else
+			*retry = (uint16_t)v;
+	}
+}
+
+static void top_statement(struct parser *ps, char **argv, int argc,
+			  bool opens)
+{
+	struct fared_config *cfg = ps->cfg;
+	struct fared_interface *ifc;
+	struct fared_policy *pol;
+	struct in_addr a;
+	uint64_t bw;
+	uint32_t v;
+	size_t i;
+	bool ok;
+
+	if (!strcmp(argv[0], "policy") || !strcmp(argv[0], "plane")) {
+		if (argc != 2 || !opens) {
+			problem(ps, ps->line, "expected \"%s NAME {\"",
+				argv[0]);
+			return;
+		}
+		ps->block_line = ps->line;
+		if (argv[0][1] == 'l') {
+			ps->block = BLOCK_PLANE;
+			if (!parse_u32(argv[1], 1, 255, &v)) {
+				problem(ps, ps->line, "plane must be a number "
+					"1..255, not \"%s\"", argv[1]);
+				v = 0;
+			}
+			ps->plane = v;
+			return;
+		}
+		ps->block = BLOCK_POLICY;
+		if (!valid_name(argv[1], FARED_NAME_MAX))
+			problem(ps, ps->line, "bad policy name \"%s\"",
+				argv[1]);
+		for (i = 0; i < cfg->n_policies; i++)
+			if (!strcmp(cfg->policies[i].name, argv[1]))
+				problem(ps, ps->line,
+					"policy \"%s\" is already defined "
+					"at line %d", argv[1],
+					cfg->policies[i].line);
+		pol = grow((void **)&cfg->policies, &cfg->n_policies,
+			   sizeof(*pol));
+		if (!pol) {
+			problem(ps, ps->line, "out of memory");
+			return;
+		}
+		snprintf(pol->name, sizeof(pol->name), "%s", argv[1]);
+		pol->line = ps->line;
+		return;
+	}
+	if (opens) {
+		problem(ps, ps->line, "\"%s\" does not open a block", argv[0]);
+		return;
+	}
+	if (!strcmp(argv[0], "router-id")) {
+		expect_args(ps, argc, 2, "router-id A.B.C.D", &ok);
+		if (!ok)
+			return;
+		if (inet_pton(AF_INET, argv[1], &a) != 1 || a.s_addr == 0)
+			problem(ps, ps->line, "router-id must be a non-zero "
+				"IPv4 address, not \"%s\"", argv[1]);
+		else
+			cfg->router_id = ntohl(a.s_addr);
+		ps->router_id_line = ps->line;
+	} else if (!strcmp(argv[0], "local-as")) {
+		expect_args(ps, argc, 2, "local-as ASN", &ok);
+		if (!ok)
+			return;
+		if (!parse_u32(argv[1], 1, UINT32_MAX, &v))
+			problem(ps, ps->line, "local-as must be 1..4294967295, "
+				"not \"%s\"", argv[1]);
+		else
+			cfg->local_as = v;
+		ps->local_as_line = ps->line;
+	} else if (!strcmp(argv[0], "hold-time") ||
+		   !strcmp(argv[0], "connect-retry")) {
+		timer_arg(ps, argv, argc, &cfg->hold_time,
+			  &cfg->connect_retry);
+	} else if (!strcmp(argv[0], "interface")) {
+		if (argc != 4 || strcmp(argv[2], "bandwidth")) {
+			problem(ps, ps->line, "expected \"interface NAME "
+				"bandwidth BW\"");
+			return;
+		}
+		if (!valid_name(argv[1], IF_NAMESIZE))
+			problem(ps, ps->line, "bad interface name \"%s\"",
+				argv[1]);
+		if (fared_parse_bandwidth(argv[3], &bw))
+			problem(ps, ps->line, "bad bandwidth \"%s\" (use e.g. "
+				"100G, 25G, 400M)", argv[3]);
+		for (i = 0; i < cfg->n_interfaces; i++)
+			if (!strcmp(cfg->interfaces[i].name, argv[1]))
+				problem(ps, ps->line, "interface \"%s\" is "
+					"already defined at line %d", argv[1],
+					cfg->interfaces[i].line);
+		ifc = grow((void **)&cfg->interfaces, &cfg->n_interfaces,
+			   sizeof(*ifc));
+		if (!ifc) {
+			problem(ps, ps->line, "out of memory");
+			return;
+		}
+		snprintf(ifc->name, sizeof(ifc->name), "%s", argv[1]);
+		ifc->bandwidth = bw;
+		ifc->line = ps->line;
+	} else {
+		problem(ps, ps->line, "unknown statement \"%s\"", argv[0]);
+	}
+}
+
+static void policy_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_policy *pol = &ps->cfg->policies[ps->cfg->n_policies - 1];
+	struct fared_rule rule = { 0 }, *r;
+	unsigned int max;
+	uint32_t v;
+	bool has_ge = false, has_le = false;
+	int i;
+
+	if (strcmp(argv[0], "permit") && strcmp(argv[0], "deny")) {
+		problem(ps, ps->line, "expected \"permit\" or \"deny\", not "
+			"\"%s\"", argv[0]);
+		return;
+	}
+	rule.permit = argv[0][0] == 'p';
+	if (argc < 2) {
+		problem(ps, ps->line, "expected \"%s PREFIX [ge N] [le N]\" "
+			"or \"%s any\"", argv[0], argv[0]);
+		return;
+	}
+	if (!strcmp(argv[1], "any")) {
+		rule.any = true;
+		if (argc != 2)
+			problem(ps, ps->line, "nothing may follow \"any\"");
+		goto add;
+	}
+	if (bgp_prefix_parse(argv[1], &rule.prefix)) {
+		problem(ps, ps->line, "bad prefix \"%s\"", argv[1]);
+		return;
+	}
+	max = rule.prefix.family == BGP_FAM_IPV6_UNICAST ? 128 : 32;
+	rule.ge = rule.prefix.len;
+	rule.le = rule.prefix.len;
+	for (i = 2; i < argc; i += 2) {
+		bool ge = !strcmp(argv[i], "ge");
+
+		if ((!ge && strcmp(argv[i], "le")) || i + 1 >= argc) {
+			problem(ps, ps->line, "expected \"ge N\" or \"le N\" "
+				"after the prefix");
+			return;
+		}
+		if (!parse_u32(argv[i + 1], rule.prefix.len, max, &v)) {
+			problem(ps, ps->line, "%s must be %u..%u, not \"%s\"",
+				argv[i], rule.prefix.len, max, argv[i + 1]);
+			return;
+		}
+		if (ge) {
+			rule.ge = (uint8_t)v;
+			has_ge = true;
+		} else {
+			rule.le = (uint8_t)v;
+			has_le = true;
+		}
+	}
+	if (has_ge && !has_le)
+		rule.le = (uint8_t)max;
+	if (rule.ge > rule.le) {
+		problem(ps, ps->line, "ge %u is greater than le %u", rule.ge,
+			rule.le);
+		return;
+	}
+add:
+	r = grow((void **)&pol->rules, &pol->n_rules, sizeof(*r));
+	if (!r) {
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	*r = rule;
+}
+
+static void plane_statement(struct parser *ps, char **argv, int argc,
+			    bool opens)
+{
+	struct fared_config *cfg = ps->cfg;
+	struct fared_neighbor *nb;
+	struct neighbor_refs *refs;
+	size_t n = cfg->n_neighbors, i;
+
+	if (strcmp(argv[0], "neighbor") || argc != 2 || !opens) {
+		problem(ps, ps->line, "expected \"neighbor ADDRESS {\" in a "
+			"plane");
+		return;
+	}
+	nb = grow((void **)&cfg->neighbors, &cfg->n_neighbors, sizeof(*nb));
+	refs = nb ? grow((void **)&ps->refs, &n, sizeof(*refs)) : NULL;
+	if (!refs) {
+		/* Keep neighbors and refs the same length. */
+		if (nb)
+			cfg->n_neighbors--;
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	ps->block = BLOCK_NEIGHBOR;
+	nb->line = ps->line;
+	nb->plane = ps->plane;
+	nb->import_policy = -1;
+	nb->export_policy = -1;
+	snprintf(nb->addr_text, sizeof(nb->addr_text), "%s", argv[1]);
+	if (inet_pton(AF_INET, argv[1], nb->addr) == 1) {
+		nb->family = BGP_FAM_IPV4_UNICAST;
+	} else if (inet_pton(AF_INET6, argv[1], nb->addr) == 1) {
+		nb->family = BGP_FAM_IPV6_UNICAST;
+	} else {
+		problem(ps, ps->line, "bad neighbor address \"%s\"", argv[1]);
+		return;
+	}
+	for (i = 0; i + 1 < cfg->n_neighbors; i++)
+		if (cfg->neighbors[i].family == nb->family &&
+		    !memcmp(cfg->neighbors[i].addr, nb->addr, 16))
+			problem(ps, ps->line, "neighbor %s is already defined "
+				"at line %d", argv[1], cfg->neighbors[i].line);
+}
+
+static void neighbor_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_neighbor *nb =
+		&ps->cfg->neighbors[ps->cfg->n_neighbors - 1];
+	struct neighbor_refs *refs = &ps->refs[ps->cfg->n_neighbors - 1];
+	uint32_t v;
+	int i;
+	bool ok;
+
+	if (!strcmp(argv[0], "remote-as")) {
+		expect_args(ps, argc, 2, "remote-as ASN", &ok);
+		if (ok && !parse_u32(argv[1], 1, UINT32_MAX, &v))
+			problem(ps, ps->line, "remote-as must be "
+				"1..4294967295, not \"%s\"", argv[1]);
+		else if (ok)
+			nb->remote_as = v;
+	} else if (!strcmp(argv[0], "interface")) {
+		expect_args(ps, argc, 2, "interface NAME", &ok);
+		if (ok)
+			snprintf(nb->interface, sizeof(nb->interface), "%s",
+				 argv[1]);
+		refs->interface_line = ps->line;
+	} else if (!strcmp(argv[0], "family")) {
+		if (argc < 2)
+			problem(ps, ps->line, "expected \"family ipv4|ipv6 "
+				"...\"");
+		refs->has_families = true;
+		for (i = 1; i < argc; i++) {
+			if (!strcmp(argv[i], "ipv4"))
+				nb->families |=
+					BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST);
+			else if (!strcmp(argv[i], "ipv6"))
+				nb->families |=
+					BGP_FAM_BIT(BGP_FAM_IPV6_UNICAST);
+			else
+				problem(ps, ps->line, "unknown family \"%s\" "
+					"(ipv4 or ipv6)", argv[i]);
+		}
+	} else if (!strcmp(argv[0], "hold-time") ||
+		   !strcmp(argv[0], "connect-retry")) {
+		if (argv[0][0] == 'h')
+			refs->has_hold_time = true;
+		else
+			refs->has_connect_retry = true;
+		timer_arg(ps, argv, argc, &nb->hold_time, &nb->connect_retry);
+	} else if (!strcmp(argv[0], "passive")) {
+		expect_args(ps, argc, 1, "passive", &ok);
+		nb->passive = true;
+	} else if (!strcmp(argv[0], "import") || !strcmp(argv[0], "export")) {
+		expect_args(ps, argc, 2, argv[0][0] == 'i' ?
+			    "import POLICY" : "export POLICY", &ok);
+		if (ok)
+			snprintf(argv[0][0] == 'i' ? refs->import :
+				 refs->export, FARED_NAME_MAX, "%s", argv[1]);
+		if (argv[0][0] == 'i')
+			refs->import_line = ps->line;
+		else
+			refs->export_line = ps->line;
+	} else {
+		problem(ps, ps->line, "unknown neighbor statement \"%s\"",
+			argv[0]);
+	}
+}
+
+static int find_policy(const struct fared_config *cfg, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_policies; i++)
+		if (!strcmp(cfg->policies[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Cross-references and defaults, once every line is read. */
+static void finish(struct parser *ps)
+{
+	struct fared_config *cfg = ps->cfg;
+	size_t i, k;
+
+	if (ps->block != BLOCK_TOP)
+		problem(ps, ps->block_line, "%s block is never closed",
+			block_names[ps->block]);
+	if (!ps->router_id_line)
+		problem(ps, ps->line, "router-id is missing");
+	if (!ps->local_as_line)
+		problem(ps, ps->line, "local-as is missing");
+	for (i = 0; i < cfg->n_neighbors; i++) {
+		struct fared_neighbor *nb = &cfg->neighbors[i];
+		struct neighbor_refs *refs = &ps->refs[i];
+
+		if (!nb->remote_as)
+			problem(ps, nb->line, "neighbor %s has no remote-as",
+				nb->addr_text);
+		if (!refs->has_families)
+			nb->families = BGP_FAM_BIT(nb->family);
+		if (!refs->has_hold_time)
+			nb->hold_time = cfg->hold_time;
+		if (!refs->has_connect_retry)
+			nb->connect_retry = cfg->connect_retry;
+		if (nb->interface[0]) {
+			for (k = 0; k < cfg->n_interfaces; k++)
+				if (!strcmp(cfg->interfaces[k].name,
+					    nb->interface))
+					break;
+			if (k == cfg->n_interfaces)
+				problem(ps, refs->interface_line,
+					"neighbor %s uses "
+					"interface \"%s\", which has no "
+					"\"interface ... bandwidth\" line",
+					nb->addr_text, nb->interface);
+		}
+		if (refs->import[0]) {
+			nb->import_policy = find_policy(cfg, refs->import);
+			if (nb->import_policy < 0)
+				problem(ps, refs->import_line,
+					"neighbor %s imports "
+					"with undefined policy \"%s\"",
+					nb->addr_text, refs->import);
+		} else {
+			warning(ps, nb->line, "neighbor %s has no import "
+				"policy: it accepts no route (RFC 8212)",
+				nb->addr_text);
+		}
+		if (refs->export[0]) {
+			nb->export_policy = find_policy(cfg, refs->export);
+			if (nb->export_policy < 0)
+				problem(ps, refs->export_line,
+					"neighbor %s exports "
+					"with undefined policy \"%s\"",
+					nb->addr_text, refs->export);
+		} else {
+			warning(ps, nb->line, "neighbor %s has no export "
+				"policy: it is sent no route (RFC 8212)",
+				nb->addr_text);
+		}
+	}
+}
+
+/* Splits a line into tokens in place; "{" and "}" stand alone. */
+static int tokenize(struct parser *ps, char *line, char **argv)
+{
+	int argc = 0;
+	char *p = line;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			*p++ = '\0';
+		if (!*p || *p == '#')
+			break;
+		if (argc == MAX_TOKENS) {
+			problem(ps, ps->line, "more than %d words on a line",
+				MAX_TOKENS);
+			return -1;
+		}
+		argv[argc++] = p;
+		if (*p == '{' || *p == '}') {
+			p++;
+			if (*p && *p != ' ' && *p != '\t' && *p != '\r') {
+				problem(ps, ps->line, "put a space after "
+					"\"%c\"", p[-1]);
+				return -1;
+			}
+			continue;
+		}
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r' &&
+		       *p != '#' && *p != '{' && *p != '}')
+			p++;
+		if (*p == '{' || *p == '}') {
+			problem(ps, ps->line, "put a space before \"%c\"", *p);
+			return -1;
+		}
+		if (*p == '#')
+			*p = '\0';
+	}
+	return argc;
+}
+
+static void statement(struct parser *ps, char **argv, int argc)
+{
+	bool opens = !strcmp(argv[argc - 1], "{");
+	int i;
+
+	if (!strcmp(argv[0], "}")) {
+		if (argc != 1)
+			problem(ps, ps->line,
+				"\"}\" must be alone on its line");
+		if (ps->block == BLOCK_TOP)
+			problem(ps, ps->line, "\"}\" closes no block");
+		else
+			ps->block = ps->block == BLOCK_NEIGHBOR ? BLOCK_PLANE :
+				    BLOCK_TOP;
+		return;
+	}
+	for (i = 0; i < argc - opens; i++) {
+		if (!strcmp(argv[i], "{") || !strcmp(argv[i], "}")) {
+			problem(ps, ps->line, "braces go at the end of a line "
+				"(\"{\") or alone on one (\"}\")");
+			return;
+		}
+	}
+	if (opens)
+		argc--;
+	if (argc == 0) {
+		problem(ps, ps->line, "\"{\" opens nothing");
+		return;
+	}
+	switch (ps->block) {
+	case BLOCK_TOP:
+		top_statement(ps, argv, argc, opens);
+		return;
+	case BLOCK_PLANE:
+		plane_statement(ps, argv, argc, opens);
+		return;
+	default:
+		break;
+	}
+	if (opens) {
+		problem(ps, ps->line, "no block may open inside a %s",
+			block_names[ps->block]);
+		return;
+	}
+	if (ps->block == BLOCK_POLICY)
+		policy_statement(ps, argv, argc);
+	else
+		neighbor_statement(ps, argv, argc);
+}
+
+int fared_config_parse(const char *name, const char *text,
+		       struct fared_config *cfg, FILE *err)
+{
+	struct parser ps = { .name = name, .err = err, .cfg = cfg };
+	char *copy, *line, *next, *argv[MAX_TOKENS];
+	int argc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->hold_time = 90;		/* RFC 4271 §10 */
+	cfg->connect_retry = 120;
+	copy = strdup(text);
+	if (!copy) {
+		problem(&ps, 0, "out of memory");
+		return ps.errors;
+	}
+	for (line = copy; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		ps.line++;
+		argc = tokenize(&ps, line, argv);
+		if (argc > 0)
+			statement(&ps, argv, argc);
+	}
+	finish(&ps);
+	free(ps.refs);
+	free(copy);
+	return ps.errors;
+}
+
+int fared_config_load(const char *path, struct fared_config *cfg, FILE *err)
+{
+	char *text = NULL;
+	size_t len = 0, got;
+	FILE *f;
+	int errors;
+
+	memset(cfg, 0, sizeof(*cfg));
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(err, "%s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		char *p = realloc(text, len + 4097);
+
+		if (!p) {
+			free(text);
+			fclose(f);
+			fprintf(err, "%s: out of memory\n", path);
+			return 1;
+		}
+		text = p;
+		got = fread(text + len, 1, 4096, f);
+		len += got;
+		if (got < 4096)
+			break;
+	}
+	text[len] = '\0';
+	if (ferror(f) || memchr(text, '\0', len)) {
+		fprintf(err, "%s: %s\n", path, ferror(f) ?
+			"read error" : "not a text file (NUL byte)");
+		free(text);
+		fclose(f);
+		return 1;
+	}
+	fclose(f);
+	errors = fared_config_parse(path, text, cfg, err);
+	free(text);
+	return errors;
+}
+
+void fared_config_free(struct fared_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_policies; i++)
+		free(cfg->policies[i].rules);
+	free(cfg->policies);
+	free(cfg->interfaces);
+	free(cfg->neighbors);
+	memset(cfg, 0, sizeof(*cfg));
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fared's configuration: one readable file, see fared.conf.example. The
+ * parser reports every problem it finds, each as "FILE:LINE: problem",
+ * rather than stopping at the first.
+ */
+#ifndef FARED_CONFIG_H
+#define FARED_CONFIG_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bgp.h"
+
+#define FARED_NAME_MAX	32
+
+struct fared_rule {
+	bool permit;
+	bool any;			/* matches every prefix of any family */
+	struct bgp_prefix prefix;
+	uint8_t ge, le;			/* accepted lengths, inclusive */
+};
+
+struct fared_policy {
+	char name[FARED_NAME_MAX];
+	struct fared_rule *rules;
+	size_t n_rules;
+	int line;
+};
+
+struct fared_interface {
+	char name[IF_NAMESIZE];
+	uint64_t bandwidth;		/* bits per second */
+	int line;
+};
+
+struct fared_neighbor {
+	unsigned int plane;
+	int family;			/* of the address: enum bgp_family */
+	uint8_t addr[16];
+	char addr_text[48];
+	uint32_t remote_as;
+	char interface[IF_NAMESIZE];
+	uint32_t families;		/* BGP_FAM_BIT()s to negotiate */
+	uint16_t hold_time;
+	uint16_t connect_retry;
+	bool passive;
+	int import_policy;		/* index into policies, -1 for none */
+	int export_policy;
+	int line;
+};
+
+struct fared_config {
+	uint32_t router_id;		/* host order */
+	uint32_t local_as;
+	uint16_t hold_time;		/* defaults for every neighbor */
+	uint16_t connect_retry;
+	struct fared_interface *interfaces;
+	size_t n_interfaces;
+	struct fared_policy *policies;
+	size_t n_policies;
+	struct fared_neighbor *neighbors;
+	size_t n_neighbors;
+};
+
+/*
+ * Parses text (named name in messages) into cfg. Every error is printed
+ * to err as "name:line: problem"; returns the number of errors (cfg is
+ * only meaningful when that is 0). Free cfg in every case.
+ */
+int fared_config_parse(const char *name, const char *text,
+		       struct fared_config *cfg, FILE *err);
+/* The same for a file; an unreadable file is one error. */
+int fared_config_load(const char *path, struct fared_config *cfg, FILE *err);
+void fared_config_free(struct fared_config *cfg);
+
+/* "100G", "25000M", "12.5G": bits per second; returns 0 or -1. */
+int fared_parse_bandwidth(const char *text, uint64_t *bps);
+
+#endif /* FARED_CONFIG_H */
