@@ -567,6 +567,7 @@ TEST(monitor_shows_everything_or_the_kinds_named)
 {
 	PARSE_OK("monitor");
 	CHECK_INT(req.obj, FC_OBJ_MONITOR);
+	CHECK_INT(req.verb, FC_VERB_SHOW);
 	CHECK_INT(req.monitor, FC_MON_ALL);
 	PARSE_OK("-j monitor route config");
 	CHECK_INT(req.monitor, FC_MON_ROUTE | FC_MON_CONFIG);

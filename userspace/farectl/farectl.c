@@ -517,7 +517,7 @@ int main(int argc, char **argv)
 	ret = fc_parse(argc, argv, req, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "farectl: %s\n", err);
-	else if (req->verb == FC_VERB_HELP)
+	else if (!req->batch && req->verb == FC_VERB_HELP)
 		fc_help(stdout, req->obj);
 	else
 		ret = run(req);

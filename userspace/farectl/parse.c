@@ -771,6 +771,7 @@ static int parse_monitor(struct cur *c, struct fc_request *req)
 	};
 	int m, ret;
 
+	req->verb = FC_VERB_SHOW;
 	while (more(c)) {
 		ret = expect_kw(c, what, "event kind", &m);
 		if (ret)
