@@ -389,6 +389,14 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 	}
 
 	switch (event) {
+	case NETDEV_GOING_DOWN:
+		/* Stop choosing the plane before the device stops sending. */
+		for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
+			plane = rtnl_dereference(fn->planes[id]);
+			if (plane && plane->dev == dev)
+				WRITE_ONCE(plane->oper_up, false);
+		}
+		return NOTIFY_DONE;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:

@@ -203,6 +203,13 @@ rx_packets()
 	ip -n "$1" -s -j link show "$2" | jq '.[0].stats64.rx.packets'
 }
 
+# rx_above NS DEV N: true once DEV in NS has received more than N packets
+# (for wait_for, which re-runs it).
+rx_above()
+{
+	[ "$(rx_packets "$1" "$2")" -gt "$3" ]
+}
+
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s.
 wait_for()
 {

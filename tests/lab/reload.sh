@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# fare.ko unloads and reloads 20 times while traffic flows and routes are
+# installed. Unloading deletes the fare device and with it the kernel
+# routes through it; the module must never oops, warn or leak (the guest
+# runner fails the run on any kernel warning, KASAN or kmemleak report).
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+ROUNDS=${ROUNDS:-20}
+
+load_fare
+topo_planes 2
+
+ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
+	--port 9000 --count 100000000 --interval-us 200 --keep-going 1 \
+	>/dev/null 2>&1 &
+LAB_PIDS+=("$!")
+
+for i in $(seq 1 "$ROUNDS"); do
+	[ -d /sys/module/fare ] || insmod "$FARE_KO"
+	plane_add_all 2
+	"$FARECTL" -n host route add 198.51.100.0/24 mode packet \
+		src 192.0.2.7 nexthop plane 1 weight 3 nexthop plane 2 weight 1
+	before=$(rx_packets leaf1 eth-host)
+	wait_for 10 rx_above leaf1 eth-host $((before + 5)) ||
+		fail "round $i: no traffic through fare"
+	rmmod fare || { fail "round $i: rmmod failed"; break; }
+done
+expect_eq "kernel routes gone with the module" \
+	"$(ip -n host -j route show proto 249 | jq length)" 0
+insmod "$FARE_KO"
+pass "$ROUNDS unload/reload rounds under traffic"
+
+lab_result
