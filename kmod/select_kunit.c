@@ -175,4 +175,4 @@ static struct kunit_suite fare_select_suite = {
 kunit_test_suite(fare_select_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for fare's weighted selection");
+MODULE_DESCRIPTION("KUnit tests for fare's selection and prefix table");

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for fare's prefix table: longest-prefix match over IPv4 and
+ * IPv6 with overlapping prefixes, host routes beside their aggregate, and
+ * a randomized comparison against a naive linear search.
+ */
+#include <kunit/test.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include "table.c"
+
+struct table_ctx {
+	struct fare_net fn;
+};
+
+static int table_init(struct kunit *test)
+{
+	struct table_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	mutex_init(&ctx->fn.lock);
+	KUNIT_ASSERT_EQ(test, fare_table_init(&ctx->fn), 0);
+	test->priv = ctx;
+	return 0;
+}
+
+static void table_exit(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+
+	mutex_lock(&ctx->fn.lock);
+	fare_table_destroy(&ctx->fn);
+	mutex_unlock(&ctx->fn.lock);
+	rcu_barrier();
+}
+
+/* Adds family/addr/plen; the route's mode records @tag for identification. */
+static struct fare_route *add(struct kunit *test, u8 family, const void *addr,
+			      u8 plen, u8 tag)
+{
+	struct table_ctx *ctx = test->priv;
+	struct fare_route *rt = kzalloc(sizeof(*rt), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rt);
+	rt->noplane = alloc_percpu(u64);
+	KUNIT_ASSERT_NOT_NULL(test, rt->noplane);
+	KUNIT_ASSERT_EQ(test, fare_prefix_make(&rt->key, family, addr, plen), 0);
+	rt->mode = tag;
+	mutex_lock(&ctx->fn.lock);
+	KUNIT_ASSERT_EQ(test, fare_route_insert(&ctx->fn, rt), 0);
+	mutex_unlock(&ctx->fn.lock);
+	return rt;
+}
+
+static int lookup_tag(struct kunit *test, u8 family, const void *addr)
+{
+	struct table_ctx *ctx = test->priv;
+	struct fare_route *rt;
+	int tag;
+
+	rcu_read_lock();
+	rt = fare_route_lookup(&ctx->fn, family, addr);
+	tag = rt ? rt->mode : -1;
+	rcu_read_unlock();
+	return tag;
+}
+
+static void lpm_v4_prefers_host_route_over_aggregate(struct kunit *test)
+{
+	__be32 agg = htonl(0x0a000000), host = htonl(0x0a000105);
+	__be32 other = htonl(0x0a000106), outside = htonl(0x0b000001);
+
+	add(test, AF_INET, &agg, 16, 1);
+	add(test, AF_INET, &host, 32, 2);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &host), 2);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &other), 1);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &outside), -1);
+}
+
+static void lpm_v4_overlapping_prefixes_and_default(struct kunit *test)
+{
+	__be32 any = 0, p8 = htonl(0x0a000000), p24 = htonl(0x0a010200);
+	__be32 a = htonl(0x0a010203), b = htonl(0x0a020304);
+	__be32 c = htonl(0xc0000201);
+
+	add(test, AF_INET, &any, 0, 1);
+	add(test, AF_INET, &p8, 8, 2);
+	add(test, AF_INET, &p24, 24, 3);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &a), 3);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &b), 2);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &c), 1);
+}
+
+static void lpm_ignores_host_bits_of_the_prefix(struct kunit *test)
+{
+	__be32 sloppy = htonl(0x0a0101ff), inside = htonl(0x0a010101);
+	struct table_ctx *ctx = test->priv;
+	struct fare_prefix key;
+	__be32 clean = htonl(0x0a010100);
+
+	add(test, AF_INET, &sloppy, 24, 7);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &inside), 7);
+	KUNIT_ASSERT_EQ(test, fare_prefix_make(&key, AF_INET, &clean, 24), 0);
+	KUNIT_EXPECT_NOT_NULL(test, fare_route_find(&ctx->fn, &key));
+}
+
+static void lpm_v6_prefers_longest_and_keeps_families_apart(struct kunit *test)
+{
+	struct in6_addr p32 = { .s6_addr = { 0x20, 0x01, 0x0d, 0xb8 } };
+	struct in6_addr p64 = { .s6_addr = { 0x20, 0x01, 0x0d, 0xb8, 0, 1 } };
+	struct in6_addr host = p64, near = p64, far = p32;
+	__be32 v4 = htonl(0x20010db8);
+
+	host.s6_addr[15] = 7;
+	near.s6_addr[15] = 8;
+	far.s6_addr[5] = 2;
+	add(test, AF_INET6, &p32, 32, 1);
+	add(test, AF_INET6, &p64, 64, 2);
+	add(test, AF_INET6, &host, 128, 3);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET6, &host), 3);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET6, &near), 2);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET6, &far), 1);
+	/* The IPv4 address with the same first bytes matches nothing. */
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &v4), -1);
+}
+
+static void lpm_forgets_removed_prefix_lengths(struct kunit *test)
+{
+	__be32 agg = htonl(0x0a000000), host = htonl(0x0a000001);
+	struct table_ctx *ctx = test->priv;
+	struct fare_route *rt;
+
+	add(test, AF_INET, &agg, 8, 1);
+	rt = add(test, AF_INET, &host, 32, 2);
+	mutex_lock(&ctx->fn.lock);
+	fare_route_remove(&ctx->fn, rt);
+	mutex_unlock(&ctx->fn.lock);
+	fare_route_free(rt);
+	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &host), 1);
+	KUNIT_EXPECT_FALSE(test, test_bit(32, ctx->fn.plens4));
+	KUNIT_EXPECT_TRUE(test, test_bit(8, ctx->fn.plens4));
+}
+
+/* The table agrees with a linear scan over random overlapping prefixes. */
+static void lpm_matches_naive_search(struct kunit *test)
+{
+	enum { ROUTES = 300, PROBES = 3000 };
+	struct { __be32 addr; u8 plen; } *ref;
+	struct rnd_state rnd;
+	unsigned int i, j;
+
+	ref = kunit_kcalloc(test, ROUTES, sizeof(*ref), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	prandom_seed_state(&rnd, 42);
+	for (i = 0; i < ROUTES; i++) {
+		struct table_ctx *ctx = test->priv;
+		struct fare_prefix key;
+		u8 plen = 8 + prandom_u32_state(&rnd) % 25;
+		u32 a = 0x0a000000 | (prandom_u32_state(&rnd) & 0x00ffffff);
+
+		a &= plen ? ~0U << (32 - plen) : 0;
+		ref[i].addr = htonl(a);
+		ref[i].plen = plen;
+		fare_prefix_make(&key, AF_INET, &ref[i].addr, plen);
+		if (fare_route_find(&ctx->fn, &key)) {
+			ref[i].plen = 0xff;	/* duplicate: not added */
+			continue;
+		}
+		add(test, AF_INET, &ref[i].addr, plen, i % 250);
+	}
+	for (j = 0; j < PROBES; j++) {
+		u32 probe = 0x0a000000 | (prandom_u32_state(&rnd) & 0x00ffffff);
+		__be32 p = htonl(probe);
+		int best = -1, best_plen = -1;
+
+		for (i = 0; i < ROUTES; i++) {
+			u32 mask = ~0U << (32 - ref[i].plen);
+
+			if (ref[i].plen == 0xff)
+				continue;
+			if ((probe & mask) == ntohl(ref[i].addr) &&
+			    ref[i].plen > best_plen) {
+				best = i % 250;
+				best_plen = ref[i].plen;
+			}
+		}
+		KUNIT_ASSERT_EQ_MSG(test, lookup_tag(test, AF_INET, &p), best,
+				    "probe %pI4", &p);
+	}
+}
+
+static struct kunit_case fare_table_cases[] = {
+	KUNIT_CASE(lpm_v4_prefers_host_route_over_aggregate),
+	KUNIT_CASE(lpm_v4_overlapping_prefixes_and_default),
+	KUNIT_CASE(lpm_ignores_host_bits_of_the_prefix),
+	KUNIT_CASE(lpm_v6_prefers_longest_and_keeps_families_apart),
+	KUNIT_CASE(lpm_forgets_removed_prefix_lengths),
+	KUNIT_CASE(lpm_matches_naive_search),
+	{}
+};
+
+static struct kunit_suite fare_table_suite = {
+	.name = "fare_table",
+	.init = table_init,
+	.exit = table_exit,
+	.test_cases = fare_table_cases,
+};
+
+kunit_test_suite(fare_table_suite);
