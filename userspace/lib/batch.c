@@ -507,8 +507,80 @@ sock_err:
 	return ret;
 }
 
+static size_t prefix_hash(const struct fare_prefix *p)
+{
+	const uint8_t *b = (const uint8_t *)&p->addr;
+	size_t h = p->family * 31 + p->plen;
+	size_t i;
+
+	for (i = 0; i < sizeof(p->addr); i++)
+		h = h * 16777619 ^ b[i];
+	return h;
+}
+
+static bool same_prefix(const struct fare_prefix *a,
+			const struct fare_prefix *b)
+{
+	return a->family == b->family && a->plen == b->plen &&
+	       !memcmp(&a->addr, &b->addr, sizeof(a->addr));
+}
+
+/*
+ * The longest run of ops from the first on whose prefixes all differ: the
+ * routes read in stage 1 are then what each op overwrites, and undoing in
+ * any order restores the state before the run.
+ */
+static size_t distinct_run(const struct fare_op *ops, size_t n)
+{
+	const struct fare_prefix **slot;
+	size_t size = 16, i, h;
+
+	while (size < 2 * n)
+		size *= 2;
+	slot = calloc(size, sizeof(*slot));
+	if (!slot)
+		return 1;
+	for (i = 0; i < n; i++) {
+		const struct fare_prefix *p = &ops[i].route.dst;
+
+		for (h = prefix_hash(p) & (size - 1); slot[h];
+		     h = (h + 1) & (size - 1))
+			if (same_prefix(slot[h], p))
+				goto out;
+		slot[h] = p;
+	}
+out:
+	free(slot);
+	return i;
+}
+
+static int apply_run(struct fare *f, const struct fare_op *ops, size_t n,
+		     size_t *failed, struct fare_err *err);
+
 int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
 		      size_t *failed, struct fare_err *err)
+{
+	size_t start = 0, run, bad;
+	int ret;
+
+	fare_err_clear(err);
+	if (failed)
+		*failed = n;
+	while (start < n) {
+		run = distinct_run(ops + start, n - start);
+		ret = apply_run(f, ops + start, run, &bad, err);
+		if (ret) {
+			if (failed)
+				*failed = start + bad;
+			return ret;
+		}
+		start += run;
+	}
+	return 0;
+}
+
+static int apply_run(struct fare *f, const struct fare_op *ops, size_t n,
+		     size_t *failed, struct fare_err *err)
 {
 	struct apply a = {
 		.f = f, .ops = ops, .n = n, .limit = n, .err = err,
