@@ -11,7 +11,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 PACKAGES=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio dwarves
-	pkg-config libmnl-dev valgrind
+	pkg-config libmnl-dev valgrind clang-14 libclang-rt-14-dev
 	linux-headers-amd64 linux-image-amd64 linux-source-6.12
 	qemu-system-x86 busybox-static
 	iproute2 jq ethtool util-linux procps python3 xz-utils rsync
