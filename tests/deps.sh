@@ -15,6 +15,7 @@ PACKAGES=(
 	linux-headers-amd64 linux-image-amd64 linux-source-6.12
 	qemu-system-x86 busybox-static
 	iproute2 jq ethtool util-linux procps python3 xz-utils rsync
+	python3-yaml python3-jsonschema
 	bird2
 )
 
