@@ -15,6 +15,9 @@ tree=$("$FARE_ROOT/tests/ynl/ynl-tree")
 
 load_fare
 netns_add yn
+# IPv6 on, for the IPv6 route's kernel route (fare0 inherits the default).
+ip netns exec yn sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
+	net.ipv6.conf.default.disable_ipv6=0
 ip -n yn link add eth-a type dummy
 ip -n yn link add eth-b type dummy
 ip -n yn link set eth-a up
@@ -80,14 +83,33 @@ else
 	fail "ynl refusal: exit $rc, output: $out"
 fi
 
-# events: a change made while subscribed comes back as its -ntf message
-expect_eq "ynl --subscribe events" \
-	"$(ynl --subscribe events --do config-set --json '{"config-flowlet-us": 300}' | tail -n 1 | jq -c '[.[] | select(.name == "config-set-ntf") | .msg["config-flowlet-us"]]')" \
-	'[300]'
+# events: a change farectl makes reaches a subscriber as its -ntf message.
+# (The CLI's "--subscribe events --do ..." trips over a notification that
+# arrives in a datagram of its own before the ack, in 6.12's ynl.py, so the
+# subscriber is the CLI's library, driven directly.)
+events=$(ip netns exec yn /usr/bin/python3 - "$tree" "$SPEC" "$FARECTL" <<'PY'
+import json, subprocess, sys, time
+tree, spec, farectl = sys.argv[1:4]
+sys.path.insert(0, f'{tree}/tools/net/ynl')
+from lib import YnlFamily
+ynl = YnlFamily(spec, f'{tree}/Documentation/netlink/genetlink-legacy.yaml')
+ynl.ntf_subscribe('events')
+subprocess.run([farectl, 'config', 'set', 'flowlet-timeout', '300'], check=True)
+subprocess.run([farectl, 'route', 'del', '2001:db8::/32'], check=True)
+deadline = time.time() + 20
+while len(ynl.async_msg_queue) < 2 and time.time() < deadline:
+    ynl.check_ntf()
+    time.sleep(0.1)
+print(json.dumps([[m['name'], m['msg']] for m in ynl.async_msg_queue],
+                 default=lambda b: b.hex()))
+PY
+)
+expect_eq "events decoded by the spec" \
+	"$(jq -c '[.[] | [.[0], .[1]["config-flowlet-us"] // .[1]["route-plen"]]]' <<<"$events")" \
+	'[["config-set-ntf",300],["route-del-ntf",32]]'
 
 ynl --do route-del --json '{"route-family": 2, "route-dst": "c6336400", "route-plen": 24}' >/dev/null
-expect_eq "ynl route-del read by farectl" \
-	"$(fc -j route show | jq -c '[.[].dst]')" '["2001:db8::/32"]'
+expect_eq "ynl route-del read by farectl" "$(fc -j route show | jq length)" 0
 ynl --do plane-del --json '{"plane-id": 2}' >/dev/null
 expect_eq "ynl plane-del read by farectl" "$(fc -j plane show | jq -c '[.[].id]')" '[1]'
 
