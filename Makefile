@@ -17,6 +17,9 @@ KDIR := $(firstword $(wildcard /usr/src/linux-headers-*-amd64) $(KDIR))
 endif
 
 COMPAT_H := kmod/compat/gen/compat-generated.h
+# kbuild's own clean would also delete the modules kept in out/.
+KBUILD_OUTPUT_FILES = $(wildcard *.o *.ko *.mod *.mod.c .*.cmd kmod/*.o \
+	kmod/*.mod kmod/.*.cmd Module.symvers modules.order)
 KDIR_STAMP := kmod/compat/gen/kdir
 
 .PHONY: all module userspace tools compat clean check test demo deps \
@@ -36,7 +39,7 @@ print-krel:
 compat:
 	@mkdir -p kmod/compat/gen
 	@if [ "$$(cat $(KDIR_STAMP) 2>/dev/null)" != "$(KDIR)" ]; then \
-		$(MAKE) -s -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1 || true; \
+		$(RM) $(KBUILD_OUTPUT_FILES); \
 		echo "$(KDIR)" > $(KDIR_STAMP); \
 	fi
 	@kmod/compat/probe.sh $(KDIR) $(COMPAT_H)

@@ -411,8 +411,12 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 		if (!plane || plane->dev != dev)
 			continue;
 		if (event != NETDEV_UNREGISTER) {
+			bool was_up = READ_ONCE(plane->oper_up);
+
 			fare_plane_update_oper(plane);
-			fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
+			if (READ_ONCE(plane->oper_up) != was_up)
+				fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW,
+						     plane);
 			continue;
 		}
 		/* The device goes away, and the plane with it. */

@@ -570,6 +570,8 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 		RCU_INIT_POINTER(rt->group, grp);
 		err = fare_route_insert(fn, rt);
 		if (err) {
+			NL_SET_ERR_MSG(info->extack,
+				       "cannot insert the route into the table");
 			free_percpu(rt->noplane);
 			kfree(rt);
 			goto err_unlock;

@@ -56,8 +56,9 @@ expect_eq "route replaced (weights)" \
 	'[[2,7]]'
 expect_eq "route replaced (mode)" \
 	"$(fc -j route show 203.0.113.0/24 | jq -r '.[0].mode')" flow
-expect_refusal "flowlet not yet supported" "flowlet mode is not supported yet" \
-	fc route replace 203.0.113.0/24 mode flowlet nexthop plane 2 weight 7
+fc route replace 203.0.113.0/24 mode flowlet nexthop plane 2 weight 7
+expect_eq "flowlet mode accepted" \
+	"$(fc -j route show 203.0.113.0/24 | jq -r '.[0].mode')" flowlet
 
 # Enter the namespace as root, then drop every privilege.
 nobody() { ip netns exec gh setpriv --reuid=65534 --regid=65534 \
