@@ -393,8 +393,11 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 		/* Stop choosing the plane before the device stops sending. */
 		for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
 			plane = rtnl_dereference(fn->planes[id]);
-			if (plane && plane->dev == dev)
-				WRITE_ONCE(plane->oper_up, false);
+			if (!plane || plane->dev != dev ||
+			    !READ_ONCE(plane->oper_up))
+				continue;
+			WRITE_ONCE(plane->oper_up, false);
+			fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
 		}
 		return NOTIFY_DONE;
 	case NETDEV_UP:

@@ -83,6 +83,28 @@ else
 	fail "ynl refusal: exit $rc, output: $out"
 fi
 
+# Refusals farectl's own parser would catch first, sent raw to fare.ko:
+# the kernel's policy and handlers name the problem themselves.
+ynl_refusal()
+{
+	local name=$1 text=$2 json=$3 out rc=0
+
+	out=$(ynl --do route-new --json "$json" 2>&1) || rc=$?
+	if [ $rc -ne 0 ] && grep -qiF -- "$text" <<<"$out"; then
+		pass "$name refused: $(grep -iF -- "$text" <<<"$out" | head -n 1)"
+	else
+		fail "$name: exit $rc, output: $out (expected: $text)"
+	fi
+}
+ynl_refusal "weight 0" "integer out of range" \
+	'{"route-family": 2, "route-dst": "c6336500", "route-plen": 24, "route-nexthops": {"entry": [{"plane-id": 1, "weight": 0}]}}'
+ynl_refusal "IPv4 /33" "prefix length too long for the family" \
+	'{"route-family": 2, "route-dst": "c6336500", "route-plen": 33, "route-nexthops": {"entry": [{"plane-id": 1, "weight": 1}]}}'
+ynl_refusal "IPv4 prefix of 16 bytes" "destination length does not match the family" \
+	'{"route-family": 2, "route-dst": "20010db8000000000000000000000000", "route-plen": 24, "route-nexthops": {"entry": [{"plane-id": 1, "weight": 1}]}}'
+ynl_refusal "unknown plane" "no such plane" \
+	'{"route-family": 2, "route-dst": "c6336500", "route-plen": 24, "route-nexthops": {"entry": [{"plane-id": 77, "weight": 1}]}}'
+
 # events: a change farectl makes reaches a subscriber as its -ntf message.
 # (The CLI's "--subscribe events --do ..." trips over a notification that
 # arrives in a datagram of its own before the ack, in 6.12's ynl.py, so the
