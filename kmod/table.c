@@ -168,7 +168,6 @@ static void fare_route_free_cb(struct rcu_head *head)
 {
 	struct fare_route *rt = container_of(head, struct fare_route, rcu);
 
-	/* The group's own callback was queued first, so it runs first. */
 	free_percpu(rt->noplane);
 	kfree(rt);
 }
