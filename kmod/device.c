@@ -25,23 +25,6 @@ static bool fare_plane_carries(const struct fare_plane *plane, u8 family)
 				   plane->has_gw6;
 }
 
-static u64 fare_group_nh_bytes(struct fare_group *grp, unsigned int i)
-{
-	unsigned int cpu, start;
-	u64 sum = 0, b;
-
-	for_each_possible_cpu(cpu) {
-		const struct fare_group_tx *t = per_cpu_ptr(grp->tx, cpu);
-
-		do {
-			start = u64_stats_fetch_begin(&t->syncp);
-			b = u64_stats_read(&t->nh[i].bytes);
-		} while (u64_stats_fetch_retry(&t->syncp, start));
-		sum += b;
-	}
-	return sum;
-}
-
 /* Scratch for the bytes per next hop of a flowlet decision; BHs are off. */
 static DEFINE_PER_CPU(u64 [FARE_NEXTHOP_MAX], fare_sent_scratch);
 
@@ -56,7 +39,7 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 {
 	u32 hash = skb_get_hash(skb);
 	struct fare_flowlet *fl;
-	u64 now, *sent;
+	u64 now, *sent, packets;
 	unsigned int i;
 	int idx;
 
@@ -78,7 +61,10 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 
 	sent = *this_cpu_ptr(&fare_sent_scratch);
 	for (i = 0; i < grp->num_nh; i++)
-		sent[i] = usable & (1ULL << i) ? fare_group_nh_bytes(grp, i) : 0;
+		if (usable & (1ULL << i))
+			fare_group_nh_tx(grp, i, &packets, &sent[i]);
+		else
+			sent[i] = 0;
 	idx = fare_deficit_pick(grp->weights, sent, usable, grp->num_nh);
 	if (idx >= 0) {
 		WRITE_ONCE(fl->hash, hash);

@@ -163,6 +163,8 @@ void fare_route_remove(struct fare_net *fn, struct fare_route *rt);
 void fare_route_free(struct fare_route *rt);
 struct fare_group *fare_group_alloc(unsigned int num_nh);
 void fare_group_free_rcu(struct fare_group *grp);
+void fare_group_nh_tx(struct fare_group *grp, unsigned int i, u64 *packets,
+		      u64 *bytes);
 struct fare_plane *fare_plane_get_rcu(struct fare_net *fn, u32 id);
 void fare_plane_free_rcu(struct fare_plane *plane);
 

@@ -320,21 +320,10 @@ static u64 fare_sum_u64(u64 __percpu *ctr)
 static int fare_nh_fill(struct sk_buff *skb, struct fare_group *grp,
 			unsigned int i)
 {
-	u64 packets = 0, bytes = 0, p, b;
-	unsigned int cpu, start;
 	struct nlattr *entry;
+	u64 packets, bytes;
 
-	for_each_possible_cpu(cpu) {
-		const struct fare_group_tx *t = per_cpu_ptr(grp->tx, cpu);
-
-		do {
-			start = u64_stats_fetch_begin(&t->syncp);
-			p = u64_stats_read(&t->nh[i].packets);
-			b = u64_stats_read(&t->nh[i].bytes);
-		} while (u64_stats_fetch_retry(&t->syncp, start));
-		packets += p;
-		bytes += b;
-	}
+	fare_group_nh_tx(grp, i, &packets, &bytes);
 
 	entry = nla_nest_start(skb, FARE_A_NEXTHOPS_ENTRY);
 	if (!entry)

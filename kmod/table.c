@@ -149,6 +149,28 @@ struct fare_group *fare_group_alloc(unsigned int num_nh)
 	return grp;
 }
 
+/* Sums next hop @i's per-CPU counters; for stats and flowlet decisions. */
+void fare_group_nh_tx(struct fare_group *grp, unsigned int i, u64 *packets,
+		      u64 *bytes)
+{
+	unsigned int cpu, start;
+	u64 p, b;
+
+	*packets = 0;
+	*bytes = 0;
+	for_each_possible_cpu(cpu) {
+		const struct fare_group_tx *t = per_cpu_ptr(grp->tx, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&t->syncp);
+			p = u64_stats_read(&t->nh[i].packets);
+			b = u64_stats_read(&t->nh[i].bytes);
+		} while (u64_stats_fetch_retry(&t->syncp, start));
+		*packets += p;
+		*bytes += b;
+	}
+}
+
 static void fare_group_free(struct rcu_head *head)
 {
 	struct fare_group *grp = container_of(head, struct fare_group, rcu);
