@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fared's routing information bases: an Adj-RIB-In per peer and a Loc-RIB
+ * that keeps, per prefix, every path that passed import policy (FARE
+ * weighs paths across planes; it never picks one best path).
+ *
+ * The session layer feeds it (rib_update/rib_withdraw/rib_peer_*); the
+ * FARE policy layer consumes the change feed (rib_drain): the set of
+ * prefixes whose path set changed since the last drain, each once, in
+ * the order they first changed. Nothing here does I/O.
+ *
+ * Peers are small integers the caller chooses (fared's neighbor index);
+ * the RIB knows nothing else about them.
+ */
+#ifndef FARED_RIB_H
+#define FARED_RIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bgp.h"
+
+struct rib;
+
+/*
+ * One path's attributes, deep-copied out of an UPDATE (whose bgp_attrs
+ * only point into the message buffer), interned and reference-counted:
+ * equal sets share one copy. Immutable once made.
+ */
+struct rib_attrs {
+	unsigned int refs;
+	uint8_t origin;
+	uint32_t *as_path;		/* flattened, nearest AS first */
+	size_t as_path_len;		/* RFC 4271 §9.1.2.2 length */
+	char *as_path_text;		/* "65001 {65002 65003}" */
+	bool has_med;
+	uint32_t med;
+	bool has_local_pref;
+	uint32_t local_pref;
+	uint8_t family;			/* of the next hop: enum bgp_family */
+	uint8_t next_hop[16];		/* IPv4 in the first 4 octets */
+	bool has_next_hop_ll;
+	uint8_t next_hop_ll[16];	/* RFC 2545 link-local */
+	uint8_t *communities;		/* wire bytes, 4 each */
+	size_t communities_len;
+	uint8_t *ext_communities;	/* wire bytes, 8 each, byte-exact */
+	size_t ext_communities_len;
+	uint8_t *large_communities;	/* wire bytes, 12 each */
+	size_t large_communities_len;
+	/* Unknown optional transitive attributes, kept to pass on. */
+	unsigned int n_kept;
+	struct rib_kept_attr {
+		uint8_t flags;
+		uint8_t type;
+		uint8_t *value;
+		size_t len;
+	} *kept;
+	/* Internal to rib.c: the intern table's chain. */
+	struct rib_attrs *intern_next;
+	uint32_t intern_hash;
+};
+
+/* A path of a Loc-RIB entry. */
+struct rib_path {
+	unsigned int peer;
+	uint32_t path_id;		/* ADD-PATH id, 0 without */
+	bool stale;			/* kept for a restarting peer (RFC 4724) */
+	struct rib_attrs *attrs;
+};
+
+/* A prefix and every path to it, ordered by (peer, path_id). */
+struct rib_entry {
+	struct bgp_prefix prefix;	/* path_id is 0 */
+	size_t n_paths;			/* 0: the prefix was withdrawn */
+	struct rib_path *paths;
+};
+
+struct rib *rib_new(void);
+/* Frees everything, attribute sets included. */
+void rib_free(struct rib *rib);
+
+/*
+ * The interned copy of attrs (with the next hop of family fam: the
+ * NEXT_HOP attribute for IPv4 unicast in the RFC 4271 fields, else
+ * MP_REACH's), one reference taken for the caller. NULL on ENOMEM.
+ */
+struct rib_attrs *rib_attrs_get(struct rib *rib, const struct bgp_attrs *attrs,
+				enum bgp_family fam);
+void rib_attrs_put(struct rib *rib, struct rib_attrs *attrs);
+
+/*
+ * Adds or replaces peer's path (prefix->path_id) to prefix. The RIB takes
+ * its own reference on attrs. Replacing a path by an equal one is not a
+ * change. Clears the path's stale mark. Returns 0 or -ENOMEM (nothing
+ * changed then).
+ */
+int rib_update(struct rib *rib, unsigned int peer,
+	       const struct bgp_prefix *prefix, struct rib_attrs *attrs);
+/* Removes peer's path (prefix->path_id); a missing path is not an error. */
+void rib_withdraw(struct rib *rib, unsigned int peer,
+		  const struct bgp_prefix *prefix);
+
+/* Every path of peer in families (BGP_FAM_BIT()s) goes: session down. */
+size_t rib_peer_flush(struct rib *rib, unsigned int peer, uint32_t families);
+/* Graceful restart helper: marks peer's paths in families stale. */
+size_t rib_peer_mark_stale(struct rib *rib, unsigned int peer,
+			   uint32_t families);
+/* Removes peer's paths in families still stale (End-of-RIB or timeout). */
+size_t rib_peer_sweep_stale(struct rib *rib, unsigned int peer,
+			    uint32_t families);
+
+/* The number of paths peer has in families, stale ones included. */
+size_t rib_peer_count(const struct rib *rib, unsigned int peer,
+		      uint32_t families);
+
+/* The exact entry for prefix (path_id ignored), or NULL. */
+const struct rib_entry *rib_lookup(const struct rib *rib,
+				   const struct bgp_prefix *prefix);
+
+/*
+ * Calls fn for every entry with at least one path, in prefix order
+ * (family, then address, then length). Stops and returns fn's value when
+ * it is non-zero.
+ */
+int rib_walk(const struct rib *rib,
+	     int (*fn)(const struct rib_entry *entry, void *ctx), void *ctx);
+
+/*
+ * The change feed: calls fn once for every prefix whose set of paths
+ * (or any path's attributes or stale mark) changed since the last drain,
+ * in the order of their first change; an entry with no paths means the
+ * prefix is gone (it is freed after fn returns). fn must not change the
+ * RIB. Returns the number of entries passed.
+ */
+size_t rib_drain(struct rib *rib,
+		 void (*fn)(const struct rib_entry *entry, void *ctx),
+		 void *ctx);
+/* Prefixes waiting in the change feed. */
+size_t rib_pending(const struct rib *rib);
+
+/* Counts for the control socket and benchmarks. */
+struct rib_stats {
+	size_t prefixes;
+	size_t paths;
+	size_t attr_sets;		/* distinct interned attribute sets */
+	size_t bytes;			/* heap held by the RIB, approximately */
+};
+void rib_get_stats(const struct rib *rib, struct rib_stats *stats);
+
+#endif /* FARED_RIB_H */
