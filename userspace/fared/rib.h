@@ -66,6 +66,7 @@ struct rib_path {
 	unsigned int peer;
 	uint32_t path_id;		/* ADD-PATH id, 0 without */
 	bool stale;			/* kept for a restarting peer (RFC 4724) */
+	uint32_t rib_slot;		/* internal to rib.c: per-peer index */
 	struct rib_attrs *attrs;
 };
 
@@ -97,13 +98,19 @@ void rib_attrs_put(struct rib *rib, struct rib_attrs *attrs);
  */
 int rib_update(struct rib *rib, unsigned int peer,
 	       const struct bgp_prefix *prefix, struct rib_attrs *attrs);
-/* Removes peer's path (prefix->path_id); a missing path is not an error. */
+/*
+ * Removes peer's path (prefix->path_id); a missing path is not an error
+ * and not a change.
+ */
 void rib_withdraw(struct rib *rib, unsigned int peer,
 		  const struct bgp_prefix *prefix);
 
 /* Every path of peer in families (BGP_FAM_BIT()s) goes: session down. */
 size_t rib_peer_flush(struct rib *rib, unsigned int peer, uint32_t families);
-/* Graceful restart helper: marks peer's paths in families stale. */
+/*
+ * Graceful restart helper: marks peer's paths in families stale; returns
+ * how many paths of peer in families are stale now.
+ */
 size_t rib_peer_mark_stale(struct rib *rib, unsigned int peer,
 			   uint32_t families);
 /* Removes peer's paths in families still stale (End-of-RIB or timeout). */
