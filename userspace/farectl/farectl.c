@@ -14,6 +14,7 @@
 #include <string.h>
 #include <net/if.h>
 
+#include "bgp.h"
 #include "libfare.h"
 #include "output.h"
 #include "parse.h"
@@ -508,6 +509,14 @@ int main(int argc, char **argv)
 		fc_help(stderr, FC_OBJ_NONE);
 		return FC_EXIT_USAGE;
 	}
+	/* "bgp" talks to fared, not to fare.ko: see bgp.c. */
+	for (int i = 1; i < argc && argv[i][0] == '-'; i++)
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "-json"))
+			if (i + 1 < argc && !strcmp(argv[i + 1], "bgp"))
+				return fc_bgp(argc - i - 2, argv + i + 2,
+					      true);
+	if (!strcmp(argv[1], "bgp"))
+		return fc_bgp(argc - 2, argv + 2, false);
 	/* A request holds a whole route: keep it off the stack. */
 	req = malloc(sizeof(*req));
 	if (!req) {

@@ -190,6 +190,145 @@ static void timer_arg(struct parser *ps, char **argv, int argc,
 	}
 }
 
+/* graceful-restart off | restart-time N [stale-time N] */
+static void gr_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	uint32_t v;
+	int i;
+
+	if (argc == 2 && !strcmp(argv[1], "off")) {
+		cfg->gr_restart_time = 0;
+		return;
+	}
+	if (argc < 3 || argc % 2 == 0) {
+		problem(ps, ps->line, "expected \"graceful-restart off\" or "
+			"\"graceful-restart restart-time N [stale-time N]\"");
+		return;
+	}
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "restart-time")) {
+			/* RFC 4724 §3: a 12-bit field. */
+			if (!parse_u32(argv[i + 1], 1, 4095, &v))
+				problem(ps, ps->line, "restart-time must be "
+					"1..4095 seconds, not \"%s\"",
+					argv[i + 1]);
+			else
+				cfg->gr_restart_time = (uint16_t)v;
+		} else if (!strcmp(argv[i], "stale-time")) {
+			if (!parse_u32(argv[i + 1], 1, 65535, &v))
+				problem(ps, ps->line, "stale-time must be "
+					"1..65535 seconds, not \"%s\"",
+					argv[i + 1]);
+			else
+				cfg->gr_stale_time = (uint16_t)v;
+		} else {
+			problem(ps, ps->line, "unknown graceful-restart "
+				"option \"%s\"", argv[i]);
+		}
+	}
+}
+
+static int hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* originate PREFIX [ext-community 0xHHHHHHHHHHHHHHHH]... */
+static void originate_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	struct fared_originate *o;
+	uint8_t *ec;
+	size_t k;
+	int i, j;
+
+	if (argc < 2 || argc % 2) {
+		problem(ps, ps->line, "expected \"originate PREFIX "
+			"[ext-community 0xHEX16]...\"");
+		return;
+	}
+	o = grow((void **)&cfg->originates, &cfg->n_originates, sizeof(*o));
+	if (!o) {
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	o->line = ps->line;
+	if (bgp_prefix_parse(argv[1], &o->prefix))
+		problem(ps, ps->line, "bad prefix \"%s\"", argv[1]);
+	for (k = 0; k + 1 < cfg->n_originates; k++)
+		if (!memcmp(&cfg->originates[k].prefix, &o->prefix,
+			    sizeof(o->prefix)))
+			problem(ps, ps->line, "prefix %s is already "
+				"originated at line %d", argv[1],
+				cfg->originates[k].line);
+	for (i = 2; i < argc; i += 2) {
+		const char *h = argv[i + 1];
+
+		if (strcmp(argv[i], "ext-community")) {
+			problem(ps, ps->line, "unknown originate option "
+				"\"%s\"", argv[i]);
+			continue;
+		}
+		if (strncmp(h, "0x", 2) || strlen(h) != 18) {
+			problem(ps, ps->line, "ext-community must be 0x and "
+				"16 hex digits (8 octets), not \"%s\"", h);
+			continue;
+		}
+		ec = realloc(o->ext_communities, o->ext_communities_len + 8);
+		if (!ec) {
+			problem(ps, ps->line, "out of memory");
+			return;
+		}
+		o->ext_communities = ec;
+		ec += o->ext_communities_len;
+		for (j = 0; j < 8; j++) {
+			int hi = hex_nibble(h[2 + 2 * j]);
+			int lo = hex_nibble(h[3 + 2 * j]);
+
+			if (hi < 0 || lo < 0) {
+				problem(ps, ps->line, "ext-community \"%s\" "
+					"is not hexadecimal", h);
+				return;
+			}
+			ec[j] = (uint8_t)(hi << 4 | lo);
+		}
+		o->ext_communities_len += 8;
+	}
+}
+
+bool fared_policy_permits(const struct fared_policy *pol,
+			  const struct bgp_prefix *prefix)
+{
+	const struct fared_rule *r;
+	unsigned int full, rem;
+	size_t i;
+
+	for (i = 0; i < pol->n_rules; i++) {
+		r = &pol->rules[i];
+		if (r->any)
+			return r->permit;
+		if (r->prefix.family != prefix->family ||
+		    prefix->len < r->ge || prefix->len > r->le)
+			continue;
+		full = r->prefix.len / 8;
+		rem = r->prefix.len % 8;
+		if (memcmp(r->prefix.addr, prefix->addr, full))
+			continue;
+		if (rem && (r->prefix.addr[full] ^ prefix->addr[full]) &
+		    (uint8_t)(0xff00 >> rem))
+			continue;
+		return r->permit;
+	}
+	return false;
+}
+
 static void top_statement(struct parser *ps, char **argv, int argc,
 			  bool opens)
 {
@@ -293,6 +432,26 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 		snprintf(ifc->name, sizeof(ifc->name), "%s", argv[1]);
 		ifc->bandwidth = bw;
 		ifc->line = ps->line;
+	} else if (!strcmp(argv[0], "control-socket") ||
+		   !strcmp(argv[0], "state-file")) {
+		bool sock = argv[0][0] == 'c';
+		char *dst = sock ? cfg->control_socket : cfg->state_file;
+		size_t cap = sock ? sizeof(cfg->control_socket) :
+			     sizeof(cfg->state_file);
+
+		expect_args(ps, argc, 2, sock ? "control-socket PATH" :
+			    "state-file PATH", &ok);
+		if (!ok)
+			return;
+		if (argv[1][0] != '/' || strlen(argv[1]) >= cap)
+			problem(ps, ps->line, "%s must be an absolute path "
+				"shorter than %zu bytes", argv[0], cap);
+		else
+			snprintf(dst, cap, "%s", argv[1]);
+	} else if (!strcmp(argv[0], "graceful-restart")) {
+		gr_statement(ps, argv, argc);
+	} else if (!strcmp(argv[0], "originate")) {
+		originate_statement(ps, argv, argc);
 	} else {
 		problem(ps, ps->line, "unknown statement \"%s\"", argv[0]);
 	}
@@ -649,6 +808,11 @@ int fared_config_parse(const char *name, const char *text,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->hold_time = 90;		/* RFC 4271 §10 */
 	cfg->connect_retry = 120;
+	cfg->gr_stale_time = 360;
+	snprintf(cfg->control_socket, sizeof(cfg->control_socket), "%s",
+		 FARED_DEFAULT_CONTROL);
+	snprintf(cfg->state_file, sizeof(cfg->state_file), "%s",
+		 FARED_DEFAULT_STATE);
 	copy = strdup(text);
 	if (!copy) {
 		problem(&ps, 0, "out of memory");
@@ -720,5 +884,8 @@ void fared_config_free(struct fared_config *cfg)
 	free(cfg->policies);
 	free(cfg->interfaces);
 	free(cfg->neighbors);
+	for (i = 0; i < cfg->n_originates; i++)
+		free(cfg->originates[i].ext_communities);
+	free(cfg->originates);
 	memset(cfg, 0, sizeof(*cfg));
 }

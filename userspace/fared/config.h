@@ -52,6 +52,17 @@ struct fared_neighbor {
 	int line;
 };
 
+/* A prefix fared announces itself, to neighbors whose export permits it. */
+struct fared_originate {
+	struct bgp_prefix prefix;
+	uint8_t *ext_communities;	/* wire bytes, 8 each, sent as is */
+	size_t ext_communities_len;
+	int line;
+};
+
+#define FARED_DEFAULT_CONTROL	"/run/fared.sock"
+#define FARED_DEFAULT_STATE	"/run/fared.state"
+
 struct fared_config {
 	uint32_t router_id;		/* host order */
 	uint32_t local_as;
@@ -63,7 +74,19 @@ struct fared_config {
 	size_t n_policies;
 	struct fared_neighbor *neighbors;
 	size_t n_neighbors;
+	struct fared_originate *originates;
+	size_t n_originates;
+	char control_socket[108];	/* sun_path */
+	char state_file[256];
+	/* RFC 4724 restart time advertised; 0: graceful restart off. */
+	uint16_t gr_restart_time;
+	/* How long a restarted peer's stale routes may wait for End-of-RIB. */
+	uint16_t gr_stale_time;
 };
+
+/* Whether policy permits prefix: the first matching rule decides. */
+bool fared_policy_permits(const struct fared_policy *pol,
+			  const struct bgp_prefix *prefix);
 
 /*
  * Parses text (named name in messages) into cfg. Every error is printed

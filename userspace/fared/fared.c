@@ -1,40 +1,415 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fared, the BGP daemon of fare. This build checks configurations
- * (fared -n -c FILE); the session loop comes next.
+ * fared, the BGP daemon of fare: one thread, one event loop. It keeps a
+ * session per configured neighbor, feeds what import policy accepts into
+ * the RIB, answers the control socket, reloads on SIGHUP and announces a
+ * graceful Cease on SIGTERM.
  */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "ctl.h"
+#include "peer.h"
 
 #define DEFAULT_CONFIG	"/etc/fare/fared.conf"
 
+static struct ctl ctl;
+static const char *config_path = DEFAULT_CONFIG;
+static bool verbose;
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fared [-n] [-c FILE]\n"
+	fprintf(f, "usage: fared [-n] [-v] [-R] [-c FILE]\n"
 		"  -c FILE  configuration (default " DEFAULT_CONFIG ")\n"
 		"  -n       check the configuration and exit: 0 when it is "
 		"valid,\n"
 		"           1 with every problem listed as "
-		"FILE:LINE: problem\n");
+		"FILE:LINE: problem\n"
+		"  -R       start as a restarting speaker (RFC 4724) even if "
+		"the\n"
+		"           last run ended cleanly\n"
+		"  -v       log every RIB change\n");
+}
+
+/*
+ * The one place the RIB's change feed goes. The FARE policy layer
+ * (weights per plane, kernel sync) takes over from here.
+ */
+static void rib_changed(const struct rib_entry *e, void *arg)
+{
+	char pfx[BGP_PREFIX_STRLEN];
+
+	(void)arg;
+	if (verbose)
+		fared_log("rib: %s now has %zu path%s",
+			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)),
+			  e->n_paths, e->n_paths == 1 ? "" : "s");
+}
+
+static void idle(struct loop *l)
+{
+	struct fared *d = l->arg;
+
+	if (rib_pending(d->rib))
+		rib_drain(d->rib, rib_changed, d);
+}
+
+static struct peer *peer_by_addr(struct fared *d, int family,
+				 const uint8_t *addr)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_peers; i++)
+		if (d->peers[i]->nb->family == family &&
+		    !memcmp(d->peers[i]->nb->addr, addr,
+			    family == BGP_FAM_IPV4_UNICAST ? 4 : 16))
+			return d->peers[i];
+	return NULL;
+}
+
+static void listen_ready(struct io *io, uint32_t events)
+{
+	struct fared *d = io->arg;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	const struct sockaddr_in6 *s6 = (void *)&ss;
+	const struct sockaddr_in *s4 = (void *)&ss;
+	struct peer *p = NULL;
+	char text[INET6_ADDRSTRLEN] = "?";
+	int fd;
+
+	(void)events;
+	fd = accept4(io->fd, (struct sockaddr *)&ss, &len,
+		     SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (ss.ss_family == AF_INET) {
+		p = peer_by_addr(d, BGP_FAM_IPV4_UNICAST,
+				 (const uint8_t *)&s4->sin_addr);
+		inet_ntop(AF_INET, &s4->sin_addr, text, sizeof(text));
+	} else if (ss.ss_family == AF_INET6) {
+		p = peer_by_addr(d, BGP_FAM_IPV6_UNICAST,
+				 (const uint8_t *)&s6->sin6_addr);
+		inet_ntop(AF_INET6, &s6->sin6_addr, text, sizeof(text));
+	}
+	if (!p) {
+		fared_log("connection from %s, not a neighbor: closed", text);
+		close(fd);
+		return;
+	}
+	peer_accept(p, fd);
+}
+
+static int open_listener(struct fared *d, int af, struct io *io)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *s4 = (void *)&ss;
+	struct sockaddr_in6 *s6 = (void *)&ss;
+	socklen_t len;
+	int fd, one = 1;
+
+	fd = socket(af, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (af == AF_INET) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(BGP_PORT);
+		len = sizeof(*s4);
+	} else {
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(BGP_PORT);
+		len = sizeof(*s6);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 64) ||
+	    io_add(&d->loop, io, fd, EPOLLIN, listen_ready, d)) {
+		fared_log("cannot listen on %s port %d: %s",
+			  af == AF_INET ? "IPv4" : "IPv6", BGP_PORT,
+			  strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int add_peer(struct fared *d, const struct fared_neighbor *nb)
+{
+	struct peer **v = realloc(d->peers, (d->n_peers + 1) * sizeof(*v));
+	struct peer *p;
+
+	if (!v)
+		return -1;
+	d->peers = v;
+	p = peer_new(d, nb);
+	if (!p)
+		return -1;
+	d->peers[d->n_peers++] = p;
+	peer_start(p);
+	return 0;
+}
+
+static bool policies_equal(const struct fared_config *a, int ia,
+			   const struct fared_config *b, int ib)
+{
+	const struct fared_policy *pa, *pb;
+	size_t i;
+
+	if (ia < 0 || ib < 0)
+		return ia == ib;
+	pa = &a->policies[ia];
+	pb = &b->policies[ib];
+	if (pa->n_rules != pb->n_rules)
+		return false;
+	for (i = 0; i < pa->n_rules; i++) {
+		const struct fared_rule *x = &pa->rules[i], *y = &pb->rules[i];
+
+		if (x->permit != y->permit || x->any != y->any ||
+		    x->ge != y->ge || x->le != y->le ||
+		    memcmp(&x->prefix, &y->prefix, sizeof(x->prefix)))
+			return false;
+	}
+	return true;
+}
+
+/* What a change of needs a new session; policies are handled softly. */
+static bool session_equal(const struct fared_neighbor *a,
+			  const struct fared_neighbor *b)
+{
+	return a->plane == b->plane && a->remote_as == b->remote_as &&
+	       !strcmp(a->interface, b->interface) &&
+	       a->families == b->families && a->hold_time == b->hold_time &&
+	       a->connect_retry == b->connect_retry &&
+	       a->passive == b->passive;
+}
+
+static bool originates_equal(const struct fared_config *a,
+			     const struct fared_config *b)
+{
+	size_t i;
+
+	if (a->n_originates != b->n_originates)
+		return false;
+	for (i = 0; i < a->n_originates; i++) {
+		const struct fared_originate *x = &a->originates[i];
+		const struct fared_originate *y = &b->originates[i];
+
+		if (memcmp(&x->prefix, &y->prefix, sizeof(x->prefix)) ||
+		    x->ext_communities_len != y->ext_communities_len ||
+		    (x->ext_communities_len &&
+		     memcmp(x->ext_communities, y->ext_communities,
+			    x->ext_communities_len)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * SIGHUP: sessions whose neighbor did not change stay up; a changed one
+ * restarts, a removed one is told it was deconfigured, a new one starts.
+ * Policy and originate changes are applied without a reset: export is
+ * redone, import asks the peer for a route refresh.
+ */
+static void reload(struct fared *d)
+{
+	struct fared_config cfg, old;
+	struct peer **keep;
+	size_t i, k;
+	bool *used, global, origs;
+	int errors;
+
+	errors = fared_config_load(config_path, &cfg, stderr);
+	if (errors) {
+		fared_log("reload: %s: %d error%s; keeping the running "
+			  "configuration", config_path, errors,
+			  errors == 1 ? "" : "s");
+		fared_config_free(&cfg);
+		return;
+	}
+	keep = calloc(cfg.n_neighbors + 1, sizeof(*keep));
+	used = calloc(cfg.n_neighbors + 1, sizeof(*used));
+	if (!keep || !used) {
+		fared_log("reload: out of memory");
+		free(keep);
+		free(used);
+		fared_config_free(&cfg);
+		return;
+	}
+	global = cfg.router_id != d->cfg.router_id ||
+		 cfg.local_as != d->cfg.local_as ||
+		 cfg.gr_restart_time != d->cfg.gr_restart_time;
+	origs = !originates_equal(&cfg, &d->cfg);
+	old = d->cfg;
+	for (i = 0; i < d->n_peers; i++) {
+		struct peer *p = d->peers[i];
+		const struct fared_neighbor *o = p->nb;
+
+		for (k = 0; k < cfg.n_neighbors; k++)
+			if (cfg.neighbors[k].family == o->family &&
+			    !memcmp(cfg.neighbors[k].addr, o->addr, 16))
+				break;
+		if (k == cfg.n_neighbors) {
+			fared_log("reload: neighbor %s removed", p->name);
+			peer_free(p, BGP_CEASE_PEER_DECONFIGURED, NULL);
+			continue;
+		}
+		used[k] = true;
+		if (global || !session_equal(o, &cfg.neighbors[k])) {
+			fared_log("reload: neighbor %s changed: new session",
+				  p->name);
+			peer_free(p, BGP_CEASE_OTHER_CONFIG_CHANGE, NULL);
+			used[k] = false;
+			continue;
+		}
+		keep[k] = p;
+	}
+	/* Every peer now points into the old config: swap, then repoint. */
+	d->cfg = cfg;
+	free(d->peers);
+	/* Room for every kept peer; add_peer grows it for new ones. */
+	d->peers = calloc(cfg.n_neighbors + 1, sizeof(*d->peers));
+	d->n_peers = 0;
+	for (k = 0; k < cfg.n_neighbors; k++) {
+		struct peer *p = keep[k];
+		bool imp, exp;
+
+		if (!used[k]) {
+			fared_log("reload: neighbor %s added",
+				  cfg.neighbors[k].addr_text);
+			add_peer(d, &d->cfg.neighbors[k]);
+			continue;
+		}
+		imp = !policies_equal(&old, p->nb->import_policy, &d->cfg,
+				      d->cfg.neighbors[k].import_policy);
+		exp = !policies_equal(&old, p->nb->export_policy, &d->cfg,
+				      d->cfg.neighbors[k].export_policy);
+		p->nb = &d->cfg.neighbors[k];
+		d->peers[d->n_peers++] = p;
+		if (exp || origs)
+			peer_reexport(p);
+		if (imp) {
+			/* Routes the new policy denies go at once. */
+			rib_peer_flush(d->rib, p->index,
+				       BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
+			peer_refresh_in(p);
+		}
+	}
+	fared_config_free(&old);
+	free(keep);
+	free(used);
+	fared_log("reload: %s: %zu neighbor%s", config_path, d->n_peers,
+		  d->n_peers == 1 ? "" : "s");
+}
+
+static void on_signal(struct loop *l, int sig)
+{
+	struct fared *d = l->arg;
+
+	if (sig == SIGHUP) {
+		reload(d);
+		return;
+	}
+	fared_log("%s: shutting down", strsignal(sig));
+	l->stop = true;
+}
+
+static int run(struct fared *d, bool force_restart)
+{
+	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT };
+	int fd, err;
+	size_t i;
+
+	err = loop_init(&d->loop, sigs, 3);
+	if (err) {
+		fared_log("event loop: %s", strerror(-err));
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	d->loop.arg = d;
+	d->loop.on_signal = on_signal;
+	d->loop.on_idle = idle;
+	d->rib = rib_new();
+	if (!d->rib) {
+		fared_log("out of memory");
+		return 1;
+	}
+	/*
+	 * The state file outlives an unclean exit only: finding it means
+	 * the last fared died and this one restarts (RFC 4724 R bit).
+	 */
+	d->restarting = force_restart || !access(d->cfg.state_file, F_OK);
+	if (d->cfg.gr_restart_time && d->restarting)
+		fared_log("restarting: graceful restart with the peers");
+	fd = open(d->cfg.state_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  0644);
+	if (fd >= 0) {
+		dprintf(fd, "%d\n", getpid());
+		close(fd);
+	}
+	d->listen4 = open_listener(d, AF_INET, &d->lio4);
+	d->listen6 = open_listener(d, AF_INET6, &d->lio6);
+	err = ctl_open(&ctl, d, d->cfg.control_socket);
+	if (err)
+		fared_log("control socket %s: %s", d->cfg.control_socket,
+			  strerror(-err));
+	for (i = 0; i < d->cfg.n_neighbors; i++)
+		add_peer(d, &d->cfg.neighbors[i]);
+	fared_log("running: AS %u, %zu neighbor%s", d->cfg.local_as,
+		  d->n_peers, d->n_peers == 1 ? "" : "s");
+	err = loop_run(&d->loop);
+	if (err)
+		fared_log("event loop: %s", strerror(-err));
+	for (i = 0; i < d->n_peers; i++)
+		peer_free(d->peers[i], BGP_CEASE_ADMIN_SHUTDOWN,
+			  "fared shutting down");
+	free(d->peers);
+	ctl_close(&ctl);
+	if (d->listen4 >= 0) {
+		io_del(&d->loop, &d->lio4);
+		close(d->listen4);
+	}
+	if (d->listen6 >= 0) {
+		io_del(&d->loop, &d->lio6);
+		close(d->listen6);
+	}
+	idle(&d->loop);
+	rib_free(d->rib);
+	loop_fini(&d->loop);
+	unlink(d->cfg.state_file);
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	const char *path = DEFAULT_CONFIG;
-	struct fared_config cfg;
-	bool check = false;
-	int opt, errors;
+	struct fared d = { 0 };
+	bool check = false, restart = false;
+	int opt, errors, rc;
 
-	while ((opt = getopt(argc, argv, "c:nh")) != -1) {
+	while ((opt = getopt(argc, argv, "c:nRvh")) != -1) {
 		switch (opt) {
 		case 'c':
-			path = optarg;
+			config_path = optarg;
 			break;
 		case 'n':
 			check = true;
+			break;
+		case 'R':
+			restart = true;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -48,23 +423,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	errors = fared_config_load(path, &cfg, stderr);
+	errors = fared_config_load(config_path, &d.cfg, stderr);
 	if (errors) {
-		fprintf(stderr, "fared: %s: %d error%s\n", path, errors,
+		fprintf(stderr, "fared: %s: %d error%s\n", config_path, errors,
 			errors == 1 ? "" : "s");
-		fared_config_free(&cfg);
+		fared_config_free(&d.cfg);
 		return 1;
 	}
 	if (check) {
 		printf("fared: %s: configuration OK (%zu neighbor%s, %zu "
-		       "polic%s)\n", path, cfg.n_neighbors,
-		       cfg.n_neighbors == 1 ? "" : "s", cfg.n_policies,
-		       cfg.n_policies == 1 ? "y" : "ies");
-		fared_config_free(&cfg);
+		       "polic%s)\n", config_path, d.cfg.n_neighbors,
+		       d.cfg.n_neighbors == 1 ? "" : "s", d.cfg.n_policies,
+		       d.cfg.n_policies == 1 ? "y" : "ies");
+		fared_config_free(&d.cfg);
 		return 0;
 	}
-	fared_config_free(&cfg);
-	fprintf(stderr, "fared: this build only checks configurations; "
-		"run it with -n\n");
-	return 2;
+	srandom((unsigned int)time(NULL) ^ (unsigned int)getpid());
+	rc = run(&d, restart);
+	fared_config_free(&d.cfg);
+	return rc;
 }

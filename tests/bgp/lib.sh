@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared by the tests/bgp scenarios: two network namespaces joined by a
+# veth, fared in one ("fared side"), BIRD in the other ("peer side"), and
+# helpers that wait for and assert on observed state. Everything is named
+# with $PFX so that concurrent runs and other users of BIRD never clash.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+FARED=$TOP/userspace/fared/fared
+FARECTL=$TOP/userspace/farectl/farectl
+PFX=${FBGP_PREFIX:-fbgp$$}
+NS_F=$PFX-f
+NS_B=$PFX-b
+DIR=$(mktemp -d "/tmp/$PFX.XXXXXX")
+CTL=$DIR/fared.sock
+BIRD_SOCK=$DIR/bird.ctl
+FARED_LOG=$DIR/fared.log
+FARED_PID=
+BIRD_PID=
+# Addresses: fared .1, BIRD .2, the raw-socket peer .3.
+F4=10.201.0.1
+B4=10.201.0.2
+R4=10.201.0.3
+F6=fd00:201::1
+B6=fd00:201::2
+F_AS=4200000001
+B_AS=4200000002
+
+fail()
+{
+	echo "FAIL: $*" >&2
+	echo "--- fared log (last 30 lines)" >&2
+	tail -n 30 "$FARED_LOG" >&2 2>/dev/null
+	exit 1
+}
+
+cleanup()
+{
+	[ -n "$FARED_PID" ] && kill -9 "$FARED_PID" 2>/dev/null
+	[ -n "$BIRD_PID" ] && kill -9 "$BIRD_PID" 2>/dev/null
+	# Anything else started inside our namespaces (ping, ip monitor).
+	for ns in "$NS_F" "$NS_B"; do
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -9 "$pid" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ -n "${KEEP_DIR:-}" ] || rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+setup_net()
+{
+	ip netns add "$NS_F" && ip netns add "$NS_B" || fail "netns add"
+	ip -n "$NS_F" link add veth0 type veth peer name veth0 netns "$NS_B" ||
+		fail "veth"
+	for ns in "$NS_F" "$NS_B"; do
+		ip -n "$ns" link set lo up
+		ip -n "$ns" link set veth0 up
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.veth0.accept_dad=0
+	done
+	ip -n "$NS_F" addr add $F4/24 dev veth0
+	ip -n "$NS_F" addr add $F6/64 dev veth0 nodad
+	ip -n "$NS_B" addr add $B4/24 dev veth0
+	ip -n "$NS_B" addr add $R4/24 dev veth0
+	ip -n "$NS_B" addr add $B6/64 dev veth0 nodad
+	# The prefixes fared originates, so that the peer side can ping them.
+	ip -n "$NS_F" addr add 10.203.0.1/24 dev lo
+	ip -n "$NS_F" addr add fd00:203::1/48 dev lo
+}
+
+# write_fared_conf [EXTRA_GLOBAL_LINES] [EXTRA_NEIGHBORS]
+write_fared_conf()
+{
+	cat >"$DIR/fared.conf" <<EOC
+router-id 10.201.0.1
+local-as $F_AS
+hold-time 6
+connect-retry 1
+control-socket $CTL
+state-file $DIR/fared.state
+graceful-restart restart-time 60 stale-time 30
+interface veth0 bandwidth 100G
+originate 10.203.0.0/24 ext-community 0x0004fde800000064
+originate fd00:203::/48 ext-community 0x0004fde800000064
+${1:-}
+policy in {
+	permit 10.202.0.0/16 le 32
+	permit fd00:202::/32 le 128
+}
+policy out {
+	permit 10.203.0.0/16 le 32
+	permit fd00:203::/32 le 128
+}
+plane 1 {
+	neighbor $B4 {
+		remote-as $B_AS
+		interface veth0
+		family ipv4
+		import in
+		export out
+	}
+	neighbor $B6 {
+		remote-as $B_AS
+		interface veth0
+		family ipv6
+		import in
+		export out
+	}
+${2:-}
+}
+EOC
+}
+
+write_bird_conf()
+{
+	cat >"$DIR/bird.conf" <<EOC
+router id 10.201.0.2;
+log "$DIR/bird.log" all;
+protocol device { scan time 1; }
+protocol kernel k4 { ipv4 { export where source = RTS_BGP; }; }
+protocol kernel k6 { ipv6 { export where source = RTS_BGP; }; }
+protocol static s4 {
+	ipv4;
+	route 10.202.1.0/24 blackhole {
+		bgp_ext_community.add((generic, 0x0004fde8, 0x4b3ebc20));
+		bgp_ext_community.add((unknown 0x77, 10.0.0.1, 0x3c00));
+		bgp_ext_community.add((generic, 0x80090000, 0x1));
+	};
+	route 10.202.2.0/24 blackhole;
+}
+protocol static s6 {
+	ipv6;
+	route fd00:202:1::/48 blackhole {
+		bgp_ext_community.add((generic, 0x0004fde8, 0x4b3ebc20));
+	};
+}
+template bgp F {
+	local as $B_AS;
+	hold time 6;
+	connect retry time 1;
+	connect delay time 1;
+	error wait time 1, 2;
+	graceful restart on;
+}
+protocol bgp fared4 from F {
+	neighbor $F4 as $F_AS;
+	source address $B4;
+	ipv4 { import all; export where source = RTS_STATIC; };
+}
+protocol bgp fared6 from F {
+	neighbor $F6 as $F_AS;
+	source address $B6;
+	ipv6 { import all; export where source = RTS_STATIC; };
+}
+EOC
+}
+
+start_bird()
+{
+	ip netns exec "$NS_B" bird -c "$DIR/bird.conf" -s "$BIRD_SOCK" \
+		-P "$DIR/bird.pid" "$@" || fail "bird did not start"
+	BIRD_PID=$(cat "$DIR/bird.pid")
+}
+
+birdc_()
+{
+	birdc -s "$BIRD_SOCK" "$@"
+}
+
+# start_fared [fared options]; valgrind when $FARED_WRAP says so.
+start_fared()
+{
+	# shellcheck disable=SC2086
+	ip netns exec "$NS_F" ${FARED_WRAP:-} "$FARED" -c "$DIR/fared.conf" \
+		"$@" >>"$FARED_LOG" 2>&1 &
+	FARED_PID=$!
+}
+
+ctl()
+{
+	python3 - "$CTL" "$*" <<'EOP'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+out = b""
+while True:
+	b = s.recv(65536)
+	if not b:
+		break
+	out += b
+sys.stdout.write(out.decode())
+EOP
+}
+
+# wait_for SECONDS DESCRIPTION CMD...: polls CMD every 0.2 s.
+wait_for()
+{
+	local limit=$1 what=$2 end
+	shift 2
+	end=$((SECONDS + limit))
+	while ! "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $end ] || fail "timed out after ${limit}s: $what"
+		sleep 0.2
+	done
+}
+
+# fared's view of a neighbor: state NEIGHBOR -> "Established" etc.
+fared_state()
+{
+	ctl neighbors json | jq -r ".[] | select(.address == \"$1\") | .state"
+}
+
+fared_field()
+{
+	ctl neighbors json | jq -r ".[] | select(.address == \"$1\") | .$2"
+}
+
+fared_established()
+{
+	[ "$(fared_state "$1")" = Established ]
+}
+
+bird_established()
+{
+	birdc_ show protocols "$1" | grep -q Established
+}
+
+bird_has_route()
+{
+	birdc_ show route for "$1" protocol "$2" | grep -q "$1"
+}
+
+fared_has_route()
+{
+	[ "$(ctl routes json "$1" | jq length)" = 1 ]
+}
+
+bringup()
+{
+	setup_net
+	write_bird_conf
+	start_bird
+	start_fared "$@"
+	wait_for 20 "fared sees the IPv4 session Established" \
+		fared_established $B4
+	wait_for 20 "fared sees the IPv6 session Established" \
+		fared_established $B6
+	wait_for 10 "BIRD sees fared4 Established" bird_established fared4
+	wait_for 10 "BIRD sees fared6 Established" bird_established fared6
+}

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The control socket. Each client sends one line and gets the whole
+ * answer, rendered at once into memory and written without blocking the
+ * loop; a client that stops reading is dropped after a timeout.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "json.h"
+
+#define CTL_REQUEST_MAX	512
+#define CTL_TIMEOUT_MS	10000
+
+struct client {
+	struct ctl *ctl;
+	struct io io;
+	struct timer timeout;
+	char req[CTL_REQUEST_MAX];
+	size_t req_len;
+	char *out;
+	size_t out_len, out_off;
+};
+
+static void client_free(struct client *cl)
+{
+	struct loop *l = &cl->ctl->d->loop;
+	int fd = cl->io.fd;
+
+	io_del(l, &cl->io);
+	close(fd);
+	timer_stop(l, &cl->timeout);
+	free(cl->out);
+	free(cl);
+}
+
+static void client_timeout(struct timer *t)
+{
+	client_free(t->arg);
+}
+
+static void hex(FILE *f, const uint8_t *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		fprintf(f, "%02x", b[i]);
+}
+
+static void neighbor_json(struct json *j, const struct peer *p)
+{
+	const struct fared_neighbor *nb = p->nb;
+	uint64_t now = loop_now_ms();
+	const char *fams[] = { "ipv4", "ipv6" };
+	unsigned int fam;
+
+	json_open_object(j);
+	json_kv_string(j, "address", nb->addr_text);
+	json_kv_u64(j, "plane", nb->plane);
+	json_kv_u64(j, "remote_as", nb->remote_as);
+	json_kv_string(j, "state", peer_state_name(peer_state(p)));
+	json_kv_u64(j, "uptime_s", p->established_at ?
+		    (now - p->established_at) / 1000 : 0);
+	json_kv_u64(j, "hold_time", p->est ? p->est->params.hold_time : 0);
+	json_key(j, "families");
+	json_open_array(j);
+	for (fam = 0; p->est && fam < BGP_FAM_COUNT; fam++)
+		if (p->est->params.families & BGP_FAM_BIT(fam))
+			json_string(j, fams[fam]);
+	json_close_array(j);
+	json_kv_bool(j, "graceful_restart", p->est &&
+		     p->est->params.graceful_restart);
+	json_kv_u64(j, "paths", rib_peer_count(p->d->rib, p->index,
+						BGP_FAM_BIT(BGP_FAM_COUNT) - 1));
+	json_kv_u64(j, "stale_families", p->stale_families);
+	json_kv_u64(j, "flaps", p->flaps);
+	json_kv_u64(j, "updates_rx", p->updates_rx);
+	json_kv_u64(j, "updates_tx", p->updates_tx);
+	json_kv_u64(j, "notifications_rx", p->notifications_rx);
+	json_kv_u64(j, "notifications_tx", p->notifications_tx);
+	json_kv_u64(j, "treat_as_withdraw", p->withdraw_7606);
+	json_kv_u64(j, "attribute_discard", p->discard_7606);
+	json_kv_u64(j, "rejected_no_policy", p->rejected_8212);
+	json_kv_u64(j, "eor_received", p->eor_rx);
+	json_kv_u64(j, "eor_sent", p->eor_tx);
+	json_kv_string(j, "last_error", p->last_error);
+	json_close_object(j);
+}
+
+static void neighbors(struct fared *d, FILE *f, bool js)
+{
+	struct json j;
+	size_t i;
+
+	if (js) {
+		json_init(&j, f, false);
+		json_open_array(&j);
+		for (i = 0; i < d->n_peers; i++)
+			neighbor_json(&j, d->peers[i]);
+		json_close_array(&j);
+		json_end(&j);
+		return;
+	}
+	fprintf(f, "%-28s %5s %10s %-12s %8s %7s %s\n", "neighbor", "plane",
+		"AS", "state", "up(s)", "paths", "last error");
+	for (i = 0; i < d->n_peers; i++) {
+		const struct peer *p = d->peers[i];
+
+		fprintf(f, "%-28s %5u %10u %-12s %8llu %7zu %s\n",
+			p->nb->addr_text, p->nb->plane, p->nb->remote_as,
+			peer_state_name(peer_state(p)),
+			(unsigned long long)(p->established_at ?
+			(loop_now_ms() - p->established_at) / 1000 : 0),
+			rib_peer_count(d->rib, p->index,
+				       BGP_FAM_BIT(BGP_FAM_COUNT) - 1),
+			p->last_error);
+	}
+}
+
+struct routes_ctx {
+	struct fared *d;
+	FILE *f;
+	struct json *j;
+};
+
+static const char *peer_name(struct fared *d, unsigned int index)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_peers; i++)
+		if (d->peers[i]->index == index)
+			return d->peers[i]->nb->addr_text;
+	return "?";
+}
+
+static void nh_str(const struct rib_attrs *a, char *buf)
+{
+	if (a->family == BGP_FAM_IPV6_UNICAST)
+		inet_ntop(AF_INET6, a->next_hop, buf, BGP_PREFIX_STRLEN);
+	else
+		inet_ntop(AF_INET, a->next_hop, buf, BGP_PREFIX_STRLEN);
+}
+
+static int route_one(const struct rib_entry *e, void *arg)
+{
+	struct routes_ctx *rc = arg;
+	char pfx[BGP_PREFIX_STRLEN], nh[BGP_PREFIX_STRLEN];
+	size_t i;
+
+	bgp_prefix_str(&e->prefix, pfx, sizeof(pfx));
+	if (rc->j) {
+		json_open_object(rc->j);
+		json_kv_string(rc->j, "prefix", pfx);
+		json_key(rc->j, "paths");
+		json_open_array(rc->j);
+	}
+	for (i = 0; i < e->n_paths; i++) {
+		const struct rib_path *pa = &e->paths[i];
+		const struct rib_attrs *a = pa->attrs;
+
+		nh_str(a, nh);
+		if (!rc->j) {
+			fprintf(rc->f, "%-24s via %-26s from %s path-id %u "
+				"as-path [%s]%s", pfx, nh,
+				peer_name(rc->d, pa->peer), pa->path_id,
+				a->as_path_text ? a->as_path_text : "",
+				pa->stale ? " stale" : "");
+			if (a->ext_communities_len) {
+				fputs(" ext-communities ", rc->f);
+				hex(rc->f, a->ext_communities,
+				    a->ext_communities_len);
+			}
+			fputc('\n', rc->f);
+			continue;
+		}
+		json_open_object(rc->j);
+		json_kv_string(rc->j, "neighbor", peer_name(rc->d, pa->peer));
+		json_kv_u64(rc->j, "path_id", pa->path_id);
+		json_kv_string(rc->j, "next_hop", nh);
+		json_kv_string(rc->j, "as_path", a->as_path_text ?
+			       a->as_path_text : "");
+		json_kv_u64(rc->j, "origin", a->origin);
+		if (a->has_med)
+			json_kv_u64(rc->j, "med", a->med);
+		if (a->has_local_pref)
+			json_kv_u64(rc->j, "local_pref", a->local_pref);
+		json_kv_bool(rc->j, "stale", pa->stale);
+		json_key(rc->j, "ext_communities");
+		json_open_array(rc->j);
+		for (size_t k = 0; k + 8 <= a->ext_communities_len; k += 8) {
+			char s[17];
+
+			for (int b = 0; b < 8; b++)
+				snprintf(s + 2 * b, 3, "%02x",
+					 a->ext_communities[k + b]);
+			json_string(rc->j, s);
+		}
+		json_close_array(rc->j);
+		json_close_object(rc->j);
+	}
+	if (rc->j) {
+		json_close_array(rc->j);
+		json_close_object(rc->j);
+	}
+	return 0;
+}
+
+int ctl_answer(struct fared *d, const char *request, FILE *f)
+{
+	char buf[CTL_REQUEST_MAX], *words[4], *save = NULL, *w;
+	struct routes_ctx rc = { .d = d, .f = f };
+	struct bgp_prefix pfx;
+	struct json j;
+	bool js = false;
+	int n = 0, i;
+
+	snprintf(buf, sizeof(buf), "%s", request);
+	for (w = strtok_r(buf, " \t\r\n", &save); w && n < 4;
+	     w = strtok_r(NULL, " \t\r\n", &save))
+		words[n++] = w;
+	if (w || n == 0)
+		goto bad;
+	for (i = 1; i < n; i++)
+		if (!strcmp(words[i], "json"))
+			js = true;
+	if (!strcmp(words[0], "neighbors") && n == 1 + js) {
+		neighbors(d, f, js);
+		return 0;
+	}
+	if (strcmp(words[0], "routes") || n > 2 + js)
+		goto bad;
+	if (js) {
+		json_init(&j, f, false);
+		rc.j = &j;
+		json_open_array(&j);
+	}
+	if (n == 2 + js) {
+		const struct rib_entry *e;
+
+		if (bgp_prefix_parse(words[n - 1], &pfx)) {
+			fprintf(f, "error: bad prefix \"%s\"\n", words[n - 1]);
+			return -1;
+		}
+		e = rib_lookup(d->rib, &pfx);
+		if (e && e->n_paths)
+			route_one(e, &rc);
+	} else {
+		rib_walk(d->rib, route_one, &rc);
+	}
+	if (js) {
+		json_close_array(&j);
+		json_end(&j);
+	}
+	return 0;
+bad:
+	fprintf(f, "error: unknown request; try \"neighbors [json]\" or "
+		"\"routes [json] [PREFIX]\"\n");
+	return -1;
+}
+
+static void client_ready(struct io *io, uint32_t events)
+{
+	struct client *cl = io->arg;
+	struct loop *l = &cl->ctl->d->loop;
+	char *nl;
+	ssize_t n;
+	FILE *f;
+
+	if (cl->out) {
+		n = send(io->fd, cl->out + cl->out_off,
+			 cl->out_len - cl->out_off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0 || (cl->out_off += (size_t)n) == cl->out_len)
+			client_free(cl);
+		return;
+	}
+	if (!(events & EPOLLIN))
+		return;
+	n = recv(io->fd, cl->req + cl->req_len,
+		 sizeof(cl->req) - 1 - cl->req_len, 0);
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n <= 0) {
+		client_free(cl);
+		return;
+	}
+	cl->req_len += (size_t)n;
+	cl->req[cl->req_len] = '\0';
+	nl = strchr(cl->req, '\n');
+	if (!nl && cl->req_len < sizeof(cl->req) - 1)
+		return;
+	if (nl)
+		*nl = '\0';
+	f = open_memstream(&cl->out, &cl->out_len);
+	if (!f) {
+		client_free(cl);
+		return;
+	}
+	ctl_answer(cl->ctl->d, cl->req, f);
+	fclose(f);
+	if (!cl->out_len) {
+		client_free(cl);
+		return;
+	}
+	shutdown(io->fd, SHUT_RD);
+	io_set(l, io, EPOLLOUT);
+}
+
+static void ctl_accept(struct io *io, uint32_t events)
+{
+	struct ctl *ctl = io->arg;
+	struct client *cl;
+	int fd;
+
+	(void)events;
+	fd = accept4(io->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	cl = calloc(1, sizeof(*cl));
+	if (!cl) {
+		close(fd);
+		return;
+	}
+	cl->ctl = ctl;
+	timer_init(&cl->timeout, client_timeout, cl);
+	if (io_add(&ctl->d->loop, &cl->io, fd, EPOLLIN, client_ready, cl)) {
+		close(fd);
+		free(cl);
+		return;
+	}
+	timer_set(&ctl->d->loop, &cl->timeout, CTL_TIMEOUT_MS);
+}
+
+int ctl_open(struct ctl *ctl, struct fared *d, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, err;
+
+	ctl->d = d;
+	ctl->io.fd = -1;
+	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A stale socket of a dead fared would block the bind. */
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(path, 0660) || listen(fd, 16) ||
+	    io_add(&d->loop, &ctl->io, fd, EPOLLIN, ctl_accept, ctl)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return 0;
+}
+
+void ctl_close(struct ctl *ctl)
+{
+	int fd = ctl->io.fd;
+
+	if (fd < 0)
+		return;
+	io_del(&ctl->d->loop, &ctl->io);
+	close(fd);
+	unlink(ctl->path);
+}

@@ -1,0 +1,1230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BGP neighbor state machine (RFC 4271 §8), collision detection
+ * (§6.8), timers with jitter (§10), the send hold timer (RFC 9687),
+ * graceful restart (RFC 4724) both as helper and as restarting speaker,
+ * route refresh (RFC 2918, RFC 7313) and UPDATE handling with the RFC 7606
+ * actions the codec decides and the RFC 8212 default of no policy, no
+ * route.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "peer.h"
+
+/* RFC 4271 §8: a large hold time until the OPENs are exchanged. */
+#define OPEN_HOLD_MS		(240 * 1000)
+/* RFC 9687 §4: at least 8 minutes, or twice the hold time. */
+#define SEND_HOLD_MIN_MS	(480 * 1000)
+
+static const char *const state_names[] = {
+	[PEER_IDLE] = "Idle",
+	[PEER_CONNECT] = "Connect",
+	[PEER_ACTIVE] = "Active",
+	[PEER_OPENSENT] = "OpenSent",
+	[PEER_OPENCONFIRM] = "OpenConfirm",
+	[PEER_ESTABLISHED] = "Established",
+};
+
+const char *peer_state_name(enum peer_state s)
+{
+	return state_names[s];
+}
+
+void fared_log(const char *fmt, ...)
+{
+	struct timespec ts;
+	struct tm tm;
+	char when[32];
+	va_list ap;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	fprintf(stderr, "%s.%03ld fared: ", when, ts.tv_nsec / 1000000);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+#define plog(p, fmt, ...) \
+	fared_log("neighbor %s: " fmt, (p)->name, ##__VA_ARGS__)
+
+static const char *fam_name(unsigned int fam)
+{
+	return fam == BGP_FAM_IPV6_UNICAST ? "ipv6" : "ipv4";
+}
+
+enum peer_state peer_state(const struct peer *p)
+{
+	enum peer_state s = PEER_IDLE;
+
+	if (p->est)
+		return PEER_ESTABLISHED;
+	if (p->out)
+		s = p->out->state;
+	if (p->in && p->in->state > s)
+		s = p->in->state;
+	if (s == PEER_IDLE && p->connect_retry.armed)
+		s = p->nb->passive ? PEER_ACTIVE : PEER_CONNECT;
+	if (s == PEER_IDLE && p->nb->passive)
+		s = PEER_ACTIVE;
+	return s;
+}
+
+static bool ibgp(const struct peer *p)
+{
+	return p->nb->remote_as == p->d->cfg.local_as;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections. */
+
+static void conn_ready(struct io *io, uint32_t events);
+static void conn_close(struct conn *c, const char *why, bool notified);
+static void hold_expired(struct timer *t);
+static void keepalive_due(struct timer *t);
+static void send_hold_expired(struct timer *t);
+
+static struct conn *conn_new(struct peer *p, int fd, bool outgoing)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->peer = p;
+	c->outgoing = outgoing;
+	c->io.fd = -1;
+	timer_init(&c->hold, hold_expired, c);
+	timer_init(&c->keepalive, keepalive_due, c);
+	timer_init(&c->send_hold, send_hold_expired, c);
+	if (io_add(&p->d->loop, &c->io, fd, EPOLLIN | (outgoing ? EPOLLOUT :
+		   0), conn_ready, c)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void conn_free(struct conn *c)
+{
+	struct loop *l = &c->peer->d->loop;
+	int fd = c->io.fd;
+
+	io_del(l, &c->io);
+	if (fd >= 0)
+		close(fd);
+	timer_stop(l, &c->hold);
+	timer_stop(l, &c->keepalive);
+	timer_stop(l, &c->send_hold);
+	free(c->rbuf);
+	free(c->wbuf);
+	free(c);
+}
+
+static uint64_t send_hold_ms(const struct conn *c)
+{
+	uint64_t twice = (uint64_t)c->params.hold_time * 2000;
+
+	return twice > SEND_HOLD_MIN_MS ? twice : SEND_HOLD_MIN_MS;
+}
+
+/* Writes what the socket takes; the send hold timer runs while stuck. */
+static int conn_flush(struct conn *c)
+{
+	struct loop *l = &c->peer->d->loop;
+	ssize_t n;
+	size_t done = 0;
+
+	while (done < c->wlen) {
+		n = send(c->io.fd, c->wbuf + done, c->wlen - done,
+			 MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	if (done) {
+		memmove(c->wbuf, c->wbuf + done, c->wlen - done);
+		c->wlen -= done;
+		timer_stop(l, &c->send_hold);
+	}
+	if (c->wlen && !c->send_hold.armed)
+		timer_set(l, &c->send_hold, send_hold_ms(c));
+	io_set(l, &c->io, EPOLLIN | (c->wlen ? EPOLLOUT : 0));
+	return 0;
+}
+
+static int conn_queue(struct conn *c, const uint8_t *msg, size_t len)
+{
+	if (c->wlen + len > c->wcap) {
+		size_t cap = (c->wlen + len) * 2;
+		uint8_t *b = realloc(c->wbuf, cap);
+
+		if (!b)
+			return -ENOMEM;
+		c->wbuf = b;
+		c->wcap = cap;
+	}
+	memcpy(c->wbuf + c->wlen, msg, len);
+	c->wlen += len;
+	/* Any message sent restarts the peer's keepalive wait (§4.4). */
+	if (c->state == PEER_ESTABLISHED && c->params.keepalive_time)
+		timer_set(&c->peer->d->loop, &c->keepalive,
+			  jitter_ms(c->params.keepalive_time * 1000ull));
+	return 0;
+}
+
+/*
+ * Never closes c itself: its callers go on using it. A failure closes
+ * the connection from the loop, right after the current event.
+ */
+static void conn_send(struct conn *c, const uint8_t *msg, int len)
+{
+	if (c->broken)
+		return;
+	if (len < 0 || conn_queue(c, msg, (size_t)len) || conn_flush(c)) {
+		c->broken = true;
+		timer_set(&c->peer->d->loop, &c->hold, 0);
+	}
+}
+
+/* Sends a NOTIFICATION and closes, best effort, as §6 asks. */
+static void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
+			const uint8_t *data, size_t data_len, const char *why)
+{
+	uint8_t buf[BGP_MAX_LEN];
+	int len;
+
+	len = bgp_notification_build(buf, sizeof(buf), code, subcode, data,
+				     data_len > 4000 ? 4000 : data_len);
+	if (len > 0 && c->state != PEER_CONNECT) {
+		conn_queue(c, buf, (size_t)len);
+		conn_flush(c);
+		c->peer->notifications_tx++;
+	}
+	snprintf(c->peer->last_error, sizeof(c->peer->last_error),
+		 "sent NOTIFICATION %u/%u (%s)", code, subcode, why);
+	plog(c->peer, "sent NOTIFICATION %u/%u: %s", code, subcode, why);
+	conn_close(c, why, true);
+}
+
+static void conn_cease(struct conn *c, uint8_t subcode, const char *text)
+{
+	uint8_t buf[BGP_MAX_LEN];
+	int len = -1;
+
+	if (text && (subcode == BGP_CEASE_ADMIN_SHUTDOWN ||
+		     subcode == BGP_CEASE_ADMIN_RESET))
+		len = bgp_notification_build_shutdown(buf, sizeof(buf),
+						      subcode, text);
+	if (len > BGP_NOTIFICATION_MIN_LEN)
+		conn_notify(c, BGP_ERR_CEASE, subcode,
+			    buf + BGP_NOTIFICATION_MIN_LEN,
+			    (size_t)len - BGP_NOTIFICATION_MIN_LEN,
+			    text);
+	else
+		conn_notify(c, BGP_ERR_CEASE, subcode, NULL, 0,
+			    text ? text : "cease");
+}
+
+/* ------------------------------------------------------------------ */
+/* Export. */
+
+/* The local address of c's family fam as a next hop; false if none. */
+static bool next_hop(const struct conn *c, unsigned int fam, uint8_t *nh,
+		     bool *has_ll, uint8_t *ll)
+{
+	const struct sockaddr_in *s4 = (const void *)&c->local;
+	const struct sockaddr_in6 *s6 = (const void *)&c->local;
+	struct ifaddrs *ifa, *i;
+	const char *ifname = NULL;
+
+	*has_ll = false;
+	if (fam == BGP_FAM_IPV4_UNICAST) {
+		if (c->local.ss_family != AF_INET)
+			return false;
+		memcpy(nh, &s4->sin_addr, 4);
+		return true;
+	}
+	if (c->local.ss_family != AF_INET6 ||
+	    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		return false;
+	memcpy(nh, &s6->sin6_addr, 16);
+	/* RFC 2545 §3: add the link-local address of the shared link. */
+	if (getifaddrs(&ifa))
+		return true;
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET6 &&
+		    !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			    &s6->sin6_addr, 16))
+			ifname = i->ifa_name;
+	for (i = ifa; ifname && i; i = i->ifa_next) {
+		const struct sockaddr_in6 *a = (const void *)i->ifa_addr;
+
+		if (a && a->sin6_family == AF_INET6 &&
+		    !strcmp(i->ifa_name, ifname) &&
+		    IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr) &&
+		    !IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr)) {
+			memcpy(ll, &a->sin6_addr, 16);
+			*has_ll = true;
+			break;
+		}
+	}
+	freeifaddrs(ifa);
+	return true;
+}
+
+static const struct fared_policy *export_policy(const struct peer *p)
+{
+	if (p->nb->export_policy < 0)
+		return NULL;
+	return &p->d->cfg.policies[p->nb->export_policy];
+}
+
+static void send_eor(struct conn *c, unsigned int fam)
+{
+	uint8_t buf[64];
+
+	conn_send(c, buf, bgp_eor_build(buf, sizeof(buf), fam));
+	c->peer->eor_tx |= BGP_FAM_BIT(fam);
+}
+
+static struct bgp_codec_opts codec_opts(const struct conn *c)
+{
+	struct bgp_codec_opts o = {
+		.as4 = c->params.as4,
+		.ibgp = ibgp(c->peer),
+		.add_path_rx = c->params.add_path_rx,
+		.max_len = c->params.max_len ? c->params.max_len : BGP_MAX_LEN,
+	};
+	return o;
+}
+
+static bool advertised(const struct peer *p, const struct bgp_prefix *pfx,
+		       size_t *at)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_adv; i++)
+		if (!memcmp(&p->adv[i], pfx, sizeof(*pfx))) {
+			if (at)
+				*at = i;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Announces the originated prefixes of fam that export permits and,
+ * unless only is set, withdraws those it no longer does.
+ */
+static void export_family(struct conn *c, unsigned int fam)
+{
+	struct peer *p = c->peer;
+	const struct fared_policy *pol = export_policy(p);
+	struct bgp_codec_opts o = codec_opts(c);
+	uint8_t buf[BGP_MAX_LEN];
+	uint32_t as = p->d->cfg.local_as;
+	size_t i, at;
+	bool has_ll;
+
+	for (i = 0; i < p->n_adv;) {
+		struct bgp_prefix pfx = p->adv[i];
+		struct bgp_update_out out = { .mp_family = -1,
+					      .mp_unreach_family = -1 };
+		bool keep = false;
+		size_t k;
+
+		if (pfx.family != fam) {
+			i++;
+			continue;
+		}
+		for (k = 0; pol && k < p->d->cfg.n_originates; k++)
+			if (!memcmp(&p->d->cfg.originates[k].prefix, &pfx,
+				    sizeof(pfx)) &&
+			    fared_policy_permits(pol, &pfx))
+				keep = true;
+		if (keep) {
+			i++;
+			continue;
+		}
+		if (fam == BGP_FAM_IPV4_UNICAST) {
+			out.withdrawn = &pfx;
+			out.n_withdrawn = 1;
+		} else {
+			out.mp_unreach_family = (int)fam;
+			out.mp_withdrawn = &pfx;
+			out.n_mp_withdrawn = 1;
+		}
+		conn_send(c, buf, bgp_update_build(buf, sizeof(buf), &o,
+						   c->params.add_path_tx,
+						   &out));
+		p->updates_tx++;
+		if (!p->est)
+			return;
+		p->adv[i] = p->adv[--p->n_adv];
+	}
+	/* RFC 8212: no export policy, nothing sent. */
+	if (!pol)
+		return;
+	for (i = 0; i < p->d->cfg.n_originates; i++) {
+		const struct fared_originate *og = &p->d->cfg.originates[i];
+		struct bgp_update_out out = { .mp_family = -1,
+					      .mp_unreach_family = -1 };
+		uint8_t nh[16];
+
+		if (og->prefix.family != fam ||
+		    !fared_policy_permits(pol, &og->prefix))
+			continue;
+		if (!next_hop(c, fam, nh, &has_ll, out.mp_next_hop_ll)) {
+			plog(p, "no %s next hop on this session: %s not "
+			     "advertised", fam_name(fam),
+			     bgp_prefix_str(&og->prefix, (char *)buf, 64));
+			continue;
+		}
+		out.origin = BGP_ORIGIN_IGP;
+		if (!ibgp(p)) {
+			out.as_path = &as;
+			out.as_path_len = 1;
+		} else {
+			out.has_local_pref = true;
+			out.local_pref = 100;
+		}
+		out.ext_communities = og->ext_communities;
+		out.ext_communities_len = og->ext_communities_len;
+		if (fam == BGP_FAM_IPV4_UNICAST) {
+			out.nlri = &og->prefix;
+			out.n_nlri = 1;
+			out.has_next_hop = true;
+			memcpy(out.next_hop, nh, 4);
+		} else {
+			out.mp_family = (int)fam;
+			out.mp_nlri = &og->prefix;
+			out.n_mp_nlri = 1;
+			memcpy(out.mp_next_hop, nh, 16);
+			out.mp_has_ll = has_ll;
+		}
+		conn_send(c, buf, bgp_update_build(buf, sizeof(buf), &o,
+						   c->params.add_path_tx,
+						   &out));
+		if (!p->est)
+			return;
+		p->updates_tx++;
+		if (!advertised(p, &og->prefix, &at)) {
+			struct bgp_prefix *a = realloc(p->adv, (p->n_adv + 1) *
+						       sizeof(*a));
+
+			if (!a)
+				continue;
+			p->adv = a;
+			p->adv[p->n_adv++] = og->prefix;
+		}
+	}
+}
+
+/* The initial export, then End-of-RIB per family (RFC 4724 §2). */
+static void initial_export(struct peer *p)
+{
+	struct conn *c = p->est;
+	unsigned int fam;
+
+	timer_stop(&p->d->loop, &p->deferral);
+	for (fam = 0; c && fam < BGP_FAM_COUNT; fam++) {
+		if (!(c->params.families & BGP_FAM_BIT(fam)))
+			continue;
+		export_family(c, fam);
+		if (!p->est)
+			return;
+		send_eor(c, fam);
+		if (!p->est)
+			return;
+	}
+	p->export_done = true;
+	p->restarting = false;
+}
+
+void peer_reexport(struct peer *p)
+{
+	unsigned int fam;
+
+	if (!p->est || !p->export_done)
+		return;
+	for (fam = 0; p->est && fam < BGP_FAM_COUNT; fam++)
+		if (p->est->params.families & BGP_FAM_BIT(fam))
+			export_family(p->est, fam);
+}
+
+void peer_refresh_in(struct peer *p)
+{
+	struct conn *c = p->est;
+	uint8_t buf[64];
+	unsigned int fam;
+
+	if (!c)
+		return;
+	if (!c->params.route_refresh) {
+		/* No other way to see the routes again (RFC 2918 §1). */
+		conn_cease(c, BGP_CEASE_OTHER_CONFIG_CHANGE, NULL);
+		return;
+	}
+	for (fam = 0; p->est && fam < BGP_FAM_COUNT; fam++)
+		if (c->params.families & BGP_FAM_BIT(fam))
+			conn_send(c, buf, bgp_route_refresh_build(buf,
+				  sizeof(buf), bgp_family_afi(fam),
+				  bgp_family_safi(fam), BGP_RR_NORMAL));
+}
+
+static void deferral_expired(struct timer *t)
+{
+	struct peer *p = t->arg;
+
+	plog(p, "no End-of-RIB within the selection deferral time; "
+	     "advertising now");
+	initial_export(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Graceful restart, helper side. */
+
+static void sweep(struct peer *p, uint32_t families, const char *why)
+{
+	size_t n;
+
+	families &= p->stale_families;
+	if (!families)
+		return;
+	n = rib_peer_sweep_stale(p->d->rib, p->index, families);
+	p->stale_families &= ~families;
+	plog(p, "%zu stale route%s swept (%s)", n, n == 1 ? "" : "s", why);
+	if (!p->stale_families) {
+		timer_stop(&p->d->loop, &p->gr_stale);
+		timer_stop(&p->d->loop, &p->gr_restart);
+	}
+}
+
+static void gr_restart_expired(struct timer *t)
+{
+	struct peer *p = t->arg;
+
+	sweep(p, p->stale_families, "peer's restart time over");
+}
+
+static void gr_stale_expired(struct timer *t)
+{
+	struct peer *p = t->arg;
+
+	sweep(p, p->stale_families, "no End-of-RIB within stale-time");
+}
+
+/* The session went down: keep the routes stale, or flush them. */
+static void session_down(struct peer *p, bool graceful)
+{
+	uint32_t keep = 0, all = BGP_FAM_BIT(BGP_FAM_COUNT) - 1;
+	size_t n;
+
+	if (graceful && p->params.graceful_restart &&
+	    p->peer_caps.gr_restart_time)
+		keep = p->peer_caps.gr_families & p->params.families;
+	if (keep) {
+		n = rib_peer_mark_stale(p->d->rib, p->index, keep);
+		p->stale_families |= keep;
+		timer_stop(&p->d->loop, &p->gr_stale);
+		timer_set(&p->d->loop, &p->gr_restart,
+			  p->peer_caps.gr_restart_time * 1000ull);
+		plog(p, "graceful restart: %zu route%s kept stale for %u s",
+		     n, n == 1 ? "" : "s", p->peer_caps.gr_restart_time);
+	}
+	n = rib_peer_flush(p->d->rib, p->index, all & ~keep);
+	if (n)
+		plog(p, "%zu route%s flushed", n, n == 1 ? "" : "s");
+	p->stale_families &= keep;
+	if (!keep) {
+		timer_stop(&p->d->loop, &p->gr_stale);
+		timer_stop(&p->d->loop, &p->gr_restart);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The state machine. */
+
+static void try_connect(struct peer *p);
+
+static void connect_retry_expired(struct timer *t)
+{
+	struct peer *p = t->arg;
+
+	if (!p->nb->passive && !p->out && !p->est)
+		try_connect(p);
+	timer_set(&p->d->loop, &p->connect_retry,
+		  jitter_ms(p->nb->connect_retry * 1000ull));
+}
+
+static void conn_close(struct conn *c, const char *why, bool notified)
+{
+	struct peer *p = c->peer;
+	bool was_est = p->est == c;
+
+	if (p->out == c)
+		p->out = NULL;
+	if (p->in == c)
+		p->in = NULL;
+	if (was_est) {
+		p->est = NULL;
+		p->established_at = 0;
+		p->export_done = false;
+		p->flaps++;
+		plog(p, "session down: %s", why);
+		session_down(p, !notified);
+	} else if (c->state >= PEER_OPENSENT) {
+		plog(p, "connection closed in %s: %s",
+		     peer_state_name(c->state), why);
+	}
+	conn_free(c);
+	if (!p->est && !p->connect_retry.armed)
+		timer_set(&p->d->loop, &p->connect_retry,
+			  jitter_ms(p->nb->connect_retry * 1000ull));
+}
+
+static void local_open(const struct peer *p, struct bgp_open *o)
+{
+	const struct fared_config *cfg = &p->d->cfg;
+	unsigned int fam;
+
+	memset(o, 0, sizeof(*o));
+	o->version = BGP_VERSION;
+	o->my_as = cfg->local_as > 65535 ? BGP_AS_TRANS :
+		   (uint16_t)cfg->local_as;
+	o->hold_time = p->nb->hold_time;
+	o->bgp_id = cfg->router_id;
+	o->caps.families = p->nb->families;
+	o->caps.as4 = true;
+	o->caps.as4_number = cfg->local_as;
+	o->caps.route_refresh = true;
+	o->caps.enhanced_route_refresh = true;
+	o->caps.extended_message = true;
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+		if (p->nb->families & BGP_FAM_BIT(fam))
+			o->caps.add_path[fam] = BGP_ADD_PATH_RECEIVE;
+	if (cfg->gr_restart_time) {
+		o->caps.graceful_restart = true;
+		o->caps.gr_restart_time = cfg->gr_restart_time;
+		o->caps.gr_families = p->nb->families;
+		if (p->restarting) {
+			o->caps.gr_flags = BGP_GR_FLAG_RESTART;
+			/* fare.ko's table outlives fared: forwarding holds. */
+			for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+				o->caps.gr_af_flags[fam] =
+					BGP_GR_AF_FORWARDING;
+		}
+	}
+}
+
+static void send_open(struct conn *c)
+{
+	struct bgp_open o;
+	uint8_t buf[BGP_MAX_LEN];
+
+	local_open(c->peer, &o);
+	c->state = PEER_OPENSENT;
+	timer_set(&c->peer->d->loop, &c->hold, OPEN_HOLD_MS);
+	conn_send(c, buf, bgp_open_build(buf, sizeof(buf), &o));
+}
+
+static void connected(struct conn *c)
+{
+	socklen_t len = sizeof(c->local);
+
+	getsockname(c->io.fd, (struct sockaddr *)&c->local, &len);
+	send_open(c);
+}
+
+static int peer_sockaddr(const struct peer *p, struct sockaddr_storage *ss,
+			 socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (p->nb->family == BGP_FAM_IPV4_UNICAST) {
+		struct sockaddr_in *s = (void *)ss;
+
+		s->sin_family = AF_INET;
+		s->sin_port = htons(BGP_PORT);
+		memcpy(&s->sin_addr, p->nb->addr, 4);
+		*len = sizeof(*s);
+	} else {
+		struct sockaddr_in6 *s = (void *)ss;
+
+		s->sin6_family = AF_INET6;
+		s->sin6_port = htons(BGP_PORT);
+		memcpy(&s->sin6_addr, p->nb->addr, 16);
+		if (IN6_IS_ADDR_LINKLOCAL(&s->sin6_addr) && p->nb->interface[0])
+			s->sin6_scope_id = if_nametoindex(p->nb->interface);
+		*len = sizeof(*s);
+	}
+	return 0;
+}
+
+static void try_connect(struct peer *p)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	struct conn *c;
+	int fd;
+
+	peer_sockaddr(p, &ss, &len);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0) {
+		plog(p, "socket: %s", strerror(errno));
+		return;
+	}
+	if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) {
+		snprintf(p->last_error, sizeof(p->last_error), "connect: %s",
+			 strerror(errno));
+		close(fd);
+		return;
+	}
+	c = conn_new(p, fd, true);
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->state = PEER_CONNECT;
+	p->out = c;
+}
+
+void peer_accept(struct peer *p, int fd)
+{
+	socklen_t len = sizeof(struct sockaddr_storage);
+	struct conn *c;
+
+	/* A second incoming connection replaces one not yet Established. */
+	if (p->in && p->in != p->est)
+		conn_close(p->in, "replaced by a newer connection", false);
+	c = conn_new(p, fd, false);
+	if (!c) {
+		close(fd);
+		return;
+	}
+	getsockname(fd, (struct sockaddr *)&c->local, &len);
+	p->in = c;
+	send_open(c);
+}
+
+/* §6.8: which of two connections survives; false if c lost. */
+static bool collision(struct conn *c)
+{
+	struct peer *p = c->peer;
+	struct conn *other = c->outgoing ? p->in : p->out;
+	struct conn *loser;
+
+	if (!other || other == c)
+		return true;
+	if (other->state == PEER_ESTABLISHED) {
+		/*
+		 * RFC 4724 §4.2: a graceful restart peer that reconnects
+		 * has restarted; the old session is gone.
+		 */
+		if (p->params.graceful_restart &&
+		    c->open.caps.graceful_restart) {
+			conn_close(other, "peer restarted (new OPEN)", false);
+			return true;
+		}
+		conn_cease(c, BGP_CEASE_COLLISION, NULL);
+		return false;
+	}
+	if (other->state != PEER_OPENCONFIRM)
+		return true;
+	/* The connection opened by the higher identifier wins. */
+	if (p->d->cfg.router_id < c->open.bgp_id)
+		loser = c->outgoing ? c : other;
+	else
+		loser = c->outgoing ? other : c;
+	plog(p, "connection collision: closing the %s connection",
+	     loser->outgoing ? "outgoing" : "incoming");
+	conn_cease(loser, BGP_CEASE_COLLISION, NULL);
+	return loser != c;
+}
+
+static void got_open(struct conn *c, const uint8_t *msg, size_t len)
+{
+	struct peer *p = c->peer;
+	struct bgp_open local;
+	struct bgp_error err;
+	uint8_t buf[BGP_HEADER_LEN];
+	uint8_t as_data[2];
+
+	if (c->state != PEER_OPENSENT) {
+		conn_notify(c, BGP_ERR_FSM, 0, NULL, 0, "unexpected OPEN");
+		return;
+	}
+	if (bgp_open_parse(msg, len, &c->open, &err) != BGP_PARSE_OK) {
+		conn_notify(c, err.code, err.subcode, err.data, err.data_len,
+			    err.reason);
+		return;
+	}
+	if (bgp_open_peer_as(&c->open) != p->nb->remote_as) {
+		as_data[0] = (uint8_t)(c->open.my_as >> 8);
+		as_data[1] = (uint8_t)c->open.my_as;
+		conn_notify(c, BGP_ERR_OPEN, BGP_OPEN_BAD_PEER_AS, as_data, 2,
+			    "peer AS is not the configured remote-as");
+		return;
+	}
+	if (c->open.bgp_id == p->d->cfg.router_id) {
+		conn_notify(c, BGP_ERR_OPEN, BGP_OPEN_BAD_BGP_ID, NULL, 0,
+			    "peer uses our BGP identifier");
+		return;
+	}
+	local_open(p, &local);
+	bgp_negotiate(&local, &c->open, &c->params);
+	if (!collision(c))
+		return;
+	c->state = PEER_OPENCONFIRM;
+	conn_send(c, buf, bgp_keepalive_build(buf, sizeof(buf)));
+	if (c->params.hold_time) {
+		timer_set(&p->d->loop, &c->hold, c->params.hold_time * 1000ull);
+		timer_set(&p->d->loop, &c->keepalive,
+			  jitter_ms(c->params.keepalive_time * 1000ull));
+	} else {
+		timer_stop(&p->d->loop, &c->hold);
+	}
+}
+
+static void established(struct conn *c)
+{
+	struct peer *p = c->peer;
+	struct conn *other = c->outgoing ? p->in : p->out;
+	uint32_t fl = 0;
+	unsigned int fam;
+
+	if (other)
+		conn_cease(other, BGP_CEASE_COLLISION, NULL);
+	c->state = PEER_ESTABLISHED;
+	p->est = c;
+	p->params = c->params;
+	p->peer_caps = c->open.caps;
+	p->peer_id = c->open.bgp_id;
+	p->established_at = loop_now_ms();
+	p->eor_rx = p->eor_tx = 0;
+	p->last_error[0] = '\0';
+	timer_stop(&p->d->loop, &p->connect_retry);
+	timer_stop(&p->d->loop, &p->gr_restart);
+	plog(p, "session Established (AS %u, id %u.%u.%u.%u, hold %u s%s%s)",
+	     bgp_open_peer_as(&c->open), c->open.bgp_id >> 24,
+	     (c->open.bgp_id >> 16) & 255, (c->open.bgp_id >> 8) & 255,
+	     c->open.bgp_id & 255, c->params.hold_time,
+	     c->params.graceful_restart ? ", graceful restart" : "",
+	     (c->open.caps.gr_flags & BGP_GR_FLAG_RESTART) ?
+	     ", peer restarting" : "");
+	/*
+	 * RFC 4724 §4.2: stale routes of a family the peer no longer
+	 * preserved (no capability, or F bit clear) go now; the rest wait
+	 * for its End-of-RIB.
+	 */
+	if (p->stale_families) {
+		for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+			if (!c->open.caps.graceful_restart ||
+			    !(c->open.caps.gr_families & BGP_FAM_BIT(fam)) ||
+			    !(c->open.caps.gr_af_flags[fam] &
+			      BGP_GR_AF_FORWARDING))
+				fl |= BGP_FAM_BIT(fam);
+		sweep(p, fl, "forwarding state not kept");
+		if (p->stale_families)
+			timer_set(&p->d->loop, &p->gr_stale,
+				  p->d->cfg.gr_stale_time * 1000ull);
+	}
+	/* RFC 4724 §4.1: a restarting speaker waits for the peer's EoR. */
+	if (p->restarting && c->params.graceful_restart)
+		timer_set(&p->d->loop, &p->deferral,
+			  p->d->cfg.gr_stale_time * 1000ull);
+	else
+		initial_export(p);
+}
+
+static void got_eor(struct peer *p, unsigned int fam)
+{
+	p->eor_rx |= BGP_FAM_BIT(fam);
+	plog(p, "End-of-RIB received for %s", fam_name(fam));
+	sweep(p, BGP_FAM_BIT(fam), "End-of-RIB");
+	if (p->deferral.armed &&
+	    (p->eor_rx & p->est->params.families) == p->est->params.families)
+		initial_export(p);
+}
+
+static void import_run(struct peer *p, const struct bgp_update *u,
+		       const struct bgp_nlri *run, bool withdraw)
+{
+	const struct fared_policy *pol = NULL;
+	struct rib_attrs *ra = NULL;
+	struct bgp_prefix pfx;
+	size_t pos = 0, i;
+	bool loop_detected = false;
+
+	if (!run->present || !run->known)
+		return;
+	if (!withdraw) {
+		if (p->nb->import_policy < 0) {
+			p->rejected_8212 += bgp_nlri_count(run);
+			return;
+		}
+		pol = &p->d->cfg.policies[p->nb->import_policy];
+		/* RFC 4271 §9.1.2: our own AS in the path is a loop. */
+		for (i = 0; !ibgp(p) && i < u->attrs.as_path.n_asns; i++)
+			if (u->attrs.as_path.asns[i] == p->d->cfg.local_as)
+				loop_detected = true;
+		if (!loop_detected) {
+			ra = rib_attrs_get(p->d->rib, &u->attrs, run->family);
+			if (!ra)
+				plog(p, "out of memory: UPDATE treated as "
+				     "withdraw");
+		}
+	}
+	while (bgp_nlri_next(run, &pos, &pfx)) {
+		if (ra && fared_policy_permits(pol, &pfx))
+			rib_update(p->d->rib, p->index, &pfx, ra);
+		else
+			rib_withdraw(p->d->rib, p->index, &pfx);
+	}
+	if (ra)
+		rib_attrs_put(p->d->rib, ra);
+}
+
+static void got_update(struct conn *c, const uint8_t *msg, size_t len)
+{
+	struct peer *p = c->peer;
+	struct bgp_codec_opts o = codec_opts(c);
+	struct bgp_update u;
+	const struct bgp_error *e = &u.error;
+	bool tw;
+
+	if (c->state != PEER_ESTABLISHED) {
+		conn_notify(c, BGP_ERR_FSM, 0, NULL, 0, "UPDATE before "
+			    "Established");
+		return;
+	}
+	p->updates_rx++;
+	if (bgp_update_parse(msg, len, &o, &u) != BGP_PARSE_OK) {
+		conn_notify(c, e->code, e->subcode, e->data, e->data_len,
+			    e->reason);
+		bgp_update_free(&u);
+		return;
+	}
+	if (e->action != BGP_ACTION_NONE) {
+		plog(p, "RFC 7606 %s: %s (error %u/%u)",
+		     bgp_action_name(e->action), e->reason, e->code,
+		     e->subcode);
+		if (e->action == BGP_ACTION_TREAT_AS_WITHDRAW)
+			p->withdraw_7606++;
+		else
+			p->discard_7606++;
+	}
+	if (u.end_of_rib) {
+		if (u.eor_family < BGP_FAM_COUNT)
+			got_eor(p, u.eor_family);
+		bgp_update_free(&u);
+		return;
+	}
+	tw = e->action == BGP_ACTION_TREAT_AS_WITHDRAW;
+	import_run(p, &u, &u.withdrawn, true);
+	import_run(p, &u, &u.mp_unreach, true);
+	import_run(p, &u, &u.nlri, tw);
+	import_run(p, &u, &u.mp_reach, tw);
+	bgp_update_free(&u);
+}
+
+static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
+{
+	struct peer *p = c->peer;
+	struct bgp_route_refresh rr;
+	struct bgp_error err;
+	uint8_t buf[64];
+	int fam;
+
+	if (bgp_route_refresh_parse(msg, len, &rr, &err) != BGP_PARSE_OK) {
+		conn_notify(c, err.code, err.subcode, err.data, err.data_len,
+			    err.reason);
+		return;
+	}
+	fam = bgp_family_of(rr.afi, rr.safi);
+	/* RFC 2918 §4: an AFI/SAFI not negotiated is ignored. */
+	if (fam < 0 || !(c->params.families & BGP_FAM_BIT(fam)))
+		return;
+	switch (rr.subtype) {
+	case BGP_RR_NORMAL:
+		if (!p->export_done)
+			return;
+		plog(p, "route refresh asked for %s", fam_name(fam));
+		if (c->params.enhanced_route_refresh) {
+			conn_send(c, buf, bgp_route_refresh_build(buf,
+				  sizeof(buf), rr.afi, rr.safi, BGP_RR_BORR));
+			if (!p->est)
+				return;
+		}
+		export_family(c, (unsigned int)fam);
+		if (p->est && c->params.enhanced_route_refresh)
+			conn_send(c, buf, bgp_route_refresh_build(buf,
+				  sizeof(buf), rr.afi, rr.safi, BGP_RR_EORR));
+		break;
+	case BGP_RR_BORR:
+		/* RFC 7313 §4.2: what is not re-sent before EoRR goes. */
+		if (c->params.enhanced_route_refresh) {
+			rib_peer_mark_stale(p->d->rib, p->index,
+					    BGP_FAM_BIT(fam));
+			p->stale_families |= BGP_FAM_BIT(fam);
+		}
+		break;
+	case BGP_RR_EORR:
+		if (c->params.enhanced_route_refresh)
+			sweep(p, BGP_FAM_BIT(fam), "enhanced route refresh");
+		break;
+	default:
+		/* RFC 7313 §5: other subtypes are ignored. */
+		break;
+	}
+}
+
+static void got_notification(struct conn *c, const uint8_t *msg, size_t len)
+{
+	struct peer *p = c->peer;
+	struct bgp_notification n;
+	struct bgp_error err;
+	char text[BGP_SHUTDOWN_TEXT_MAX + 1];
+
+	p->notifications_rx++;
+	if (bgp_notification_parse(msg, len, &n, &err) != BGP_PARSE_OK) {
+		snprintf(p->last_error, sizeof(p->last_error),
+			 "malformed NOTIFICATION");
+		conn_close(c, "malformed NOTIFICATION received", true);
+		return;
+	}
+	if (n.code == BGP_ERR_CEASE &&
+	    !bgp_notification_shutdown_text(&n, text, sizeof(text)))
+		snprintf(p->last_error, sizeof(p->last_error),
+			 "received NOTIFICATION %u/%u, shutdown "
+			 "communication \"%s\"", n.code, n.subcode, text);
+	else
+		snprintf(p->last_error, sizeof(p->last_error),
+			 "received NOTIFICATION %u/%u", n.code, n.subcode);
+	plog(p, "%s", p->last_error);
+	conn_close(c, p->last_error, true);
+}
+
+/* Handles one whole message; false when c is gone. */
+static bool handle(struct conn *c, const struct bgp_header *h,
+		   const uint8_t *msg)
+{
+	struct peer *p = c->peer;
+	bool alive;
+
+	if (c->params.hold_time && c->state >= PEER_OPENCONFIRM)
+		timer_set(&p->d->loop, &c->hold,
+			  c->params.hold_time * 1000ull);
+	switch (h->type) {
+	case BGP_MSG_OPEN:
+		got_open(c, msg, h->length);
+		break;
+	case BGP_MSG_UPDATE:
+		got_update(c, msg, h->length);
+		break;
+	case BGP_MSG_NOTIFICATION:
+		got_notification(c, msg, h->length);
+		return false;
+	case BGP_MSG_KEEPALIVE:
+		if (c->state == PEER_OPENCONFIRM)
+			established(c);
+		else if (c->state != PEER_ESTABLISHED)
+			conn_notify(c, BGP_ERR_FSM, 0, NULL, 0,
+				    "unexpected KEEPALIVE");
+		break;
+	case BGP_MSG_ROUTE_REFRESH:
+		if (c->state != PEER_ESTABLISHED)
+			conn_notify(c, BGP_ERR_FSM, 0, NULL, 0,
+				    "ROUTE-REFRESH before Established");
+		else
+			got_route_refresh(c, msg, h->length);
+		break;
+	}
+	alive = p->out == c || p->in == c;
+	return alive;
+}
+
+static void conn_read(struct conn *c)
+{
+	struct bgp_header h;
+	struct bgp_error err;
+	size_t off = 0, max;
+	ssize_t n;
+
+	if (c->rcap - c->rlen < 4096) {
+		size_t cap = c->rcap ? c->rcap * 2 : 8192;
+		uint8_t *b;
+
+		if (cap > 4 * BGP_EXT_MAX_LEN)
+			cap = c->rlen + 4096;
+		b = realloc(c->rbuf, cap);
+		if (!b) {
+			conn_close(c, "out of memory", false);
+			return;
+		}
+		c->rbuf = b;
+		c->rcap = cap;
+	}
+	n = recv(c->io.fd, c->rbuf + c->rlen, c->rcap - c->rlen, 0);
+	if (n == 0) {
+		conn_close(c, "connection closed by peer", false);
+		return;
+	}
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			conn_close(c, strerror(errno), false);
+		return;
+	}
+	c->rlen += (size_t)n;
+	for (;;) {
+		max = c->params.max_len && c->state == PEER_ESTABLISHED ?
+		      c->params.max_len : BGP_MAX_LEN;
+		switch (bgp_header_parse(c->rbuf + off, c->rlen - off, max,
+					 &h, &err)) {
+		case BGP_PARSE_NEED_MORE:
+			memmove(c->rbuf, c->rbuf + off, c->rlen - off);
+			c->rlen -= off;
+			return;
+		case BGP_PARSE_ERROR:
+			conn_notify(c, err.code, err.subcode, err.data,
+				    err.data_len, err.reason);
+			return;
+		case BGP_PARSE_OK:
+			break;
+		}
+		if (!handle(c, &h, c->rbuf + off))
+			return;
+		off += h.length;
+	}
+}
+
+static void conn_ready(struct io *io, uint32_t events)
+{
+	struct conn *c = io->arg;
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (c->state == PEER_CONNECT) {
+		getsockopt(io->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err) {
+			snprintf(c->peer->last_error,
+				 sizeof(c->peer->last_error), "connect: %s",
+				 strerror(err));
+			conn_close(c, c->peer->last_error, false);
+			return;
+		}
+		if (events & EPOLLOUT)
+			connected(c);
+		return;
+	}
+	if (events & EPOLLOUT) {
+		if (conn_flush(c)) {
+			conn_close(c, "send failed", false);
+			return;
+		}
+	}
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+		conn_read(c);
+}
+
+static void hold_expired(struct timer *t)
+{
+	struct conn *c = t->arg;
+
+	if (c->broken) {
+		conn_close(c, "cannot send", false);
+		return;
+	}
+	conn_notify(c, BGP_ERR_HOLD_TIMER, 0, NULL, 0, "hold timer expired");
+}
+
+static void keepalive_due(struct timer *t)
+{
+	struct conn *c = t->arg;
+	uint8_t buf[BGP_HEADER_LEN];
+
+	if (c->state < PEER_OPENCONFIRM || !c->params.keepalive_time)
+		return;
+	if (c->state == PEER_OPENCONFIRM)
+		timer_set(&c->peer->d->loop, &c->keepalive,
+			  jitter_ms(c->params.keepalive_time * 1000ull));
+	conn_send(c, buf, bgp_keepalive_build(buf, sizeof(buf)));
+}
+
+static void send_hold_expired(struct timer *t)
+{
+	struct conn *c = t->arg;
+
+	/* RFC 9687 §3: the peer reads nothing; there is no use waiting. */
+	c->wlen = 0;
+	conn_notify(c, BGP_ERR_SEND_HOLD_TIMER, 0, NULL, 0,
+		    "send hold timer expired");
+}
+
+/* ------------------------------------------------------------------ */
+
+struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
+{
+	struct peer *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->d = d;
+	p->nb = nb;
+	p->index = d->next_index++;
+	p->restarting = d->restarting;
+	snprintf(p->name, sizeof(p->name), "%s (plane %u)", nb->addr_text,
+		 nb->plane);
+	timer_init(&p->connect_retry, connect_retry_expired, p);
+	timer_init(&p->gr_restart, gr_restart_expired, p);
+	timer_init(&p->gr_stale, gr_stale_expired, p);
+	timer_init(&p->deferral, deferral_expired, p);
+	return p;
+}
+
+void peer_start(struct peer *p)
+{
+	if (p->nb->passive)
+		return;
+	/* A short random delay spreads out the first connections. */
+	timer_set(&p->d->loop, &p->connect_retry, (uint64_t)(random() % 500));
+}
+
+void peer_free(struct peer *p, uint8_t subcode, const char *text)
+{
+	struct loop *l = &p->d->loop;
+
+	if (p->est)
+		conn_cease(p->est, subcode, text);
+	if (p->out)
+		conn_cease(p->out, subcode, text);
+	if (p->in)
+		conn_cease(p->in, subcode, text);
+	/* conn_close re-armed it. */
+	timer_stop(l, &p->connect_retry);
+	timer_stop(l, &p->gr_restart);
+	timer_stop(l, &p->gr_stale);
+	timer_stop(l, &p->deferral);
+	rib_peer_flush(p->d->rib, p->index, BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
+	free(p->adv);
+	free(p);
+}

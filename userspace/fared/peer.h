@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * BGP neighbors: the RFC 4271 §8 state machine per configured neighbor,
+ * its TCP connections (one outgoing and one incoming at most, for
+ * collision detection), UPDATE handling into the RIB and the export of
+ * originated prefixes.
+ */
+#ifndef FARED_PEER_H
+#define FARED_PEER_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bgp.h"
+#include "config.h"
+#include "loop.h"
+#include "rib.h"
+
+enum peer_state {
+	PEER_IDLE,
+	PEER_CONNECT,
+	PEER_ACTIVE,
+	PEER_OPENSENT,
+	PEER_OPENCONFIRM,
+	PEER_ESTABLISHED,
+};
+
+const char *peer_state_name(enum peer_state s);
+
+struct fared;
+
+struct conn {
+	struct peer *peer;
+	struct io io;
+	bool outgoing;
+	bool broken;			/* a send failed: closing */
+	enum peer_state state;	/* CONNECT, OPENSENT, OPENCONFIRM, ESTABLISHED */
+	uint8_t *rbuf;
+	size_t rlen, rcap;
+	uint8_t *wbuf;
+	size_t wlen, wcap;
+	struct timer hold, keepalive, send_hold;
+	struct bgp_open open;		/* the peer's */
+	struct bgp_session_params params;
+	struct sockaddr_storage local;
+};
+
+struct peer {
+	struct fared *d;
+	const struct fared_neighbor *nb;	/* into d->cfg */
+	unsigned int index;			/* the RIB's peer number */
+	char name[80];
+	struct conn *out, *in, *est;
+	struct timer connect_retry;
+	struct timer gr_restart;	/* helper: peer's restart time */
+	struct timer gr_stale;		/* helper: waiting for its End-of-RIB */
+	struct timer deferral;		/* restarting: waiting for its EoR */
+	/* What the last Established session agreed, kept across a drop. */
+	struct bgp_session_params params;
+	struct bgp_caps peer_caps;
+	uint32_t peer_id;
+	uint32_t stale_families;	/* helper: marked stale, no EoR yet */
+	uint32_t eor_rx, eor_tx;
+	bool restarting;		/* our R bit for this peer's next OPEN */
+	bool export_done;
+	/* Prefixes advertised, to withdraw what export stops permitting. */
+	struct bgp_prefix *adv;
+	size_t n_adv;
+	/* For the control socket. */
+	uint64_t established_at;	/* ms, 0 when not Established */
+	unsigned int flaps;
+	uint64_t updates_rx, updates_tx, notifications_rx, notifications_tx;
+	uint64_t withdraw_7606, discard_7606, rejected_8212;
+	char last_error[320];
+};
+
+struct fared {
+	struct loop loop;
+	struct fared_config cfg;
+	struct rib *rib;
+	struct peer **peers;
+	size_t n_peers;
+	int listen4, listen6;
+	struct io lio4, lio6;
+	bool restarting;		/* started after an unclean exit */
+	uint32_t next_index;
+};
+
+enum peer_state peer_state(const struct peer *p);
+struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb);
+void peer_start(struct peer *p);
+/* Sends a Cease (subcode, RFC 9003 text) on any session and frees p. */
+void peer_free(struct peer *p, uint8_t subcode, const char *text);
+/* An accepted connection whose source address matched p. */
+void peer_accept(struct peer *p, int fd);
+/* Re-sends what export permits now, withdrawing what it no longer does. */
+void peer_reexport(struct peer *p);
+/* Asks the peer to send its routes again (import policy changed). */
+void peer_refresh_in(struct peer *p);
+
+void fared_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* FARED_PEER_H */
