@@ -35,7 +35,7 @@ fail()
 
 cleanup()
 {
-	[ -n "$FARED_PID" ] && kill -9 "$FARED_PID" 2>/dev/null
+	[ -n "$FARED_PID" ] && { kill -9 "$FARED_PID"; wait "$FARED_PID"; } 2>/dev/null
 	[ -n "$BIRD_PID" ] && kill -9 "$BIRD_PID" 2>/dev/null
 	# Anything else started inside our namespaces (ping, ip monitor).
 	for ns in "$NS_F" "$NS_B"; do

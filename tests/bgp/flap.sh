@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 100 session flaps (BIRD restarts the session) with fared under valgrind:
+# every flap must come back Established with its routes, and fared must
+# exit cleanly with no error and no leaked byte.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+FLAPS=${FBGP_FLAPS:-100}
+command -v valgrind >/dev/null || fail "valgrind is not installed"
+FARED_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=all
+	--error-exitcode=99 --log-file=$DIR/valgrind.log"
+write_fared_conf
+bringup
+
+for i in $(seq 1 "$FLAPS"); do
+	birdc_ restart fared4 >/dev/null || fail "birdc restart"
+	wait_for 20 "flap $i to be seen" \
+		test "$(fared_field $B4 flaps)" -ge "$i"
+	wait_for 30 "flap $i to come back" fared_established $B4
+	wait_for 10 "flap $i routes" fared_has_route 10.202.1.0/24
+done
+[ "$(fared_field $B4 flaps)" = "$FLAPS" ] ||
+	fail "flaps counted: $(fared_field $B4 flaps), want $FLAPS"
+fared_established $B6 || fail "the IPv6 session suffered"
+kill -TERM "$FARED_PID"
+wait "$FARED_PID"
+rc=$?
+FARED_PID=
+[ $rc -eq 0 ] || { cat "$DIR/valgrind.log"; fail "fared exited $rc"; }
+[ -s "$DIR/valgrind.log" ] && { cat "$DIR/valgrind.log"; fail "valgrind"; }
+echo "ok: $FLAPS flaps under valgrind, no error, no leak"
