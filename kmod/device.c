@@ -12,7 +12,11 @@
 #include <linux/ipv6.h>
 #include <linux/jhash.h>
 #include <linux/rtnetlink.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
 #include <net/neighbour.h>
+#include <net/route.h>
 #include <net/rtnetlink.h>
 #include "fare.h"
 
@@ -145,6 +149,7 @@ static void fare_count_tx(struct fare_group *grp, int idx,
 enum fare_drop_reason {
 	FARE_DROP_NOROUTE,
 	FARE_DROP_NOPLANE,
+	FARE_DROP_FALLBACK,	/* not a drop: sent by the normal route */
 	FARE_DROP_ERROR,
 };
 
@@ -157,9 +162,93 @@ static void fare_count_drop(struct fare_net *fn, enum fare_drop_reason why)
 		u64_stats_inc(&st->noroute);
 	else if (why == FARE_DROP_NOPLANE)
 		u64_stats_inc(&st->noplane);
+	else if (why == FARE_DROP_FALLBACK)
+		u64_stats_inc(&st->fallback);
 	else
 		u64_stats_inc(&st->error);
 	u64_stats_update_end(&st->syncp);
+}
+
+/*
+ * The kernel's normal route for a packet no plane can carry. libfare keeps
+ * fare's kernel routes in table FARE_RT_TABLE behind a rule matching every
+ * uid but INVALID_UID, which no process can have: an output lookup as that
+ * uid skips the table and finds whatever would route the packet without
+ * fare. Returns the route, or NULL when there is none or it leads back to
+ * this device (the rule is missing, or someone routed the prefix to fare0
+ * in another table), which would loop.
+ */
+static struct dst_entry *fare_fallback_route(struct net *net,
+					     struct net_device *dev,
+					     struct sk_buff *skb, u8 family)
+{
+	struct dst_entry *dst;
+
+	if (family == AF_INET) {
+		const struct iphdr *iph = ip_hdr(skb);
+		struct flowi4 fl4 = {
+			.daddr = iph->daddr,
+			.saddr = iph->saddr,
+			.flowi4_tos = RT_TOS(iph->tos),
+			.flowi4_proto = iph->protocol,
+			.flowi4_mark = skb->mark,
+			.flowi4_uid = INVALID_UID,
+			/* A forwarded packet's source is not ours. */
+			.flowi4_flags = FLOWI_FLAG_ANYSRC,
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt))
+			return NULL;
+		if (rt->rt_type != RTN_UNICAST) {
+			ip_rt_put(rt);
+			return NULL;
+		}
+		dst = &rt->dst;
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+		struct flowi6 fl6 = {
+			.daddr = ip6h->daddr,
+			.saddr = ip6h->saddr,
+			.flowlabel = ip6_flowinfo(ip6h),
+			.flowi6_proto = ip6h->nexthdr,
+			.flowi6_mark = skb->mark,
+			.flowi6_uid = INVALID_UID,
+		};
+
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+		if (IS_ERR(dst))
+			return NULL;
+	}
+	if (dst->dev == dev) {
+		dst_release(dst);
+		return NULL;
+	}
+	return dst;
+}
+
+/*
+ * Sends @skb by the kernel's normal route, through the output path of the
+ * route's device (POSTROUTING, fragmentation, neighbour). The header is
+ * complete: a forwarded packet's TTL was already decremented. Consumes
+ * @skb; returns false, leaving it to the caller, if there is no route.
+ */
+static bool fare_fallback_xmit(struct net *net, struct net_device *dev,
+			       struct sk_buff *skb, u8 family)
+{
+	struct dst_entry *dst = fare_fallback_route(net, dev, skb, family);
+
+	if (!dst)
+		return false;
+	skb_dst_drop(skb);
+	skb_dst_set(skb, dst);
+	/* Whatever the first pass or a tc hook left in cb means nothing now. */
+	if (family == AF_INET)
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	else
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	dst_output(net, skb->sk, skb);
+	return true;
 }
 
 static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -197,7 +286,13 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 	grp = rcu_dereference(rt->group);
 	idx = fare_group_select(fn, rt, grp, skb, &plane);
 	if (idx < 0) {
-		this_cpu_inc(*rt->noplane);
+		if (fare_fallback_xmit(dev_net(dev), dev, skb, family)) {
+			this_cpu_inc(rt->ctr->fallback);
+			fare_count_drop(fn, FARE_DROP_FALLBACK);
+			rcu_read_unlock();
+			return NETDEV_TX_OK;
+		}
+		this_cpu_inc(rt->ctr->noplane);
 		fare_count_drop(fn, FARE_DROP_NOPLANE);
 		goto drop_unlock;
 	}

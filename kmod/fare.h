@@ -83,6 +83,12 @@ struct fare_prefix {
 	u8 addr[16];			/* masked to plen, zero beyond */
 };
 
+/* A route's packets that found no usable plane, per CPU. */
+struct fare_route_ctr {
+	u64 noplane;			/* dropped */
+	u64 fallback;			/* sent by the kernel's normal route */
+};
+
 struct fare_route {
 	struct rhash_head node;
 	struct list_head list;		/* fare_net.route_list, under lock */
@@ -90,13 +96,14 @@ struct fare_route {
 	struct fare_prefix key;
 	u8 mode;			/* enum fare_mode */
 	struct fare_group __rcu *group;
-	u64 __percpu *noplane;		/* packets with no usable plane */
+	struct fare_route_ctr __percpu *ctr;
 };
 
 struct fare_pcpu_net {
 	struct u64_stats_sync syncp;
 	u64_stats_t noroute;
 	u64_stats_t noplane;
+	u64_stats_t fallback;
 	u64_stats_t error;
 };
 

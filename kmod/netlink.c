@@ -371,7 +371,9 @@ static int fare_route_fill(struct sk_buff *skb, struct fare_route *rt,
 	grp = rcu_dereference_check(rt->group, lockdep_is_held(&fn->lock));
 	if (nla_put_u8(skb, FARE_A_ROUTE_MODE, READ_ONCE(rt->mode)) ||
 	    nla_put_u64_64bit(skb, FARE_A_ROUTE_NOPLANE_PACKETS,
-			      fare_sum_u64(rt->noplane), FARE_A_PAD))
+			      fare_sum_u64(&rt->ctr->noplane), FARE_A_PAD) ||
+	    nla_put_u64_64bit(skb, FARE_A_ROUTE_FALLBACK_PACKETS,
+			      fare_sum_u64(&rt->ctr->fallback), FARE_A_PAD))
 		goto cancel;
 	nest = nla_nest_start(skb, FARE_A_ROUTE_NEXTHOPS);
 	if (!nest)
@@ -549,8 +551,8 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 		rt = kzalloc(sizeof(*rt), GFP_KERNEL);
 		if (!rt)
 			goto err_unlock;
-		rt->noplane = alloc_percpu(u64);
-		if (!rt->noplane) {
+		rt->ctr = alloc_percpu(struct fare_route_ctr);
+		if (!rt->ctr) {
 			kfree(rt);
 			goto err_unlock;
 		}
@@ -561,7 +563,7 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 		if (err) {
 			NL_SET_ERR_MSG(info->extack,
 				       "cannot insert the route into the table");
-			free_percpu(rt->noplane);
+			free_percpu(rt->ctr);
 			kfree(rt);
 			goto err_unlock;
 		}
@@ -761,24 +763,26 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 static int fare_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fare_net *fn = fare_pernet(genl_info_net(info));
-	u64 noroute = 0, noplane = 0, error = 0;
+	u64 noroute = 0, noplane = 0, fallback = 0, error = 0;
 	unsigned int cpu, start;
 	struct sk_buff *msg;
 	void *hdr;
 
 	for_each_possible_cpu(cpu) {
 		const struct fare_pcpu_net *st = per_cpu_ptr(fn->stats, cpu);
-		u64 a, b, c;
+		u64 a, b, c, d;
 
 		do {
 			start = u64_stats_fetch_begin(&st->syncp);
 			a = u64_stats_read(&st->noroute);
 			b = u64_stats_read(&st->noplane);
 			c = u64_stats_read(&st->error);
+			d = u64_stats_read(&st->fallback);
 		} while (u64_stats_fetch_retry(&st->syncp, start));
 		noroute += a;
 		noplane += b;
 		error += c;
+		fallback += d;
 	}
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -792,6 +796,8 @@ static int fare_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, FARE_A_STATS_NOPLANE_PACKETS, noplane,
 			      FARE_A_PAD) ||
 	    nla_put_u64_64bit(msg, FARE_A_STATS_ERROR_PACKETS, error,
+			      FARE_A_PAD) ||
+	    nla_put_u64_64bit(msg, FARE_A_STATS_FALLBACK_PACKETS, fallback,
 			      FARE_A_PAD)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;

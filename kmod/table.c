@@ -190,7 +190,7 @@ static void fare_route_free_cb(struct rcu_head *head)
 {
 	struct fare_route *rt = container_of(head, struct fare_route, rcu);
 
-	free_percpu(rt->noplane);
+	free_percpu(rt->ctr);
 	kfree(rt);
 }
 
@@ -206,7 +206,7 @@ static void fare_route_free_all(void *ptr, void *arg)
 	struct fare_route *rt = ptr;
 
 	fare_group_free_rcu(rcu_dereference_protected(rt->group, true));
-	free_percpu(rt->noplane);
+	free_percpu(rt->ctr);
 	kfree(rt);
 }
 

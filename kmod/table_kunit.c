@@ -42,8 +42,8 @@ static struct fare_route *add(struct kunit *test, u8 family, const void *addr,
 	struct fare_route *rt = kzalloc(sizeof(*rt), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, rt);
-	rt->noplane = alloc_percpu(u64);
-	KUNIT_ASSERT_NOT_NULL(test, rt->noplane);
+	rt->ctr = alloc_percpu(struct fare_route_ctr);
+	KUNIT_ASSERT_NOT_NULL(test, rt->ctr);
 	KUNIT_ASSERT_EQ(test, fare_prefix_make(&rt->key, family, addr, plen), 0);
 	rt->mode = tag;
 	mutex_lock(&ctx->fn.lock);

@@ -45,7 +45,7 @@ expect_eq "plane replaced" "$(fc -j plane show 1 | jq -r '.[0].gw4')" 10.1.0.9
 
 fc route add 203.0.113.0/24 nexthop plane 1 weight 300 nexthop plane 2 weight 100
 expect_eq "kernel route installed" \
-	"$(ip -n gh -j route show 203.0.113.0/24 proto 249 | jq -r '.[0].dev')" fare0
+	"$(ip -n gh -j route show table 249 203.0.113.0/24 proto 249 | jq -r '.[0].dev')" fare0
 expect_refusal "duplicate route" "route already exists" \
 	fc route add 203.0.113.0/24 nexthop plane 1 weight 1
 expect_refusal "unknown plane" "no such plane" \
@@ -69,7 +69,7 @@ expect_eq "unprivileged read" "$(nobody -j plane show | jq length)" 2
 
 fc route del 203.0.113.0/24
 expect_eq "kernel route removed" \
-	"$(ip -n gh -j route show proto 249 | jq length)" 0
+	"$(ip -n gh -j route show table 249 proto 249 | jq length)" 0
 expect_refusal "deleting a missing route" "no such route" \
 	fc route del 203.0.113.0/24
 fc plane del 2

@@ -29,7 +29,7 @@ for i in $(seq 1 "$ROUNDS"); do
 	rmmod fare || { fail "round $i: rmmod failed"; break; }
 done
 expect_eq "kernel routes gone with the module" \
-	"$(ip -n host -j route show proto 249 | jq length)" 0
+	"$(ip -n host -j route show table 249 proto 249 | jq length)" 0
 insmod "$FARE_KO"
 pass "$ROUNDS unload/reload rounds under traffic"
 

@@ -45,7 +45,7 @@ neigh_pin leaf2 eth-remote 10.12.0.2 remote eth-leaf2
 "$FARECTL" -n host route add 198.51.100.0/24 mode packet src 192.0.2.7 \
 	nexthop plane 1 weight 3 nexthop plane 2 weight 1
 "$FARECTL" -n host route show
-ip -n host route show proto 249
+ip -n host route show table 249 proto 249
 
 base1=$(rx_packets leaf1 eth-host)
 base2=$(rx_packets leaf2 eth-host)

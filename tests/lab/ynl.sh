@@ -70,7 +70,7 @@ expect_eq "ynl config-set read by farectl" \
 	"$(fc -j config show | jq -c '[.mode, .hash_seed]')" '["flow",4660]'
 expect_eq "ynl do stats-get" \
 	"$(ynl --do stats-get | jq -c 'keys')" \
-	'["stats-error-packets","stats-noplane-packets","stats-noroute-packets"]'
+	'["stats-error-packets","stats-fallback-packets","stats-noplane-packets","stats-noroute-packets"]'
 
 # the replace flag, and a refusal with its extack text
 ynl --do plane-new --json "{\"plane-id\": 1, \"plane-ifindex\": $ifa, \"plane-gw4\": \"0a010009\", \"replace\": true}" >/dev/null

@@ -95,11 +95,19 @@ static const char *scenario(struct fare *f)
 
 	ret = fare_rtnl_route_install(f, &r, 1, &err);
 	EXPECT(!ret, "install: %s", err.msg);
-	out = routes("-o -4 route show proto 249");
+	out = routes("-o -4 route show table 249 proto 249");
 	EXPECT(!out || strstr(out, "10.9.0.0/24 dev lo scope link src 127.0.0.1"),
 	       "route not in the FIB: %s", out);
 	ret = fare_rtnl_route_install(f, &r, 1, &err);
 	EXPECT(!ret, "second install (a replace): %s", err.msg);
+	/* One rule, even after a new handle finds it in place. */
+	f->rule4 = false;
+	ret = fare_rtnl_route_install(f, &r, 1, &err);
+	EXPECT(!ret, "install with the rule in place: %s", err.msg);
+	out = routes("-4 rule show pref 32765");
+	EXPECT(!out || !strcmp(out,
+			       "32765:\tfrom all uidrange 0-4294967294 lookup 249\n"),
+	       "rule: %s", out);
 
 	inet_pton(AF_INET, "192.0.2.99", &r.src.v4);
 	ret = fare_rtnl_route_install(f, &r, 1, &err);
@@ -110,7 +118,7 @@ static const char *scenario(struct fare *f)
 
 	ret = fare_rtnl_route_remove(f, &r.dst, 1, &err);
 	EXPECT(!ret, "remove: %s", err.msg);
-	out = routes("-o -4 route show proto 249");
+	out = routes("-o -4 route show table 249 proto 249");
 	EXPECT(!out || !*out, "route still in the FIB: %s", out);
 	ret = fare_rtnl_route_remove(f, &r.dst, 1, &err);
 	EXPECT(!ret, "removing a route already gone: %s", err.msg);
@@ -120,7 +128,7 @@ static const char *scenario(struct fare *f)
 	r.has_src = false;
 	ret = fare_rtnl_route_install(f, &r, 1, &err);
 	EXPECT(!ret, "install IPv6: %s", err.msg);
-	out = routes("-o -6 route show proto 249");
+	out = routes("-o -6 route show table 249 proto 249");
 	EXPECT(!out || strstr(out, "2001:db8:9::/48 dev lo"),
 	       "IPv6 route not in the FIB: %s", out);
 	ret = fare_rtnl_route_remove(f, &p6, 1, &err);
@@ -138,7 +146,7 @@ static const char *scenario(struct fare *f)
 	EXPECT(!ret, "adding a static route: %s", err.msg);
 	ret = fare_rtnl_route_remove(f, &other, 1, &err);
 	EXPECT(!ret, "remove of a foreign route: %s", err.msg);
-	out = routes("-o -4 route show 10.8.0.0/24");
+	out = routes("-o -4 route show table 249 10.8.0.0/24");
 	EXPECT(!out || strstr(out, "proto static"),
 	       "the static route went: %s", out);
 	return NULL;

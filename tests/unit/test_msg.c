@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 
 #include "fare_int.h"
@@ -571,7 +572,7 @@ TEST(kernel_route_request_points_the_prefix_at_fare0)
 	rtm = mnl_nlmsg_get_payload(nlh);
 	CHECK_INT(rtm->rtm_family, AF_INET);
 	CHECK_INT(rtm->rtm_dst_len, 24);
-	CHECK_INT(rtm->rtm_table, RT_TABLE_MAIN);
+	CHECK_INT(rtm->rtm_table, FARE_RT_TABLE);
 	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
 	CHECK_INT(rtm->rtm_scope, RT_SCOPE_LINK);
 	CHECK_INT(rtm->rtm_type, RTN_UNICAST);
@@ -612,6 +613,7 @@ TEST(kernel_route_removal_matches_only_our_protocol_and_device)
 	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 	rtm = mnl_nlmsg_get_payload(nlh);
 	CHECK_INT(rtm->rtm_family, AF_INET6);
+	CHECK_INT(rtm->rtm_table, FARE_RT_TABLE);
 	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
 	CHECK_INT(rtm->rtm_scope, RT_SCOPE_NOWHERE);
 	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
@@ -620,6 +622,42 @@ TEST(kernel_route_removal_matches_only_our_protocol_and_device)
 		seen |= 1 << mnl_attr_get_type(a);
 	}
 	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_OIF));
+}
+
+/* Every uid but the one fare.ko's fallback lookups use reaches the table. */
+TEST(rule_sends_fare_table_at_its_priority_for_all_uids_but_the_last)
+{
+	const struct fib_rule_uid_range *u;
+	const struct fib_rule_hdr *frh;
+	const struct nlattr *a;
+	struct nlmsghdr *nlh;
+	int seen = 0;
+
+	nlh = fare_rtnl_msg_rule(buf, sizeof(buf), 9, AF_INET6);
+	CHECK(nlh);
+	CHECK_INT(nlh->nlmsg_type, RTM_NEWRULE);
+	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK |
+		  NLM_F_CREATE | NLM_F_EXCL);
+	frh = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(frh->family, AF_INET6);
+	CHECK_INT(frh->action, FR_ACT_TO_TBL);
+	CHECK_INT(frh->flags, 0);
+	mnl_attr_for_each(a, nlh, sizeof(*frh)) {
+		seen |= 1 << mnl_attr_get_type(a);
+		if (mnl_attr_get_type(a) == FRA_PRIORITY)
+			CHECK_INT(mnl_attr_get_u32(a), 32765);
+		if (mnl_attr_get_type(a) == FRA_TABLE)
+			CHECK_INT(mnl_attr_get_u32(a), FARE_RT_TABLE);
+		if (mnl_attr_get_type(a) == FRA_UID_RANGE) {
+			CHECK_INT(mnl_attr_get_payload_len(a), sizeof(*u));
+			u = mnl_attr_get_payload(a);
+			CHECK_INT(u->start, 0);
+			CHECK_INT(u->end, 0xfffffffeu);
+		}
+	}
+	CHECK_INT(seen, (1 << FRA_PRIORITY) | (1 << FRA_TABLE) |
+		  (1 << FRA_UID_RANGE));
+	CHECK(!fare_rtnl_msg_rule(buf, 40, 9, AF_INET));
 }
 
 TEST(prefix_parse_and_format_round_trip)

@@ -108,12 +108,13 @@ TEST(route_without_traffic_has_no_actual_share)
 	r.nexthops[0].tx_packets = r.nexthops[1].tx_packets = 0;
 	r.nexthops[0].tx_bytes = r.nexthops[1].tx_bytes = 0;
 	r.noplane_packets = 5;
+	r.fallback_packets = 6;
 	r.mode = FARE_MODE_DEFAULT;
 	capture_start(&c);
 	fc_out_init(&o, c.f, false, false);
 	fc_out_route(&o, &r);
 	CHECK_STR(capture_text(&c),
-		  "10.0.0.0/24 mode default noplane 5 packets\n"
+		  "10.0.0.0/24 mode default noplane 5 packets fallback 6 packets\n"
 		  "\tnexthop plane 1 weight 3 tier 0 share 75.0% actual - packets 0 bytes 0\n"
 		  "\tnexthop plane 2 weight 1 tier 0 share 25.0% actual - packets 0 bytes 0\n");
 	capture_end(&c);
@@ -159,7 +160,7 @@ TEST(route_json_lists_hops_with_fractions_and_null_actual)
 	fc_out_route(&o, &r);
 	CHECK_STR(capture_text(&c),
 		  "{\"dst\":\"10.0.0.0/24\",\"family\":\"inet\",\"mode\":\"packet\","
-		  "\"noplane_packets\":0,\"nexthops\":[{\"plane\":1,\"weight\":3,"
+		  "\"noplane_packets\":0,\"fallback_packets\":0,\"nexthops\":[{\"plane\":1,\"weight\":3,"
 		  "\"tier\":0,\"share\":1,\"actual\":null,\"tx_packets\":0,"
 		  "\"tx_bytes\":120000}]}");
 	capture_end(&c);
@@ -202,7 +203,7 @@ TEST(config_json_has_null_dev_without_fare0)
 
 TEST(drops_line_names_each_counter)
 {
-	struct fare_stats s = { 1, 2, 3 };
+	struct fare_stats s = { 1, 2, 3, 4 };
 	struct fc_out o;
 	struct capture c;
 
@@ -210,7 +211,8 @@ TEST(drops_line_names_each_counter)
 	fc_out_init(&o, c.f, false, false);
 	fc_out_drops(&o, &s);
 	CHECK_STR(capture_text(&c),
-		  "drops noroute 1 noplane 2 error 3 packets\n");
+		  "drops noroute 1 noplane 2 error 3 packets\n"
+		  "fallback 4 packets\n");
 	capture_end(&c);
 }
 

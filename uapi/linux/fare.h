@@ -22,6 +22,16 @@
 #define FARE_DEV_NAME		"fare0"
 /* rtnetlink protocol of the kernel routes libfare points at the fare device. */
 #define FARE_RTPROT		249
+/*
+ * libfare keeps those routes in routing table FARE_RT_TABLE, which a rule
+ * at priority FARE_RULE_PREF (just before table main) consults for every
+ * uid up to FARE_RULE_UID_MAX, in both families. fare.ko's fallback
+ * lookups use the one uid above it, which no process can have, so they skip
+ * the table and find the kernel's normal route.
+ */
+#define FARE_RT_TABLE		249
+#define FARE_RULE_PREF		32765
+#define FARE_RULE_UID_MAX	0xfffffffe
 
 /* Plane ids are 1..FARE_PLANE_ID_MAX; 0 is never a valid plane. */
 #define FARE_PLANE_ID_MAX	255
@@ -82,6 +92,8 @@ enum fare_attr {
 	FARE_A_STATS_NOPLANE_PACKETS,	/* u64, dropped: no usable plane */
 	FARE_A_STATS_ERROR_PACKETS,	/* u64, dropped: not IP, no memory */
 	FARE_A_REPLACE,			/* flag: a NEW may replace what exists */
+	FARE_A_ROUTE_FALLBACK_PACKETS,	/* u64, no usable plane: normal route */
+	FARE_A_STATS_FALLBACK_PACKETS,	/* u64, no usable plane: normal route */
 	__FARE_A_MAX,
 };
 

@@ -118,6 +118,7 @@ void fc_out_route(struct fc_out *o, const struct fare_route *r)
 			       r->dst.family == AF_INET ? "inet" : "inet6");
 		json_kv_string(&o->j, "mode", fare_mode_name(r->mode));
 		json_kv_u64(&o->j, "noplane_packets", r->noplane_packets);
+		json_kv_u64(&o->j, "fallback_packets", r->fallback_packets);
 		json_key(&o->j, "nexthops");
 		json_open_array(&o->j);
 		for (i = 0; i < r->n_nexthops; i++) {
@@ -143,6 +144,9 @@ void fc_out_route(struct fc_out *o, const struct fare_route *r)
 	if (r->noplane_packets)
 		fprintf(o->f, " noplane %" PRIu64 " packets",
 			r->noplane_packets);
+	if (r->fallback_packets)
+		fprintf(o->f, " fallback %" PRIu64 " packets",
+			r->fallback_packets);
 	fputc('\n', o->f);
 	for (i = 0; i < r->n_nexthops; i++) {
 		const struct fare_nexthop *nh = &r->nexthops[i];
@@ -197,12 +201,14 @@ void fc_out_drops(struct fc_out *o, const struct fare_stats *s)
 		json_kv_u64(&o->j, "noroute_packets", s->noroute_packets);
 		json_kv_u64(&o->j, "noplane_packets", s->noplane_packets);
 		json_kv_u64(&o->j, "error_packets", s->error_packets);
+		json_kv_u64(&o->j, "fallback_packets", s->fallback_packets);
 		json_close_object(&o->j);
 		return;
 	}
 	fprintf(o->f, "drops noroute %" PRIu64 " noplane %" PRIu64
 		" error %" PRIu64 " packets\n", s->noroute_packets,
 		s->noplane_packets, s->error_packets);
+	fprintf(o->f, "fallback %" PRIu64 " packets\n", s->fallback_packets);
 }
 
 /* "route replace PREFIX [mode M] nexthop plane ID weight W [tier T] ..." */

@@ -614,6 +614,11 @@ static int apply_run(struct fare *f, const struct fare_op *ops, size_t n,
 		struct fare_err e;
 
 		ret = fare_config_get(f, &cfg, &e);
+		/* The kernel routes are useless without the rule. */
+		for (i = 0; !ret && cfg.ifindex && i < a.limit; i++)
+			if (!a.genl_ret[i] && !is_del(&a.ops[i]))
+				ret = fare_rtnl_rule_ensure(f,
+						a.ops[i].route.dst.family, &e);
 		if (ret) {
 			/* fare.ko took the ops: undo them all. */
 			if (err)

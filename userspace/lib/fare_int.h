@@ -37,6 +37,9 @@ struct fare {
 	uint32_t family_version;
 	uint32_t events_group;
 	uint32_t seq;
+	/* The rule consulting FARE_RT_TABLE is known to exist, per family. */
+	bool rule4;
+	bool rule6;
 	char tx[FARE_TX_SIZE] __attribute__((aligned(8)));
 	char rx[FARE_RX_SIZE] __attribute__((aligned(8)));
 };
@@ -165,6 +168,10 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 				     uint32_t seq,
 				     const struct fare_prefix *dst,
 				     const union fare_addr *src, uint32_t oif);
+struct nlmsghdr *fare_rtnl_msg_rule(void *buf, size_t buflen, uint32_t seq,
+				    uint8_t family);
+int fare_rtnl_rule_ensure(struct fare *f, uint8_t family,
+			  struct fare_err *err);
 int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,
 			    uint32_t oif, struct fare_err *err);
 int fare_rtnl_route_remove(struct fare *f, const struct fare_prefix *dst,

@@ -72,6 +72,7 @@ struct fare_route {
 	union fare_addr src;
 	/* filled by get and dump only */
 	uint64_t noplane_packets;
+	uint64_t fallback_packets;
 	unsigned int n_nexthops;
 	struct fare_nexthop nexthops[FARE_NEXTHOP_MAX];
 };
@@ -93,6 +94,7 @@ struct fare_stats {
 	uint64_t noroute_packets;
 	uint64_t noplane_packets;
 	uint64_t error_packets;
+	uint64_t fallback_packets;
 };
 
 /*

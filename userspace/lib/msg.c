@@ -366,11 +366,13 @@ int fare_msg_parse_route(const struct nlmsghdr *nlh, struct fare_route *out,
 	if (out->dst.plen > alen * 8)
 		return malformed(err, "route prefix length out of range");
 	if (bad_len(tb[FARE_A_ROUTE_MODE], 1) ||
-	    bad_len(tb[FARE_A_ROUTE_NOPLANE_PACKETS], 8))
+	    bad_len(tb[FARE_A_ROUTE_NOPLANE_PACKETS], 8) ||
+	    bad_len(tb[FARE_A_ROUTE_FALLBACK_PACKETS], 8))
 		return malformed(err, "route attribute of the wrong size");
 	if (tb[FARE_A_ROUTE_MODE])
 		out->mode = mnl_attr_get_u8(tb[FARE_A_ROUTE_MODE]);
 	out->noplane_packets = get_u64(tb[FARE_A_ROUTE_NOPLANE_PACKETS]);
+	out->fallback_packets = get_u64(tb[FARE_A_ROUTE_FALLBACK_PACKETS]);
 	if (!tb[FARE_A_ROUTE_NEXTHOPS])
 		return 0;
 
@@ -428,11 +430,13 @@ int fare_msg_parse_stats(const struct nlmsghdr *nlh, struct fare_stats *out,
 		return malformed(err, "bad stats attributes");
 	if (bad_len(tb[FARE_A_STATS_NOROUTE_PACKETS], 8) ||
 	    bad_len(tb[FARE_A_STATS_NOPLANE_PACKETS], 8) ||
-	    bad_len(tb[FARE_A_STATS_ERROR_PACKETS], 8))
+	    bad_len(tb[FARE_A_STATS_ERROR_PACKETS], 8) ||
+	    bad_len(tb[FARE_A_STATS_FALLBACK_PACKETS], 8))
 		return malformed(err, "stats attribute of the wrong size");
 	out->noroute_packets = get_u64(tb[FARE_A_STATS_NOROUTE_PACKETS]);
 	out->noplane_packets = get_u64(tb[FARE_A_STATS_NOPLANE_PACKETS]);
 	out->error_packets = get_u64(tb[FARE_A_STATS_ERROR_PACKETS]);
+	out->fallback_packets = get_u64(tb[FARE_A_STATS_FALLBACK_PACKETS]);
 	return 0;
 }
 

@@ -2,13 +2,19 @@
 /*
  * The kernel FIB side of a fare route. fare.ko never edits the FIB: for
  * every fare route libfare installs "PREFIX dev fare0 proto FARE_RTPROT
- * scope link [src SRC]" in table main, and removes it with the route.
+ * scope link [src SRC]" in table FARE_RT_TABLE, and removes it with the
+ * route. Before the first route of a family it adds the rule that
+ * consults that table ("pref FARE_RULE_PREF uidrange
+ * 0-FARE_RULE_UID_MAX lookup FARE_RT_TABLE"); the rule stays, harmless
+ * once the table is empty. fare.ko's fallback lookups (no usable plane)
+ * use a uid above the range, skip the table and find the normal route.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
+#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 
 #include "fare_int.h"
@@ -33,7 +39,7 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = dst->family;
 	rtm->rtm_dst_len = dst->plen;
-	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_table = FARE_RT_TABLE;
 	rtm->rtm_protocol = FARE_RTPROT;
 	if (type == RTM_NEWROUTE) {
 		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
@@ -53,6 +59,64 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 	if (src)
 		mnl_attr_put(nlh, RTA_PREFSRC, alen, src);
 	return nlh;
+}
+
+struct nlmsghdr *fare_rtnl_msg_rule(void *buf, size_t buflen, uint32_t seq,
+				    uint8_t family)
+{
+	struct fib_rule_uid_range uids = { 0, FARE_RULE_UID_MAX };
+	struct fib_rule_hdr *frh;
+	struct nlmsghdr *nlh;
+
+	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*frh)) +
+		     3 * MNL_ATTR_HDRLEN + 4 + 4 + MNL_ALIGN(sizeof(uids)))
+		return NULL;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWRULE;
+	/* EXCL: without it the kernel adds a duplicate rule every time. */
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+			   NLM_F_EXCL;
+	nlh->nlmsg_seq = seq;
+	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	frh->family = family;
+	frh->action = FR_ACT_TO_TBL;
+	frh->table = FARE_RT_TABLE;
+	mnl_attr_put_u32(nlh, FRA_PRIORITY, FARE_RULE_PREF);
+	mnl_attr_put_u32(nlh, FRA_TABLE, FARE_RT_TABLE);
+	mnl_attr_put(nlh, FRA_UID_RANGE, sizeof(uids), &uids);
+	return nlh;
+}
+
+int fare_rtnl_rule_ensure(struct fare *f, uint8_t family,
+			  struct fare_err *err)
+{
+	bool *done = family == AF_INET ? &f->rule4 : &f->rule6;
+	char reason[sizeof(err->msg)] = "";
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (*done)
+		return 0;
+	nlh = fare_rtnl_msg_rule(f->tx, sizeof(f->tx), fare_next_seq(f),
+				 family);
+	if (!nlh)
+		return fare_err_set(err, -EMSGSIZE, "rule request too long");
+	ret = fare_talk(f, f->rtnl, nlh, NULL, NULL, err);
+	if (ret == -EEXIST) {
+		fare_err_clear(err);
+		ret = 0;
+	}
+	if (ret && err)
+		snprintf(reason, sizeof(reason), "%s", err->msg);
+	if (ret)
+		return fare_err_set(err, ret,
+				    "adding the rule \"%s pref %d uidrange 0-%u lookup %d\": %s",
+				    family == AF_INET ? "-4" : "-6",
+				    FARE_RULE_PREF, FARE_RULE_UID_MAX,
+				    FARE_RT_TABLE,
+				    reason[0] ? reason : strerror(-ret));
+	*done = true;
+	return 0;
 }
 
 static const char *describe(const struct fare_prefix *dst, char *buf,
@@ -94,6 +158,9 @@ int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,
 	struct nlmsghdr *nlh;
 	int ret;
 
+	ret = fare_rtnl_rule_ensure(f, route->dst.family, err);
+	if (ret)
+		return ret;
 	nlh = fare_rtnl_msg_route(f->tx, sizeof(f->tx), RTM_NEWROUTE,
 				  fare_next_seq(f), &route->dst, src, oif);
 	if (!nlh)
