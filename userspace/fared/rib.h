@@ -93,8 +93,8 @@ void rib_attrs_put(struct rib *rib, struct rib_attrs *attrs);
 /*
  * Adds or replaces peer's path (prefix->path_id) to prefix. The RIB takes
  * its own reference on attrs. Replacing a path by an equal one is not a
- * change. Clears the path's stale mark. Returns 0 or -ENOMEM (nothing
- * changed then).
+ * change. Clears the path's stale mark. Returns 0, or -ENOMEM (nothing
+ * changed then), or -EINVAL for a family or length out of range.
  */
 int rib_update(struct rib *rib, unsigned int peer,
 	       const struct bgp_prefix *prefix, struct rib_attrs *attrs);
