@@ -689,3 +689,29 @@ TEST(rib_update_enomem_at_each_allocation_changes_nothing)
 	CHECK(k > 1 && k < 20);
 	rib_free(rib);
 }
+
+TEST(rib_update_of_a_prefix_out_of_range_is_einval_and_changes_nothing)
+{
+	struct rib *rib = rib_new();
+	struct attrs_buf b;
+	struct rib_attrs *a;
+	struct bgp_prefix p = pfx("10.0.0.0/8", 0);
+	struct rib_stats st;
+
+	CHECK(rib);
+	a = rib_attrs_get(rib, mk(&b, 65001, 1, -1), BGP_FAM_IPV4_UNICAST);
+	CHECK(a);
+	p.len = 33;
+	CHECK_INT(rib_update(rib, 1, &p, a), -EINVAL);
+	p.len = 8;
+	p.family = BGP_FAM_COUNT;
+	CHECK_INT(rib_update(rib, 1, &p, a), -EINVAL);
+	CHECK(!rib_lookup(rib, &p));
+	rib_withdraw(rib, 1, &p);
+	CHECK_INT(rib_pending(rib), 0);
+	rib_get_stats(rib, &st);
+	CHECK_INT(st.paths, 0);
+	CHECK_INT(a->refs, 1);
+	rib_attrs_put(rib, a);
+	rib_free(rib);
+}
