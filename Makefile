@@ -62,7 +62,8 @@ check: userspace tests/unit/select_test
 	$(MAKE) -C userspace check
 
 # The module's selection core, built for userspace with the type shim.
-tests/unit/select_test: tests/unit/select_test.c kmod/select.c kmod/select.h
+tests/unit/select_test: tests/unit/select_test.c kmod/select.c kmod/select.h \
+		kmod/buckets_check.h
 	$(CC) -O2 -g -Wall -Wextra -Werror -Ikmod -o $@ tests/unit/select_test.c kmod/select.c
 
 test:

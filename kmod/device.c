@@ -109,15 +109,21 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 	mode = READ_ONCE(rt->mode);
 	if (mode == FARE_MODE_DEFAULT)
 		mode = READ_ONCE(fn->default_mode);
-	if (mode == FARE_MODE_FLOW)
-		idx = fare_hash_pick(grp->weights, usable, grp->num_nh,
-				     jhash_1word(skb_get_hash(skb),
-						 READ_ONCE(fn->hash_seed)));
-	else if (mode == FARE_MODE_FLOWLET)
+	if (mode == FARE_MODE_FLOW) {
+		u32 hash = jhash_1word(skb_get_hash(skb),
+				       READ_ONCE(fn->hash_seed));
+
+		/* A flow whose bucket's plane is unusable re-picks by weight. */
+		idx = fare_bucket_pick(grp->buckets, usable, hash);
+		if (idx < 0)
+			idx = fare_hash_pick(grp->weights, usable, grp->num_nh,
+					     hash);
+	} else if (mode == FARE_MODE_FLOWLET) {
 		idx = fare_flowlet_select(fn, grp, skb, usable);
-	else
+	} else {
 		idx = fare_spray_pick(grp->weights, this_cpu_ptr(grp->spray),
 				      usable, grp->num_nh);
+	}
 	if (idx < 0)
 		return -1;
 

@@ -73,6 +73,8 @@ struct fare_group {
 	struct fare_group_tx __percpu *tx;
 	unsigned int num_nh;
 	u32 weights[FARE_NEXTHOP_MAX];	/* copy of nh[].weight, for selection */
+	/* Flow mode: next hop per bucket, over the preferred tier. */
+	u8 buckets[FARE_BUCKETS];
 	struct fare_nh nh[];
 };
 
@@ -170,6 +172,8 @@ void fare_route_remove(struct fare_net *fn, struct fare_route *rt);
 void fare_route_free(struct fare_route *rt);
 struct fare_group *fare_group_alloc(unsigned int num_nh);
 void fare_group_free_rcu(struct fare_group *grp);
+void fare_group_set_buckets(struct fare_group *grp,
+			    const struct fare_group *old);
 void fare_group_nh_tx(struct fare_group *grp, unsigned int i, u64 *packets,
 		      u64 *bytes);
 struct fare_plane *fare_plane_get_rcu(struct fare_net *fn, u32 id);

@@ -543,6 +543,7 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 		/* Readers see the old group or the new one, never a mix. */
 		old = rcu_dereference_protected(rt->group,
 						lockdep_is_held(&fn->lock));
+		fare_group_set_buckets(grp, old);
 		WRITE_ONCE(rt->mode, mode);
 		rcu_assign_pointer(rt->group, grp);
 		fare_group_free_rcu(old);
@@ -558,6 +559,7 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 		}
 		rt->key = key;
 		rt->mode = mode;
+		fare_group_set_buckets(grp, NULL);
 		RCU_INIT_POINTER(rt->group, grp);
 		err = fare_route_insert(fn, rt);
 		if (err) {

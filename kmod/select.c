@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Weighted selection for fare: a bounded-deviation schedule for per-packet
- * spray and hash-threshold for per-flow pinning.
+ * spray, resilient buckets and hash-threshold for per-flow pinning.
  */
 #ifdef __KERNEL__
 #include <linux/bitops.h>
@@ -117,4 +117,76 @@ int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash)
 			return i;
 	}
 	return last;
+}
+
+void fare_buckets_quota(u32 *quota, const u32 *weights, u64 members,
+			unsigned int n)
+{
+	u64 total = 0, rem, best_rem, given = 0;
+	unsigned int i, left = FARE_BUCKETS;
+	int best;
+
+	for (i = 0; i < n; i++)
+		if (members & (1ULL << i))
+			total += weights[i];
+	for (i = 0; i < n; i++) {
+		quota[i] = 0;
+		if (!(members & (1ULL << i)) || !total)
+			continue;
+		/* B * w < 2^40: no overflow. */
+		quota[i] = (u64)FARE_BUCKETS * weights[i] / total;
+		left -= quota[i];
+	}
+	/*
+	 * The remainders sum to left * W, each below W: at least left entries
+	 * have one, and each of the largest gets one more bucket.
+	 */
+	while (total && left) {
+		best = -1;
+		best_rem = 0;
+		for (i = 0; i < n; i++) {
+			if (!(members & (1ULL << i)) || (given & (1ULL << i)))
+				continue;
+			rem = (u64)FARE_BUCKETS * weights[i] % total;
+			if (rem && (best < 0 || rem > best_rem)) {
+				best = i;
+				best_rem = rem;
+			}
+		}
+		if (best < 0)
+			break;
+		quota[best]++;
+		given |= 1ULL << best;
+		left--;
+	}
+}
+
+void fare_buckets_build(u8 *buckets, const u8 *prev, const u32 *weights,
+			u64 members, unsigned int n)
+{
+	u32 quota[64], count[64] = { 0 };
+	unsigned int b, next = 0;
+	u8 idx;
+
+	fare_buckets_quota(quota, weights, members, n);
+	for (b = 0; b < FARE_BUCKETS; b++) {
+		idx = prev ? prev[b] : FARE_BUCKET_NONE;
+		if (idx < n && count[idx] < quota[idx]) {
+			buckets[b] = idx;
+			count[idx]++;
+		} else {
+			buckets[b] = FARE_BUCKET_NONE;
+		}
+	}
+	/* The quotas sum to FARE_BUCKETS, so every free bucket finds one. */
+	for (b = 0; b < FARE_BUCKETS; b++) {
+		if (buckets[b] != FARE_BUCKET_NONE)
+			continue;
+		while (next < n && count[next] >= quota[next])
+			next++;
+		if (next == n)
+			break;
+		buckets[b] = next;
+		count[next]++;
+	}
 }

@@ -55,4 +55,50 @@ int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
  */
 int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash);
 
+/*
+ * Resilient flow buckets. A group holds FARE_BUCKETS buckets, each naming
+ * one entry; a flow's hash picks a bucket. Entry i of the member set owns
+ * exactly q_i buckets, its quota: B * w_i / W rounded down, plus one for
+ * the B - sum(floor) entries with the largest remainders (ties to the
+ * lower index), so |q_i - B * w_i / W| < 1.
+ *
+ * fare_buckets_build() fills a new table from the previous one, keeping
+ * every bucket whose entry is still a member and within its new quota and
+ * handing only the rest to entries below their quota. With o_i the
+ * previous table's buckets of entry i and q_i the new quota, exactly
+ * sum_i max(0, o_i - q_i) buckets move: the least any table with the new
+ * quotas must move. Since o_i and q_i are both within one bucket of their
+ * exact shares p_i and p'_i, the moved fraction of flows is at most
+ * TV(p, p') + k / B, k being the number of entries in either set and
+ * TV(p, p') = sum_i max(0, p_i - p'_i) the total variation distance.
+ */
+#define FARE_BUCKETS		256
+#define FARE_BUCKET_NONE	0xff
+
+/* The quota of each member entry; 0 for the others. */
+void fare_buckets_quota(u32 *quota, const u32 *weights, u64 members,
+			unsigned int n);
+
+/*
+ * Fills @buckets (FARE_BUCKETS entries) for the member entries of
+ * @weights. @prev, if not NULL, is the previous table with its entries
+ * already renumbered into this set (FARE_BUCKET_NONE for an entry that is
+ * gone). @members must not be empty.
+ */
+void fare_buckets_build(u8 *buckets, const u8 *prev, const u32 *weights,
+			u64 members, unsigned int n);
+
+/*
+ * The entry of @hash's bucket, or -1 if that entry is not in @usable (the
+ * caller then re-picks among the usable entries). The bucket comes from
+ * the hash's low bits, so that a re-pick by hash-threshold, which uses the
+ * high bits, spreads a dead entry's flows by weight.
+ */
+static inline int fare_bucket_pick(const u8 *buckets, u64 usable, u32 hash)
+{
+	unsigned int idx = buckets[hash % FARE_BUCKETS];
+
+	return idx < 64 && (usable & (1ULL << idx)) ? (int)idx : -1;
+}
+
 #endif /* _FARE_SELECT_H */

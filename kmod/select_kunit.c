@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/prandom.h>
 #include "select.c"
+#include "buckets_check.h"
 
 #define SPRAY_MAX_NH 8
 
@@ -157,6 +158,78 @@ static void hash_pick_maps_hash_space_by_weight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fare_hash_pick(w, 0x3, 2, U32_MAX), 1);
 }
 
+/* 3:1 gives 192:64 buckets; 1:1 then moves exactly the 64 in excess. */
+static void buckets_move_only_the_excess(struct kunit *test)
+{
+	const u32 w0[] = { 3, 1 }, w1[] = { 1, 1 };
+	unsigned int moved;
+
+	KUNIT_ASSERT_NULL(test, fare_buckets_check(w0, 0x3, w1, 0x3, 2,
+						   &moved));
+	KUNIT_EXPECT_EQ(test, moved, 64);
+	/* Unchanged weights move nothing. */
+	KUNIT_ASSERT_NULL(test, fare_buckets_check(w0, 0x3, w0, 0x3, 2,
+						   &moved));
+	KUNIT_EXPECT_EQ(test, moved, 0);
+	/* A third equal entry joins 1:1: 85 or 86 buckets move to it. */
+	KUNIT_ASSERT_NULL(test, fare_buckets_check(w1, 0x3,
+						   (const u32[]){ 1, 1, 1 },
+						   0x7, 3, &moved));
+	KUNIT_EXPECT_EQ(test, moved, 85);
+}
+
+/* Random u32 weights, entries joining and leaving: the bound holds. */
+static void buckets_bound_holds_for_random_weight_changes(struct kunit *test)
+{
+	static u32 w0[64], w1[64];
+	unsigned int round, i, n, moved;
+	struct rnd_state rnd;
+	u64 m0, m1;
+
+	prandom_seed_state(&rnd, 0x62756b74ULL);
+
+	for (round = 0; round < 2000; round++) {
+		n = 1 + prandom_u32_state(&rnd) % 64;
+		m0 = 0;
+		m1 = 0;
+		for (i = 0; i < n; i++) {
+			w0[i] = round & 1 ? 1 + prandom_u32_state(&rnd) % 10 :
+					    max(prandom_u32_state(&rnd), 1U);
+			w1[i] = prandom_u32_state(&rnd) % 4 ? w0[i] :
+				max(prandom_u32_state(&rnd) >> (prandom_u32_state(&rnd) % 32), 1U);
+			if (prandom_u32_state(&rnd) % 8)
+				m0 |= 1ULL << i;
+			if (prandom_u32_state(&rnd) % 8)
+				m1 |= 1ULL << i;
+		}
+		if (!m0)
+			m0 = 1;
+		if (!m1)
+			m1 = 1ULL << (n - 1);
+		KUNIT_ASSERT_NULL_MSG(test, fare_buckets_check(w0, m0, w1, m1,
+							       n, &moved),
+				      "round %u, %u entries", round, n);
+	}
+}
+
+/* A flow whose bucket's entry is unusable gets -1, every other its entry. */
+static void bucket_pick_refuses_only_unusable_entries(struct kunit *test)
+{
+	const u32 w[] = { 1, 1, 2 };
+	unsigned int h, miss = 0;
+	u8 t[FARE_BUCKETS];
+	int idx;
+
+	fare_buckets_build(t, NULL, w, 0x7, 3);
+	for (h = 0; h < 4 * FARE_BUCKETS; h++) {
+		idx = fare_bucket_pick(t, 0x5, h);
+		KUNIT_ASSERT_TRUE(test, idx == -1 ? t[h % FARE_BUCKETS] == 1 :
+					idx == t[h % FARE_BUCKETS]);
+		miss += idx < 0;
+	}
+	KUNIT_EXPECT_EQ(test, miss, 4 * 64);
+}
+
 static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(spray_splits_3_to_1_exactly),
 	KUNIT_CASE(spray_splits_5_3_2_within_one_packet),
@@ -164,6 +237,9 @@ static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(spray_never_picks_unusable_entries),
 	KUNIT_CASE(spray_returns_none_without_usable_entries),
 	KUNIT_CASE(hash_pick_maps_hash_space_by_weight),
+	KUNIT_CASE(buckets_move_only_the_excess),
+	KUNIT_CASE(buckets_bound_holds_for_random_weight_changes),
+	KUNIT_CASE(bucket_pick_refuses_only_unusable_entries),
 	{}
 };
 

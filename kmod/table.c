@@ -149,6 +149,40 @@ struct fare_group *fare_group_alloc(unsigned int num_nh)
 	return grp;
 }
 
+/*
+ * Fills @grp's flow buckets over the next hops of its preferred (lowest)
+ * tier. When @grp replaces @old, a bucket keeps its plane while that plane
+ * stays in the preferred tier and within its new quota, so only the flows
+ * that must move do (select.h states the bound).
+ */
+void fare_group_set_buckets(struct fare_group *grp,
+			    const struct fare_group *old)
+{
+	u8 prev[FARE_BUCKETS], map[FARE_NEXTHOP_MAX];
+	unsigned int i, j, b;
+	u8 tier = U8_MAX;
+	u64 members = 0;
+
+	for (i = 0; i < grp->num_nh; i++)
+		tier = min(tier, grp->nh[i].tier);
+	for (i = 0; i < grp->num_nh; i++)
+		if (grp->nh[i].tier == tier)
+			members |= BIT_ULL(i);
+	if (old) {
+		for (j = 0; j < old->num_nh; j++) {
+			map[j] = FARE_BUCKET_NONE;
+			for (i = 0; i < grp->num_nh; i++)
+				if (grp->nh[i].plane_id == old->nh[j].plane_id)
+					map[j] = i;
+		}
+		for (b = 0; b < FARE_BUCKETS; b++)
+			prev[b] = old->buckets[b] < old->num_nh ?
+				  map[old->buckets[b]] : FARE_BUCKET_NONE;
+	}
+	fare_buckets_build(grp->buckets, old ? prev : NULL, grp->weights,
+			   members, grp->num_nh);
+}
+
 /* Sums next hop @i's per-CPU counters; for stats and flowlet decisions. */
 void fare_group_nh_tx(struct fare_group *grp, unsigned int i, u64 *packets,
 		      u64 *bytes)

@@ -4,9 +4,10 @@
 # Flow mode over two planes at 3:1: 1000 flows (distinct source ports) of
 # 4 datagrams each. Every flow must arrive on one plane only, and the
 # number of flows per plane must follow the weights within the binomial
-# bound: with n = 1000 and p = 3/4 the standard deviation is
-# sqrt(n p (1 - p)) = 13.7 flows, and the test allows 4.5 of them (62
-# flows), which a correct hash exceeds with probability below 1e-5.
+# bound: 3:1 gives the planes 192 and 64 of the 256 flow buckets, so a
+# flow lands on plane 1 with p = 3/4 exactly; with n = 1000 the standard
+# deviation is sqrt(n p (1 - p)) = 13.7 flows, and the test allows 4.5 of
+# them (62 flows), which a correct hash exceeds with probability below 1e-5.
 set -eu
 . "$(dirname "$0")/lib.sh"
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "select.h"
+#include "buckets_check.h"
 
 #define MAX_NH 64
 
@@ -251,6 +252,61 @@ static int test_deficit_keeps_bytes_within_one_flowlet(void)
 		}							\
 	} while (0)
 
+/* Exact cases: 3:1 -> 1:1 moves the 64 excess buckets; a third joins. */
+static int test_buckets_move_only_the_excess(void)
+{
+	const u32 w31[] = { 3, 1 }, w11[] = { 1, 1 }, w111[] = { 1, 1, 1 };
+	unsigned int moved;
+	const char *err;
+
+	err = fare_buckets_check(w31, 0x3, w11, 0x3, 2, &moved);
+	CHECK(!err && moved == 64, "%s, moved %u", err ? err : "ok", moved);
+	err = fare_buckets_check(w31, 0x3, w31, 0x3, 2, &moved);
+	CHECK(!err && moved == 0, "%s, moved %u", err ? err : "ok", moved);
+	err = fare_buckets_check(w11, 0x3, w111, 0x7, 3, &moved);
+	CHECK(!err && moved == 85, "%s, moved %u", err ? err : "ok", moved);
+	/* The only member leaves: everything moves, to the newcomer. */
+	err = fare_buckets_check(w11, 0x1, w11, 0x2, 2, &moved);
+	CHECK(!err && moved == FARE_BUCKETS, "%s, moved %u",
+	      err ? err : "ok", moved);
+	return 0;
+}
+
+/*
+ * 200000 random changes: small and u32 weights, a quarter of the weights
+ * changed, entries joining and leaving. Every table holds exactly its
+ * quotas, only the excess moves, and moved <= B * TV + k.
+ */
+static int test_buckets_bound_over_random_changes(void)
+{
+	u32 w0[MAX_NH], w1[MAX_NH];
+	unsigned int round, i, n, moved;
+	const char *err;
+	u64 m0, m1;
+
+	for (round = 0; round < 200000; round++) {
+		n = 1 + rnd() % MAX_NH;
+		m0 = m1 = 0;
+		for (i = 0; i < n; i++) {
+			w0[i] = round & 1 ? 1 + rnd() % 10 :
+					    (u32)rnd() | 1;
+			w1[i] = rnd() % 4 ? w0[i] :
+				((u32)rnd() >> (rnd() % 32)) | 1;
+			if (rnd() % 8)
+				m0 |= 1ULL << i;
+			if (rnd() % 8)
+				m1 |= 1ULL << i;
+		}
+		if (!m0)
+			m0 = 1;
+		if (!m1)
+			m1 = 1ULL << (n - 1);
+		err = fare_buckets_check(w0, m0, w1, m1, n, &moved);
+		CHECK(!err, "round %u, %u entries: %s", round, n, err);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	RUN(test_spray_splits_3_to_1_exactly);
@@ -261,6 +317,8 @@ int main(void)
 	RUN(test_hash_pick_splits_hash_space_by_weight);
 	RUN(test_hash_pick_moves_bounded_share_on_removal);
 	RUN(test_deficit_keeps_bytes_within_one_flowlet);
+	RUN(test_buckets_move_only_the_excess);
+	RUN(test_buckets_bound_over_random_changes);
 	printf("select: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }

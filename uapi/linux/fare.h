@@ -44,7 +44,7 @@
 enum fare_mode {
 	FARE_MODE_DEFAULT,	/* the namespace default (route only) */
 	FARE_MODE_PACKET,	/* smooth weighted round-robin per packet */
-	FARE_MODE_FLOW,		/* a flow hash picks a weighted bucket */
+	FARE_MODE_FLOW,		/* a flow hash picks a resilient bucket */
 	FARE_MODE_FLOWLET,	/* a flow re-picks after an idle gap */
 	__FARE_MODE_MAX,
 };
