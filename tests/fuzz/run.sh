@@ -20,10 +20,12 @@ CLANG=${CLANG:-$(command -v clang-14 || command -v clang || true)}
 [ -n "$CLANG" ] || { echo "fuzz: clang not found" >&2; exit 1; }
 
 FLAGS=(-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined
-       -fno-sanitize-recover=all -I"$TOP/userspace/fared/bgp")
+       -fno-sanitize-recover=all -I"$TOP/userspace/fared/bgp"
+       -I"$TOP/userspace/fared")
 
 declare -A SOURCES=(
 	[bgp_msg]="$TOP/userspace/fared/bgp/msg.c $TOP/userspace/fared/bgp/update.c"
+	[fared_config]="$TOP/userspace/fared/config.c $TOP/userspace/fared/bgp/msg.c $TOP/userspace/fared/bgp/update.c"
 )
 
 mkdir -p "$OUT"
