@@ -225,7 +225,7 @@ static bool originates_equal(const struct fared_config *a,
 static void reload(struct fared *d)
 {
 	struct fared_config cfg, old;
-	struct peer **keep;
+	struct peer **keep, **peers;
 	size_t i, k;
 	bool *used, global, origs;
 	int errors;
@@ -240,10 +240,13 @@ static void reload(struct fared *d)
 	}
 	keep = calloc(cfg.n_neighbors + 1, sizeof(*keep));
 	used = calloc(cfg.n_neighbors + 1, sizeof(*used));
-	if (!keep || !used) {
+	/* Room for every kept peer; add_peer grows it for new ones. */
+	peers = calloc(cfg.n_neighbors + 1, sizeof(*peers));
+	if (!keep || !used || !peers) {
 		fared_log("reload: out of memory");
 		free(keep);
 		free(used);
+		free(peers);
 		fared_config_free(&cfg);
 		return;
 	}
@@ -278,8 +281,7 @@ static void reload(struct fared *d)
 	/* Every peer now points into the old config: swap, then repoint. */
 	d->cfg = cfg;
 	free(d->peers);
-	/* Room for every kept peer; add_peer grows it for new ones. */
-	d->peers = calloc(cfg.n_neighbors + 1, sizeof(*d->peers));
+	d->peers = peers;
 	d->n_peers = 0;
 	for (k = 0; k < cfg.n_neighbors; k++) {
 		struct peer *p = keep[k];
