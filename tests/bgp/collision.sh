@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Connection collision (RFC 4271 §6.8), with the raw peer's identifier
+# above and then below fared's.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+write_fared_conf "" "	neighbor $R4 {
+		remote-as 65003
+		import in
+		export out
+	}"
+setup_net
+for id in 10.201.0.3 10.201.0.0; do
+	start_fared
+	ip netns exec "$NS_B" python3 "$(dirname "$0")/collision.py" \
+		$R4 $F4 $id || fail "collision with peer id $id"
+	grep -q "neighbor $R4 (plane 1): connection collision: closing the" \
+		"$FARED_LOG" || fail "no collision in fared's log"
+	kill -TERM "$FARED_PID"
+	wait "$FARED_PID" 2>/dev/null
+	FARED_PID=
+	: >"$FARED_LOG"
+done
+echo "ok: collisions resolved by BGP identifier both ways"
