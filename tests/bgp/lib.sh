@@ -128,6 +128,12 @@ protocol static s4 {
 		bgp_ext_community.add((generic, 0x80090000, 0x1));
 	};
 	route 10.202.2.0/24 blackhole;
+	route 10.202.3.0/24 blackhole;
+}
+# A second path to 10.202.3.0/24, which only ADD-PATH carries to fared.
+protocol static s4b {
+	ipv4;
+	route 10.202.3.0/24 blackhole { bgp_med = 7; };
 }
 protocol static s6 {
 	ipv6;
@@ -146,7 +152,7 @@ template bgp F {
 protocol bgp fared4 from F {
 	neighbor $F4 as $F_AS;
 	source address $B4;
-	ipv4 { import all; export where source = RTS_STATIC; };
+	ipv4 { import all; export where source = RTS_STATIC; add paths tx; };
 }
 protocol bgp fared6 from F {
 	neighbor $F6 as $F_AS;

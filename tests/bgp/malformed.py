@@ -5,6 +5,9 @@ checks, per case, the RFC 7606 action fared took, as seen from outside:
 treat-as-withdraw (the prefix leaves fared's RIB, the session stays up),
 attribute discard (the route is kept without the attribute, the session
 stays up) or session reset (the NOTIFICATION code/subcode received).
+Also: a ROUTE-REFRESH is answered, and the FSM errors of RFC 4271 §6.8 and
+RFC 6608 (a second connection while Established, OPEN while Established,
+UPDATE in OpenConfirm) get their NOTIFICATIONs.
 
 usage: malformed.py LOCAL_ADDR FARED_ADDR CONTROL_SOCKET
 Prints one line per case and ends with "N passed, N failed"."""
@@ -101,9 +104,10 @@ class Peer:
                 b"\x41\x04" + struct.pack("!I", MY_AS) +
                 b"\x02\x00")                         # route refresh
         opt = b"\x02" + bytes([len(caps)]) + caps
-        self.s.sendall(msg(1, struct.pack("!BHH4sB", 4, MY_AS, 90,
-                                          socket.inet_aton(LOCAL),
-                                          len(opt)) + opt))
+        Peer.open_bytes = msg(1, struct.pack("!BHH4sB", 4, MY_AS, 90,
+                                             socket.inet_aton(LOCAL),
+                                             len(opt)) + opt)
+        self.s.sendall(Peer.open_bytes)
         got = set()
         while not {1, 4} <= got:
             t, _ = self.read(5)
@@ -253,6 +257,63 @@ r = wait(lambda: route(text))
 check("unknown extended community type kept byte-exact",
       r is not None and r["ext_communities"] == [odd.hex(), EC1.hex()],
       "(%s)" % (r,))
+
+# --- route refresh (RFC 2918): fared sends its routes again
+while peer.read(0.3)[0] is not None:
+    pass
+peer.send(msg(5, b"\x00\x01\x00\x01"))
+got = None
+while True:
+    t, body = peer.read(3)
+    if t is None or (t == 2 and bytes([24, 10, 203, 0]) in body):
+        got = t
+        break
+check("ROUTE-REFRESH answered with fared's 10.203.0.0/24", got == 2)
+
+# --- FSM (RFC 4271 §6.8, RFC 6608)
+second = socket.socket()
+second.bind((LOCAL, 0))
+second.connect((FARED, 179))
+t = None
+buf = b""
+while True:
+    r = select.select([second], [], [], 5)[0]
+    b = second.recv(4096) if r else b""
+    if not b:
+        break
+    buf += b
+check("a second connection while Established gets Cease/7",
+      buf[18:21] == b"\x03\x06\x07" and
+      neighbor()["state"] == "Established", "(got %r)" % buf[:24])
+second.close()
+reset("OPEN while Established", peer.open_bytes, (5, 3))
+peer.close()
+wait(lambda: neighbor()["state"] != "Established")
+# OpenConfirm: an UPDATE before the KEEPALIVE.
+s2 = socket.socket()
+s2.bind((LOCAL, 0))
+for _ in range(50):
+    try:
+        s2.connect((FARED, 179))
+        break
+    except OSError:
+        time.sleep(0.2)
+s2.sendall(Peer.open_bytes)
+time.sleep(0.5)
+s2.sendall(update(BASE, nlri0))
+buf = b""
+while True:
+    r = select.select([s2], [], [], 5)[0]
+    b = s2.recv(4096) if r else b""
+    if not b:
+        break
+    buf += b
+notes = [buf[i + 19:i + 21] for i in range(0, len(buf) - 20)
+         if buf[i:i + 16] == b"\xff" * 16 and buf[i + 18] == 3]
+check("UPDATE in OpenConfirm -> NOTIFICATION 5/2", b"\x05\x02" in notes,
+      "(%r)" % notes)
+s2.close()
+peer = Peer()
 
 # --- session reset
 reset("MP_REACH_NLRI twice",

@@ -45,6 +45,25 @@ echo "ok: BIRD has fared's routes with AS path, next hop and community"
 # reach fared's RIB (RFC 8212 is tested with the raw peer).
 wait_for 10 "fared has 10.202.2.0/24" fared_has_route 10.202.2.0/24
 
+# ADD-PATH (RFC 7911): BIRD sends both of its paths to 10.202.3.0/24,
+# each with its own path id; fared keeps both.
+wait_for 10 "fared has 10.202.3.0/24" fared_has_route 10.202.3.0/24
+paths=$(ctl routes json 10.202.3.0/24 | jq -c '[.[0].paths[] | .path_id]')
+[ "$(echo "$paths" | jq 'length')" = 2 ] &&
+	[ "$(echo "$paths" | jq '.[0] != .[1] and all(. > 0)')" = true ] ||
+	fail "ADD-PATH: path ids $paths"
+ctl routes json 10.202.3.0/24 | jq -e '[.[0].paths[] | .med] | index(7)' \
+	>/dev/null || fail "ADD-PATH: the MED 7 path is missing"
+echo "ok: ADD-PATH receive: two paths from one peer"
+
+# Route refresh: BIRD asks, fared answers with its routes.
+birdc_ reload in fared4 >/dev/null
+wait_for 10 "fared to answer BIRD's route refresh" \
+	grep -q "neighbor $B4 (plane 1): route refresh asked for ipv4" \
+	"$FARED_LOG"
+bird_has_route 10.203.0.0/24 fared4 || fail "route gone after refresh"
+echo "ok: route refresh from BIRD answered"
+
 # Withdrawals: BIRD's static protocol off, its routes leave fared.
 birdc_ disable s4 >/dev/null
 wait_for 10 "10.202.1.0/24 withdrawn" \

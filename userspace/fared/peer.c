@@ -711,10 +711,32 @@ static void try_connect(struct peer *p)
 void peer_accept(struct peer *p, int fd)
 {
 	socklen_t len = sizeof(struct sockaddr_storage);
+	uint8_t buf[BGP_NOTIFICATION_MIN_LEN];
 	struct conn *c;
+	int n;
 
+	if (p->est) {
+		/*
+		 * RFC 4724 §4.2: a graceful restart peer that connects again
+		 * has restarted, and its old session is gone. Anyone else
+		 * collides with the Established session and loses (§6.8).
+		 */
+		if (!p->params.graceful_restart) {
+			n = bgp_notification_build(buf, sizeof(buf),
+						   BGP_ERR_CEASE,
+						   BGP_CEASE_COLLISION, NULL, 0);
+			if (n > 0 && send(fd, buf, (size_t)n,
+					  MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				plog(p, "collision: %s", strerror(errno));
+			plog(p, "connection collides with the Established "
+			     "session: closed with Cease/7");
+			close(fd);
+			return;
+		}
+		conn_close(p->est, "peer restarted (new connection)", false);
+	}
 	/* A second incoming connection replaces one not yet Established. */
-	if (p->in && p->in != p->est)
+	if (p->in)
 		conn_close(p->in, "replaced by a newer connection", false);
 	c = conn_new(p, fd, false);
 	if (!c) {
@@ -733,22 +755,8 @@ static bool collision(struct conn *c)
 	struct conn *other = c->outgoing ? p->in : p->out;
 	struct conn *loser;
 
-	if (!other || other == c)
-		return true;
-	if (other->state == PEER_ESTABLISHED) {
-		/*
-		 * RFC 4724 §4.2: a graceful restart peer that reconnects
-		 * has restarted; the old session is gone.
-		 */
-		if (p->params.graceful_restart &&
-		    c->open.caps.graceful_restart) {
-			conn_close(other, "peer restarted (new OPEN)", false);
-			return true;
-		}
-		conn_cease(c, BGP_CEASE_COLLISION, NULL);
-		return false;
-	}
-	if (other->state != PEER_OPENCONFIRM)
+	/* peer_accept already settled collisions with Established. */
+	if (!other || other->state != PEER_OPENCONFIRM)
 		return true;
 	/* The connection opened by the higher identifier wins. */
 	if (p->d->cfg.router_id < c->open.bgp_id)
@@ -761,6 +769,21 @@ static bool collision(struct conn *c)
 	return loser != c;
 }
 
+/* RFC 6608: which state an unexpected message came in. */
+static uint8_t fsm_subcode(const struct conn *c)
+{
+	switch (c->state) {
+	case PEER_OPENSENT:
+		return 1;
+	case PEER_OPENCONFIRM:
+		return 2;
+	case PEER_ESTABLISHED:
+		return 3;
+	default:
+		return 0;
+	}
+}
+
 static void got_open(struct conn *c, const uint8_t *msg, size_t len)
 {
 	struct peer *p = c->peer;
@@ -770,7 +793,8 @@ static void got_open(struct conn *c, const uint8_t *msg, size_t len)
 	uint8_t as_data[2];
 
 	if (c->state != PEER_OPENSENT) {
-		conn_notify(c, BGP_ERR_FSM, 0, NULL, 0, "unexpected OPEN");
+		conn_notify(c, BGP_ERR_FSM, fsm_subcode(c), NULL, 0,
+			    "unexpected OPEN");
 		return;
 	}
 	if (bgp_open_parse(msg, len, &c->open, &err) != BGP_PARSE_OK) {
@@ -913,8 +937,8 @@ static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 	bool tw;
 
 	if (c->state != PEER_ESTABLISHED) {
-		conn_notify(c, BGP_ERR_FSM, 0, NULL, 0, "UPDATE before "
-			    "Established");
+		conn_notify(c, BGP_ERR_FSM, fsm_subcode(c), NULL, 0,
+			    "UPDATE before Established");
 		return;
 	}
 	p->updates_rx++;
@@ -1048,12 +1072,12 @@ static bool handle(struct conn *c, const struct bgp_header *h,
 		if (c->state == PEER_OPENCONFIRM)
 			established(c);
 		else if (c->state != PEER_ESTABLISHED)
-			conn_notify(c, BGP_ERR_FSM, 0, NULL, 0,
+			conn_notify(c, BGP_ERR_FSM, fsm_subcode(c), NULL, 0,
 				    "unexpected KEEPALIVE");
 		break;
 	case BGP_MSG_ROUTE_REFRESH:
 		if (c->state != PEER_ESTABLISHED)
-			conn_notify(c, BGP_ERR_FSM, 0, NULL, 0,
+			conn_notify(c, BGP_ERR_FSM, fsm_subcode(c), NULL, 0,
 				    "ROUTE-REFRESH before Established");
 		else
 			got_route_refresh(c, msg, h->length);
