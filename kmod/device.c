@@ -12,6 +12,7 @@
 #include <linux/ipv6.h>
 #include <linux/jhash.h>
 #include <linux/rtnetlink.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
@@ -327,14 +328,85 @@ drop:
 	return NETDEV_TX_OK;
 }
 
+/*
+ * fare0 keeps taking GSO super-packets with partial checksums whatever the
+ * planes offer: a plane without an offload segments or checksums in
+ * software, at the cost the stack would pay before fare0, and per-packet
+ * spray keeps its one decision per super-packet (datapath.md). These it
+ * offers only while every plane has them too.
+ */
+#define FARE_FEATURES_KEEP (NETIF_F_HW_CSUM | NETIF_F_SG | NETIF_F_GSO | \
+			    NETIF_F_GSO_SOFTWARE)
+#define FARE_FEATURES_SHARED (NETIF_F_HIGHDMA | NETIF_F_FRAGLIST | \
+			      NETIF_F_GSO_ENCAP_ALL)
+
+static netdev_features_t fare_fix_features(struct net_device *dev,
+					   netdev_features_t features)
+{
+	struct fare_net *fn = fare_pernet(dev_net(dev));
+	netdev_features_t shared = FARE_FEATURES_SHARED;
+	struct fare_plane *plane;
+	unsigned int id;
+
+	ASSERT_RTNL();
+	for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
+		plane = rtnl_dereference(fn->planes[id]);
+		if (plane)
+			shared &= plane->dev->features;
+	}
+	return features & (FARE_FEATURES_KEEP | shared);
+}
+
+/*
+ * Fits fare0 to its planes, under RTNL, after a plane comes, goes or
+ * changes: its MTU is the smallest plane MTU, so whatever fare0 accepts
+ * fits the plane that takes it; its headroom is the largest link header,
+ * so no plane has to reallocate; its offloads are those of every plane
+ * (fare_fix_features()). Without planes it keeps what it has.
+ */
+void fare_dev_sync(struct fare_net *fn)
+{
+	struct net_device *dev = rtnl_dereference(fn->dev);
+	unsigned int mtu = UINT_MAX, headroom = 0;
+	struct fare_plane *plane;
+	unsigned int id;
+	int err;
+
+	ASSERT_RTNL();
+	if (!dev)
+		return;
+	for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
+		plane = rtnl_dereference(fn->planes[id]);
+		if (!plane)
+			continue;
+		mtu = min(mtu, plane->dev->mtu);
+		headroom = max_t(unsigned int, headroom,
+				 plane->dev->hard_header_len +
+				 plane->dev->needed_headroom);
+	}
+	if (mtu == UINT_MAX)
+		return;
+	/* Read locklessly by the stack when it sizes an skb: a hint. */
+	WRITE_ONCE(dev->needed_headroom, headroom);
+	mtu = clamp(mtu, dev->min_mtu, dev->max_mtu);
+	if (dev->mtu != mtu) {
+		err = dev_set_mtu(dev, mtu);
+		if (err)
+			netdev_warn(dev, "cannot follow the planes' MTU %u: %d\n",
+				    mtu, err);
+	}
+	netdev_update_features(dev);
+}
+
 static const struct net_device_ops fare_netdev_ops = {
 	.ndo_start_xmit = fare_xmit,
+	.ndo_fix_features = fare_fix_features,
 };
 
 static void fare_setup(struct net_device *dev)
 {
-	enum { FARE_FEATURES = NETIF_F_HW_CSUM | NETIF_F_SG | NETIF_F_GSO |
-			       NETIF_F_GSO_SOFTWARE | NETIF_F_HIGHDMA };
+	const netdev_features_t features = FARE_FEATURES_KEEP |
+					   FARE_FEATURES_SHARED;
 
 	dev->netdev_ops = &fare_netdev_ops;
 	dev->type = ARPHRD_NONE;
@@ -345,12 +417,29 @@ static void fare_setup(struct net_device *dev)
 	dev->flags = IFF_NOARP;
 	dev->priv_flags |= IFF_NO_QUEUE;
 	fare_dev_set_lltx(dev);
-	dev->features |= FARE_FEATURES;
-	dev->hw_features |= FARE_FEATURES;
+	dev->features |= features;
+	dev->hw_features |= features;
 	dev->mtu = ETH_DATA_LEN;
-	dev->min_mtu = IPV6_MIN_MTU;
+	/* Below IPv6's minimum only if a plane is: IPv6 then stops on it. */
+	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_MAX_MTU;
 	dev->needs_free_netdev = true;
+}
+
+/*
+ * fare0 needs no IPv6 link-local address: without one it sends no router
+ * solicitation and no MLD report, which it could only count as packets
+ * without a fare route. As "ip link set fare0 addrgenmode none"; under
+ * RTNL, after registration and before the device comes up.
+ */
+static void fare_dev_no_addrconf(struct net_device *dev)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct inet6_dev *idev = __in6_dev_get(dev);
+
+	if (idev)
+		WRITE_ONCE(idev->cnf.addr_gen_mode, IN6_ADDR_GEN_MODE_NONE);
+#endif
 }
 
 static bool fare_dev_is_fare(const struct net_device *dev)
@@ -374,7 +463,10 @@ static int fare_newlink_common(struct net_device *dev,
 	err = fare_net_prepare(fn);
 	if (err)
 		return err;
-	return register_netdevice(dev);
+	err = register_netdevice(dev);
+	if (!err)
+		fare_dev_no_addrconf(dev);
+	return err;
 }
 
 #ifdef FARE_HAVE_NEWLINK_PARAMS
@@ -446,6 +538,7 @@ int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
 		free_netdev(dev);
 		return err;
 	}
+	fare_dev_no_addrconf(dev);
 	err = dev_open(dev, extack);
 	if (err)
 		unregister_netdevice(dev);
@@ -476,6 +569,16 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 	}
 
 	switch (event) {
+	case NETDEV_CHANGEMTU:
+	case NETDEV_FEAT_CHANGE:
+		for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
+			plane = rtnl_dereference(fn->planes[id]);
+			if (plane && plane->dev == dev) {
+				fare_dev_sync(fn);
+				break;
+			}
+		}
+		return NOTIFY_DONE;
 	case NETDEV_GOING_DOWN:
 		/* Stop choosing the plane before the device stops sending. */
 		for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
@@ -514,6 +617,7 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 		RCU_INIT_POINTER(fn->planes[id], NULL);
 		fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
 		fare_plane_free_rcu(plane);
+		fare_dev_sync(fn);
 	}
 	return NOTIFY_DONE;
 }

@@ -187,6 +187,7 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 		      struct fare_group *grp, struct sk_buff *skb,
 		      struct fare_plane **planep);
 void fare_plane_update_oper(struct fare_plane *plane);
+void fare_dev_sync(struct fare_net *fn);
 int fare_notifier_register(void);
 void fare_notifier_unregister(void);
 

@@ -211,6 +211,7 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	rcu_assign_pointer(fn->planes[id], plane);
 	fare_plane_free_rcu(old);
 	fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
+	fare_dev_sync(fn);
 	rtnl_unlock();
 	return 0;
 
@@ -242,6 +243,7 @@ static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 	RCU_INIT_POINTER(fn->planes[id], NULL);
 	fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
 	fare_plane_free_rcu(plane);
+	fare_dev_sync(fn);
 	rtnl_unlock();
 	return 0;
 }
