@@ -134,7 +134,7 @@ TEST(config_reports_every_error_with_file_and_line)
 		  "t.conf:3: hold-time must be 0 or 3..65535 seconds, not "
 		  "\"2\"\n"
 		  "t.conf:4: bad bandwidth \"100X\" (use e.g. 100G, 25G, "
-		  "400M)\n"
+		  "400M or auto)\n"
 		  "t.conf:6: bad prefix \"10.0.0.1/8\"\n"
 		  "t.conf:7: ge 24 is greater than le 16\n"
 		  "t.conf:8: expected \"permit\" or \"deny\", not \"allow\"\n"

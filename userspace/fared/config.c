@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "linux/fare.h"
 
 #define MAX_TOKENS	16
 
@@ -303,6 +304,121 @@ static void originate_statement(struct parser *ps, char **argv, int argc)
 	}
 }
 
+/*
+ * role host
+ * path-bandwidth sub-type N
+ * link-bandwidth accept|ignore
+ * mode packet|flow|flowlet [policy NAME]
+ */
+static void fare_statement(struct parser *ps, char **argv, int argc)
+{
+	static const char *const modes[] = {
+		[FARE_MODE_PACKET] = "packet",
+		[FARE_MODE_FLOW] = "flow",
+		[FARE_MODE_FLOWLET] = "flowlet",
+	};
+	struct fared_config *cfg = ps->cfg;
+	struct fared_mode *m;
+	uint32_t v;
+	uint8_t mode = 0;
+	int i;
+
+	if (!strcmp(argv[0], "role")) {
+		/*
+		 * Only the host re-advertises nothing; a transit role
+		 * without re-advertisement would be a silent half.
+		 */
+		if (argc != 2 || strcmp(argv[1], "host")) {
+			problem(ps, ps->line, "expected \"role host\" (the "
+				"transit roles are not implemented yet)");
+			return;
+		}
+		cfg->fare = true;
+		cfg->role = FARE_ROLE_HOST;
+	} else if (!strcmp(argv[0], "path-bandwidth")) {
+		if (argc != 3 || strcmp(argv[1], "sub-type") ||
+		    !parse_u32(argv[2], 0, 255, &v)) {
+			problem(ps, ps->line, "expected \"path-bandwidth "
+				"sub-type N\" with N 0..255");
+			return;
+		}
+		cfg->ec.pb_subtype = (uint8_t)v;
+	} else if (!strcmp(argv[0], "link-bandwidth")) {
+		if (argc != 2 || (strcmp(argv[1], "accept") &&
+				  strcmp(argv[1], "ignore"))) {
+			problem(ps, ps->line, "expected \"link-bandwidth "
+				"accept\" or \"link-bandwidth ignore\"");
+			return;
+		}
+		cfg->ec.accept_link_bw = !strcmp(argv[1], "accept");
+	} else {
+		for (i = FARE_MODE_PACKET; i <= FARE_MODE_FLOWLET; i++)
+			if (argc >= 2 && !strcmp(argv[1], modes[i]))
+				mode = (uint8_t)i;
+		if (!mode || (argc != 2 && (argc != 4 ||
+					    strcmp(argv[2], "policy")))) {
+			problem(ps, ps->line, "expected \"mode packet|flow|"
+				"flowlet [policy NAME]\"");
+			return;
+		}
+		m = grow((void **)&cfg->modes, &cfg->n_modes, sizeof(*m));
+		if (!m) {
+			problem(ps, ps->line, "out of memory");
+			return;
+		}
+		m->mode = mode;
+		m->policy = -1;
+		m->line = ps->line;
+		if (argc == 4)
+			snprintf(m->policy_name, sizeof(m->policy_name), "%s",
+				 argv[3]);
+	}
+}
+
+uint8_t fared_mode_of(const struct fared_config *cfg,
+		      const struct bgp_prefix *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_modes; i++)
+		if (cfg->modes[i].policy < 0 ||
+		    fared_policy_permits(&cfg->policies[cfg->modes[i].policy],
+					 prefix))
+			return cfg->modes[i].mode;
+	return FARE_MODE_DEFAULT;
+}
+
+/*
+ * A host originates its prefixes on every plane with PB = maximum (fare-04
+ * §4.1, mpson-00 §3): the leaf clamps it to the access link. A PB already
+ * written on the line is kept as it is.
+ */
+static void origin_pb(struct parser *ps, struct fared_originate *o)
+{
+	const struct fared_config *cfg = ps->cfg;
+	struct fare_pb pb = {
+		.transitive = true,
+		.router_id = cfg->router_id,
+		.value = fare_policy_origin_pb(),
+	};
+	struct fare_pb seen;
+	uint8_t *ec;
+	size_t k;
+
+	for (k = 0; k + FARE_EC_LEN <= o->ext_communities_len; k += 8)
+		if (fare_pb_decode(o->ext_communities + k, cfg->ec.pb_subtype,
+				   &seen) && seen.transitive)
+			return;
+	ec = realloc(o->ext_communities, o->ext_communities_len + 8);
+	if (!ec) {
+		problem(ps, o->line, "out of memory");
+		return;
+	}
+	o->ext_communities = ec;
+	fare_pb_encode(ec + o->ext_communities_len, &pb, cfg->ec.pb_subtype);
+	o->ext_communities_len += 8;
+}
+
 bool fared_policy_permits(const struct fared_policy *pol,
 			  const struct bgp_prefix *prefix)
 {
@@ -415,9 +531,12 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 		if (!valid_name(argv[1], IF_NAMESIZE))
 			problem(ps, ps->line, "bad interface name \"%s\"",
 				argv[1]);
-		if (fared_parse_bandwidth(argv[3], &bw))
+		/* auto (0): the device's ethtool speed, read at start. */
+		bw = 0;
+		if (strcmp(argv[3], "auto") &&
+		    fared_parse_bandwidth(argv[3], &bw))
 			problem(ps, ps->line, "bad bandwidth \"%s\" (use e.g. "
-				"100G, 25G, 400M)", argv[3]);
+				"100G, 25G, 400M or auto)", argv[3]);
 		for (i = 0; i < cfg->n_interfaces; i++)
 			if (!strcmp(cfg->interfaces[i].name, argv[1]))
 				problem(ps, ps->line, "interface \"%s\" is "
@@ -452,6 +571,11 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 		gr_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "originate")) {
 		originate_statement(ps, argv, argc);
+	} else if (!strcmp(argv[0], "role") ||
+		   !strcmp(argv[0], "path-bandwidth") ||
+		   !strcmp(argv[0], "link-bandwidth") ||
+		   !strcmp(argv[0], "mode")) {
+		fare_statement(ps, argv, argc);
 	} else {
 		problem(ps, ps->line, "unknown statement \"%s\"", argv[0]);
 	}
@@ -706,7 +830,25 @@ static void finish(struct parser *ps)
 				"policy: it is sent no route (RFC 8212)",
 				nb->addr_text);
 		}
+		if (cfg->fare && !nb->interface[0])
+			problem(ps, nb->line, "neighbor %s needs an interface: "
+				"it is plane %u's device for fare.ko",
+				nb->addr_text, nb->plane);
 	}
+	for (i = 0; i < cfg->n_modes; i++) {
+		struct fared_mode *m = &cfg->modes[i];
+
+		if (!m->policy_name[0])
+			continue;
+		m->policy = find_policy(cfg, m->policy_name);
+		if (m->policy < 0)
+			problem(ps, m->line, "mode with undefined policy "
+				"\"%s\"", m->policy_name);
+	}
+	if (cfg->n_modes && !cfg->fare)
+		problem(ps, cfg->modes[0].line, "mode needs \"role host\"");
+	for (i = 0; cfg->fare && i < cfg->n_originates; i++)
+		origin_pb(ps, &cfg->originates[i]);
 }
 
 /* Splits a line into tokens in place; "{" and "}" stand alone. */
@@ -809,6 +951,8 @@ int fared_config_parse(const char *name, const char *text,
 	cfg->hold_time = 90;		/* RFC 4271 §10 */
 	cfg->connect_retry = 120;
 	cfg->gr_stale_time = 360;
+	cfg->ec.pb_subtype = FARE_PB_SUBTYPE_DEFAULT;
+	cfg->ec.fs_subtype = FARE_FS_SUBTYPE_DEFAULT;
 	snprintf(cfg->control_socket, sizeof(cfg->control_socket), "%s",
 		 FARED_DEFAULT_CONTROL);
 	snprintf(cfg->state_file, sizeof(cfg->state_file), "%s",
@@ -887,5 +1031,6 @@ void fared_config_free(struct fared_config *cfg)
 	for (i = 0; i < cfg->n_originates; i++)
 		free(cfg->originates[i].ext_communities);
 	free(cfg->originates);
+	free(cfg->modes);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "bgp.h"
+#include "fare_policy.h"
 
 #define FARED_NAME_MAX	32
 
@@ -60,6 +61,14 @@ struct fared_originate {
 	int line;
 };
 
+/* "mode MODE [policy NAME]": the forwarding mode of matching prefixes. */
+struct fared_mode {
+	uint8_t mode;			/* enum fare_mode */
+	int policy;			/* -1: every prefix */
+	char policy_name[FARED_NAME_MAX];
+	int line;
+};
+
 #define FARED_DEFAULT_CONTROL	"/run/fared.sock"
 #define FARED_DEFAULT_STATE	"/run/fared.state"
 
@@ -82,7 +91,20 @@ struct fared_config {
 	uint16_t gr_restart_time;
 	/* How long a restarted peer's stale routes may wait for End-of-RIB. */
 	uint16_t gr_stale_time;
+	/*
+	 * FARE: with a role, fared weighs every prefix's paths per plane and
+	 * programs fare.ko; without one it is a plain BGP speaker.
+	 */
+	bool fare;
+	enum fare_role role;
+	struct fare_ec_cfg ec;		/* PB sub-type, RFC 10005 acceptance */
+	struct fared_mode *modes;
+	size_t n_modes;
 };
+
+/* The mode of prefix: the first "mode" line whose policy permits it. */
+uint8_t fared_mode_of(const struct fared_config *cfg,
+		      const struct bgp_prefix *prefix);
 
 /* Whether policy permits prefix: the first matching rule decides. */
 bool fared_policy_permits(const struct fared_policy *pol,

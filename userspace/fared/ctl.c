@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "fare_sync.h"
 #include "json.h"
 
 #define CTL_REQUEST_MAX	512
@@ -150,13 +151,61 @@ static void nh_str(const struct rib_attrs *a, char *buf)
 		inet_ntop(AF_INET, a->next_hop, buf, BGP_PREFIX_STRLEN);
 }
 
+/* Why path i of a prefix got its weight in fare.ko (FARE side only). */
+static void fare_why(const struct fare_fib_path *fp, char *buf, size_t len)
+{
+	char why[256];
+
+	if (!fp->plane)
+		snprintf(buf, len, "no plane: not used");
+	else if (fp->duplicate)
+		snprintf(buf, len, "plane %u: plane %u already has a path: "
+			 "not used", fp->plane, fp->plane);
+	else
+		snprintf(buf, len, "plane %u: %s", fp->plane,
+			 fare_explain(&fp->out, why, sizeof(why)));
+}
+
+static void fare_json(struct json *j, const struct fare_fib_path *fp)
+{
+	char why[320];
+
+	json_key(j, "fare");
+	json_open_object(j);
+	json_kv_u64(j, "plane", fp->plane);
+	json_kv_bool(j, "duplicate", fp->duplicate);
+	if (fp->plane && !fp->duplicate) {
+		json_kv_u64(j, "weight", fp->out.weight);
+		json_kv_string(j, "rule", fare_rule_text(fp->out.rule));
+		json_kv_bool(j, "non_transitive", fp->out.used_nt);
+		json_kv_string(j, "bw_source",
+			       fp->out.origin == FARE_BW_PB ? "pb" :
+			       fp->out.origin == FARE_BW_LB ? "lb" : "none");
+		if (fp->out.origin != FARE_BW_NONE)
+			json_kv_u64(j, "pb_bps", fp->out.pb_bps);
+		if (fp->out.link_bps != FARE_BW_INF)
+			json_kv_u64(j, "link_bps", fp->out.link_bps);
+	}
+	fare_why(fp, why, sizeof(why));
+	json_kv_string(j, "explain", why);
+	json_close_object(j);
+}
+
 static int route_one(const struct rib_entry *e, void *arg)
 {
 	struct routes_ctx *rc = arg;
-	char pfx[BGP_PREFIX_STRLEN], nh[BGP_PREFIX_STRLEN];
+	char pfx[BGP_PREFIX_STRLEN], nh[BGP_PREFIX_STRLEN], why[320];
+	static struct fare_route want;
+	struct fare_fib_path *fp = NULL;
+	struct fare_result res;
 	size_t i;
 
 	bgp_prefix_str(&e->prefix, pfx, sizeof(pfx));
+	if (rc->d->fare) {
+		fp = calloc(e->n_paths, sizeof(*fp));
+		if (fp)
+			fare_sync_explain(rc->d, e, fp, &res, &want);
+	}
 	if (rc->j) {
 		json_open_object(rc->j);
 		json_kv_string(rc->j, "prefix", pfx);
@@ -180,6 +229,10 @@ static int route_one(const struct rib_entry *e, void *arg)
 				    a->ext_communities_len);
 			}
 			fputc('\n', rc->f);
+			if (fp) {
+				fare_why(&fp[i], why, sizeof(why));
+				fprintf(rc->f, "  fare: %s\n", why);
+			}
 			continue;
 		}
 		json_open_object(rc->j);
@@ -205,12 +258,30 @@ static int route_one(const struct rib_entry *e, void *arg)
 			json_string(rc->j, s);
 		}
 		json_close_array(rc->j);
+		if (fp)
+			fare_json(rc->j, &fp[i]);
 		json_close_object(rc->j);
 	}
 	if (rc->j) {
 		json_close_array(rc->j);
+		if (fp) {
+			json_kv_bool(rc->j, "weighted", res.weighted);
+			json_kv_string(rc->j, "mode",
+				       want.mode == FARE_MODE_PACKET ? "packet" :
+				       want.mode == FARE_MODE_FLOW ? "flow" :
+				       want.mode == FARE_MODE_FLOWLET ?
+				       "flowlet" : "default");
+		}
 		json_close_object(rc->j);
+	} else if (fp) {
+		fprintf(rc->f, "  fare: %s, mode %s\n", res.weighted ?
+			"weighted by path bandwidth" : "equal weights (ECMP)",
+			want.mode == FARE_MODE_PACKET ? "packet" :
+			want.mode == FARE_MODE_FLOW ? "flow" :
+			want.mode == FARE_MODE_FLOWLET ? "flowlet" :
+			"namespace default");
 	}
+	free(fp);
 	return 0;
 }
 

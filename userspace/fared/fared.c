@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "ctl.h"
+#include "fare_sync.h"
 #include "peer.h"
 
 #define DEFAULT_CONFIG	"/etc/fare/fared.conf"
@@ -44,14 +45,14 @@ static void usage(FILE *f)
 }
 
 /*
- * The one place the RIB's change feed goes. The FARE policy layer
- * (weights per plane, kernel sync) takes over from here.
+ * The one place the RIB's change feed goes: the FARE side weighs the
+ * prefix's paths per plane and queues what fare.ko must change.
  */
 static void rib_changed(const struct rib_entry *e, void *arg)
 {
 	char pfx[BGP_PREFIX_STRLEN];
 
-	(void)arg;
+	fare_sync_changed(arg, e);
 	if (verbose)
 		fared_log("rib: %s now has %zu path%s",
 			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)),
@@ -64,6 +65,8 @@ static void idle(struct loop *l)
 
 	if (rib_pending(d->rib))
 		rib_drain(d->rib, rib_changed, d);
+	/* One batch per loop iteration, however many prefixes changed. */
+	fare_sync_flush(d);
 }
 
 static struct peer *peer_by_addr(struct fared *d, int family,
@@ -311,6 +314,7 @@ static void reload(struct fared *d)
 	fared_config_free(&old);
 	free(keep);
 	free(used);
+	fare_sync_reload(d);
 	fared_log("reload: %s: %zu neighbor%s", config_path, d->n_peers,
 		  d->n_peers == 1 ? "" : "s");
 }
@@ -360,6 +364,11 @@ static int run(struct fared *d, bool force_restart)
 		dprintf(fd, "%d\n", getpid());
 		close(fd);
 	}
+	err = fare_sync_start(d);
+	if (err) {
+		fared_log("fare: %s", strerror(-err));
+		return 1;
+	}
 	d->listen4 = open_listener(d, AF_INET, &d->lio4);
 	d->listen6 = open_listener(d, AF_INET6, &d->lio6);
 	err = ctl_open(&ctl, d, d->cfg.control_socket);
@@ -387,6 +396,7 @@ static int run(struct fared *d, bool force_restart)
 		close(d->listen6);
 	}
 	idle(&d->loop);
+	fare_sync_stop(d);
 	rib_free(d->rib);
 	loop_fini(&d->loop);
 	unlink(d->cfg.state_file);

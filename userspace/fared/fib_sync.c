@@ -108,21 +108,26 @@ size_t fib_diff(const struct fare_route *want, size_t n_want,
 	return n;
 }
 
+int fib_op_cmp(bool del_a, const struct fare_prefix *a, bool del_b,
+	       const struct fare_prefix *b)
+{
+	if (del_a != del_b)
+		return del_a ? 1 : -1;
+	if (a->plen != b->plen) {
+		bool longer_first = !del_a;
+
+		return (a->plen > b->plen) == longer_first ? -1 : 1;
+	}
+	/* Ties: prefix order, so that a batch is deterministic. */
+	return fib_prefix_cmp(a, b);
+}
+
 static int op_cmp(const void *x, const void *y)
 {
 	const struct fare_op *a = x, *b = y;
-	bool da = a->type == FARE_OP_ROUTE_DEL, db = b->type == FARE_OP_ROUTE_DEL;
 
-	if (da != db)
-		return da ? 1 : -1;
-	if (a->route.dst.plen != b->route.dst.plen) {
-		bool longer_first = !da;
-
-		return (a->route.dst.plen > b->route.dst.plen) == longer_first ?
-		       -1 : 1;
-	}
-	/* Ties: prefix order, so that a batch is deterministic. */
-	return fib_prefix_cmp(&a->route.dst, &b->route.dst);
+	return fib_op_cmp(a->type == FARE_OP_ROUTE_DEL, &a->route.dst,
+			  b->type == FARE_OP_ROUTE_DEL, &b->route.dst);
 }
 
 void fib_ops_order(struct fare_op *ops, size_t n)

@@ -45,5 +45,8 @@ size_t fib_diff(const struct fare_route *want, size_t n_want,
 		struct fare_op *ops);
 
 void fib_ops_order(struct fare_op *ops, size_t n);
+/* fib_ops_order's rule for two ops (del: a delete) on prefixes a and b. */
+int fib_op_cmp(bool del_a, const struct fare_prefix *a, bool del_b,
+	       const struct fare_prefix *b);
 
 #endif /* FARED_FIB_SYNC_H */

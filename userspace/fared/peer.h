@@ -86,6 +86,7 @@ struct fared {
 	struct io lio4, lio6;
 	bool restarting;		/* started after an unclean exit */
 	uint32_t next_index;
+	struct fare_sync *fare;		/* with a role: see fare_sync.h */
 };
 
 enum peer_state peer_state(const struct peer *p);

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fared.conf's FARE statements: the role, the PB sub-type, RFC 10005
+ * acceptance, per-prefix modes, interface bandwidth "auto", and the PB =
+ * maximum a host attaches to what it originates (fare-04 §4.1).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "harness.h"
+#include "linux/fare.h"
+
+#define HEAD "router-id 192.0.2.7\nlocal-as 65000\n"
+
+static int parse(const char *text, struct fared_config *cfg,
+		 struct capture *cap)
+{
+	capture_start(cap);
+	return fared_config_parse("t.conf", text, cfg, cap->f);
+}
+
+static uint8_t mode(const struct fared_config *cfg, const char *pfx)
+{
+	struct bgp_prefix p;
+
+	bgp_prefix_parse(pfx, &p);
+	return fared_mode_of(cfg, &p);
+}
+
+TEST(config_fare_host_modes_subtype_and_origin_pb)
+{
+	/* 0x01 sub-type 0x77, router id 192.0.2.7, 0x7bff = 65504 GB/s. */
+	static const uint8_t pb_max[] = {
+		0x01, 0x77, 0xc0, 0x00, 0x02, 0x07, 0x7b, 0xff,
+	};
+	static const uint8_t lb[] = {
+		0x00, 0x04, 0xfd, 0xe8, 0x4b, 0x3e, 0xbc, 0x20,
+	};
+	struct fared_config cfg;
+	struct capture cap;
+
+	CHECK_INT(parse(HEAD "role host\npath-bandwidth sub-type 119\n"
+			"link-bandwidth accept\n"
+			"policy hosts {\n permit 10.0.0.0/8 ge 32\n}\n"
+			"mode packet policy hosts\nmode flowlet\n"
+			"interface eth1 bandwidth auto\n"
+			"originate 10.9.0.7/32 ext-community 0x0004fde84b3ebc20\n"
+			"originate 10.9.0.8/32 ext-community 0x01770a0000014000\n"
+			"plane 1 {\n neighbor 10.1.0.1 {\n  remote-as 65001\n"
+			"  interface eth1\n  import hosts\n  export hosts\n"
+			" }\n}\n", &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK(cfg.fare);
+	CHECK_INT(cfg.role, FARE_ROLE_HOST);
+	CHECK_INT(cfg.ec.pb_subtype, 0x77);
+	CHECK(cfg.ec.accept_link_bw);
+	CHECK_INT(cfg.interfaces[0].bandwidth, 0);
+	CHECK_INT(mode(&cfg, "10.1.2.3/32"), FARE_MODE_PACKET);
+	CHECK_INT(mode(&cfg, "10.1.2.0/24"), FARE_MODE_FLOWLET);
+	/* The written LB stays first; PB = maximum is added after it. */
+	CHECK_INT(cfg.originates[0].ext_communities_len, 16);
+	CHECK(!memcmp(cfg.originates[0].ext_communities, lb, 8));
+	CHECK(!memcmp(cfg.originates[0].ext_communities + 8, pb_max, 8));
+	/* A PB written on the line is kept, not doubled. */
+	CHECK_INT(cfg.originates[1].ext_communities_len, 8);
+	CHECK_INT(cfg.originates[1].ext_communities[7], 0x00);
+	fared_config_free(&cfg);
+
+	/* Without a role: no PB added, the default mode everywhere. */
+	CHECK_INT(parse(HEAD "originate 10.9.0.7/32\n", &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK(!cfg.fare);
+	CHECK_INT(cfg.originates[0].ext_communities_len, 0);
+	CHECK_INT(cfg.ec.pb_subtype, FARE_PB_SUBTYPE_DEFAULT);
+	CHECK_INT(mode(&cfg, "10.1.2.3/32"), FARE_MODE_DEFAULT);
+	fared_config_free(&cfg);
+}
+
+TEST(config_fare_errors_name_file_and_line)
+{
+	struct fared_config cfg;
+	struct capture cap;
+	int errors;
+
+	errors = parse(HEAD
+		"role spine\n"					/* 3 */
+		"path-bandwidth sub-type 256\n"			/* 4 */
+		"link-bandwidth maybe\n"			/* 5 */
+		"mode ecmp\n"					/* 6 */
+		"mode packet policy nope\n"			/* 7 */
+		"mode flow policy\n"				/* 8 */
+		"plane 1 {\n neighbor 10.1.0.1 {\n"		/* 9, 10 */
+		"  remote-as 65001\n }\n}\n"			/* 11-13 */
+		"role host\n",					/* 14 */
+		&cfg, &cap);
+	CHECK_STR(capture_text(&cap),
+		  "t.conf:3: expected \"role host\" (the transit roles are "
+		  "not implemented yet)\n"
+		  "t.conf:4: expected \"path-bandwidth sub-type N\" with N "
+		  "0..255\n"
+		  "t.conf:5: expected \"link-bandwidth accept\" or "
+		  "\"link-bandwidth ignore\"\n"
+		  "t.conf:6: expected \"mode packet|flow|flowlet "
+		  "[policy NAME]\"\n"
+		  "t.conf:8: expected \"mode packet|flow|flowlet "
+		  "[policy NAME]\"\n"
+		  "t.conf:10: warning: neighbor 10.1.0.1 has no import policy: "
+		  "it accepts no route (RFC 8212)\n"
+		  "t.conf:10: warning: neighbor 10.1.0.1 has no export policy: "
+		  "it is sent no route (RFC 8212)\n"
+		  "t.conf:10: neighbor 10.1.0.1 needs an interface: it is "
+		  "plane 1's device for fare.ko\n"
+		  "t.conf:7: mode with undefined policy \"nope\"\n");
+	CHECK_INT(errors, 7);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+
+	errors = parse(HEAD "mode packet\n", &cfg, &cap);
+	CHECK_STR(capture_text(&cap),
+		  "t.conf:3: mode needs \"role host\"\n");
+	CHECK_INT(errors, 1);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+}

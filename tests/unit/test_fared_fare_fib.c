@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fare_fib: a prefix's paths become one fare.ko route with a weight per
+ * plane (mpson-00 §3: min(link, PB)), and the change feed becomes the
+ * fewest ops, one apply per flush, in the order the whole batch needs.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include "fare_fib.h"
+#include "harness.h"
+
+#define GBPS(x)	((uint64_t)(x) * 1000000000ull)
+
+/* Peers 1..4 are planes 1..4; peer 9 has no plane; peer 5 is plane 2. */
+static uint64_t links[6];
+
+static void plane_of(void *arg, unsigned int peer, unsigned int *plane,
+		     uint64_t *link)
+{
+	(void)arg;
+	*plane = peer == 5 ? 2 : peer <= 4 ? peer : 0;
+	*link = *plane ? links[*plane] : 0;
+}
+
+static uint8_t mode_of(void *arg, const struct bgp_prefix *p)
+{
+	(void)arg;
+	return p->len == 32 ? FARE_MODE_PACKET : FARE_MODE_FLOW;
+}
+
+static const struct fare_fib_cfg cfg = {
+	.ec = { .pb_subtype = FARE_PB_SUBTYPE_DEFAULT },
+	.opts = { .role = FARE_ROLE_HOST },
+	.plane_of = plane_of,
+	.mode_of = mode_of,
+};
+
+/* A path's attributes with a transitive PB of gbs GB/s (< 0: no PB). */
+static struct rib_attrs *attrs_pb(double gbs)
+{
+	struct rib_attrs *a = calloc(1, sizeof(*a));
+	struct fare_pb pb = { .transitive = true, .router_id = 0x0a000001 };
+
+	if (gbs >= 0) {
+		a->ext_communities = calloc(1, 8);
+		a->ext_communities_len = 8;
+		pb.value = fare_half_from_double(gbs);
+		fare_pb_encode(a->ext_communities, &pb,
+			       FARE_PB_SUBTYPE_DEFAULT);
+	}
+	return a;
+}
+
+struct entry {
+	struct rib_entry e;
+	struct rib_path paths[8];
+};
+
+/* peers[i] advertises PB gbs[i] (< 0: none). */
+static void entry_set(struct entry *en, const char *pfx, size_t n,
+		      const unsigned int *peers, const double *gbs)
+{
+	size_t i;
+
+	for (i = 0; i < en->e.n_paths; i++) {
+		free(en->paths[i].attrs->ext_communities);
+		free(en->paths[i].attrs);
+	}
+	memset(en, 0, sizeof(*en));
+	bgp_prefix_parse(pfx, &en->e.prefix);
+	en->e.paths = en->paths;
+	en->e.n_paths = n;
+	for (i = 0; i < n; i++) {
+		en->paths[i].peer = peers[i];
+		en->paths[i].attrs = attrs_pb(gbs[i]);
+	}
+}
+
+/* "1:2 2:2 3:1 4:2" */
+static const char *nh_str(const struct fare_route *r)
+{
+	static char buf[256];
+	size_t at = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->n_nexthops; i++)
+		at += snprintf(buf + at, sizeof(buf) - at, "%s%u:%u",
+			       i ? " " : "", r->nexthops[i].plane_id,
+			       r->nexthops[i].weight);
+	return buf;
+}
+
+static const unsigned int p1234[] = { 1, 2, 3, 4 };
+
+TEST(fare_fib_host_weight_is_min_of_link_and_pb_per_plane)
+{
+	static const double pb[] = { 50, 50, 25, 50 };
+	static struct fare_route want;
+	struct fare_fib_path paths[4];
+	struct fare_result res;
+	struct entry en = { 0 };
+
+	/* 400G links (50 GB/s): the PBs decide, 50:50:25:50 = 2:2:1:2. */
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	entry_set(&en, "10.9.0.1/32", 4, p1234, pb);
+	fare_fib_compute(&cfg, &en.e, paths, &res, &want);
+	CHECK(res.weighted);
+	CHECK_STR(nh_str(&want), "1:2 2:2 3:1 4:2");
+	CHECK_INT(want.mode, FARE_MODE_PACKET);
+	CHECK_INT(paths[2].plane, 3);
+	CHECK_INT(paths[2].out.rule, FARE_RULE_MIN_LINK_PB);
+	/*
+	 * Plane 4's link at 100G (12.5 GB/s) is below its PB:
+	 * 50:50:25:12.5 = 4:4:2:1.
+	 */
+	links[4] = GBPS(100);
+	fare_fib_compute(&cfg, &en.e, paths, &res, &want);
+	CHECK_STR(nh_str(&want), "1:4 2:4 3:2 4:1");
+	CHECK_INT(paths[3].out.bw_bps, GBPS(100));
+	entry_set(&en, "10.9.0.1/32", 0, NULL, NULL);
+}
+
+TEST(fare_fib_path_without_pb_makes_the_prefix_ecmp)
+{
+	static const double pb[] = { 50, -1, 25, 50 };
+	static struct fare_route want;
+	struct fare_fib_path paths[4];
+	struct fare_result res;
+	struct entry en = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	entry_set(&en, "10.9.0.0/24", 4, p1234, pb);
+	fare_fib_compute(&cfg, &en.e, paths, &res, &want);
+	CHECK(!res.weighted);
+	CHECK_STR(nh_str(&want), "1:1 2:1 3:1 4:1");
+	CHECK_INT(want.mode, FARE_MODE_FLOW);
+	CHECK_INT(paths[0].out.rule, FARE_RULE_ECMP_MISSING);
+	entry_set(&en, "10.9.0.1/32", 0, NULL, NULL);
+}
+
+TEST(fare_fib_second_path_of_a_plane_and_planeless_paths_are_not_weighed)
+{
+	static const unsigned int peers[] = { 2, 5, 9, 3 };
+	static const double pb[] = { 50, 10, 10, 25 };
+	static struct fare_route want;
+	struct fare_fib_path paths[4];
+	struct fare_result res;
+	struct entry en = { 0 };
+
+	links[2] = links[3] = GBPS(400);
+	entry_set(&en, "2001:db8::1/128", 4, peers, pb);
+	fare_fib_compute(&cfg, &en.e, paths, &res, &want);
+	CHECK_INT(want.dst.family, AF_INET6);
+	CHECK_STR(nh_str(&want), "2:2 3:1");
+	CHECK(paths[1].duplicate);
+	CHECK_INT(paths[2].plane, 0);
+	entry_set(&en, "10.9.0.1/32", 0, NULL, NULL);
+}
+
+/* The apply side: what each call was given, as "+a/32 ~b/24 -c/24". */
+static char applied[8][512];
+static size_t n_applied;
+static size_t fail_at = (size_t)-1;	/* in the whole run of ops */
+static size_t ops_seen;
+
+static int record(void *arg, const struct fare_op *ops, size_t n,
+		  size_t *failed)
+{
+	char *buf = applied[n_applied++ % 8];
+	size_t i, at = 0;
+
+	(void)arg;
+	buf[0] = '\0';
+	for (i = 0; i < n; i++, ops_seen++) {
+		char a[INET6_ADDRSTRLEN];
+
+		if (ops_seen == fail_at) {
+			*failed = i;
+			ops_seen++;
+			return -EINVAL;
+		}
+		inet_ntop(ops[i].route.dst.family, &ops[i].route.dst.addr, a,
+			  sizeof(a));
+		at += snprintf(buf + at, 512 - at, "%s%c%s/%u", i ? " " : "",
+			       ops[i].type == FARE_OP_ROUTE_ADD ? '+' :
+			       ops[i].type == FARE_OP_ROUTE_DEL ? '-' : '~',
+			       a, ops[i].route.dst.plen);
+	}
+	return 0;
+}
+
+static const char *weights(struct fare_fib *fib, const char *pfx)
+{
+	static struct fare_route r;
+	struct bgp_prefix bp;
+	struct fare_prefix fp;
+
+	bgp_prefix_parse(pfx, &bp);
+	fare_fib_prefix(&bp, &fp);
+	if (!fare_fib_get(fib, &fp, &r))
+		return "none";
+	return nh_str(&r);
+}
+
+TEST(fare_fib_feed_becomes_one_ordered_batch_of_differences)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	static const double pb4b[] = { 50, 50, 50, 50 };
+	static const unsigned int p134[] = { 1, 3, 4 };
+	static const double pb3[] = { 50, 25, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	struct entry a = { 0 }, b = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	n_applied = 0;
+	entry_set(&a, "10.9.0.0/24", 4, p1234, pb4);
+	entry_set(&b, "10.9.0.1/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_update(fib, &cfg, &b.e), 0);
+	CHECK_INT(fare_fib_pending(fib), 2);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	/* One call; the more specific route goes in first. */
+	CHECK_INT(n_applied, 1);
+	CHECK_STR(applied[0], "+10.9.0.1/32 +10.9.0.0/24");
+	CHECK_INT(fare_fib_count(fib), 2);
+	CHECK_STR(weights(fib, "10.9.0.1/32"), "1:2 2:2 3:1 4:2");
+
+	/* The same paths again: nothing to send. */
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_INT(st.ops, 0);
+	CHECK_INT(n_applied, 1);
+
+	/* Plane 3's PB goes up on one prefix: that prefix alone changes. */
+	entry_set(&b, "10.9.0.1/32", 4, p1234, pb4b);
+	fare_fib_update(fib, &cfg, &a.e);
+	fare_fib_update(fib, &cfg, &b.e);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_STR(applied[1], "~10.9.0.1/32");
+	CHECK_STR(weights(fib, "10.9.0.1/32"), "1:1 2:1 3:1 4:1");
+	CHECK_STR(weights(fib, "10.9.0.0/24"), "1:2 2:2 3:1 4:2");
+
+	/* Plane 2's session drops: both prefixes lose it in one call. */
+	entry_set(&a, "10.9.0.0/24", 3, p134, pb3);
+	entry_set(&b, "10.9.0.1/32", 3, p134, pb3);
+	fare_fib_update(fib, &cfg, &b.e);
+	fare_fib_update(fib, &cfg, &a.e);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_INT(n_applied, 3);
+	CHECK_INT(st.calls, 1);
+	CHECK_STR(applied[2], "~10.9.0.1/32 ~10.9.0.0/24");
+	CHECK_STR(weights(fib, "10.9.0.0/24"), "1:2 3:1 4:2");
+
+	/* Withdrawn: deletes, the aggregate first (shortest first). */
+	entry_set(&a, "10.9.0.0/24", 0, NULL, NULL);
+	entry_set(&b, "10.9.0.1/32", 0, NULL, NULL);
+	fare_fib_update(fib, &cfg, &b.e);
+	fare_fib_update(fib, &cfg, &a.e);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_STR(applied[3], "-10.9.0.0/24 -10.9.0.1/32");
+	CHECK_INT(fare_fib_count(fib), 0);
+	fare_fib_free(fib);
+}
+
+TEST(fare_fib_refused_op_is_skipped_and_the_rest_applied)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	struct entry en[3];
+	static const char *const pfx[] = {
+		"10.9.0.1/32", "10.9.0.2/32", "10.9.0.3/32",
+	};
+	size_t i;
+
+	memset(en, 0, sizeof(en));
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	n_applied = 0;
+	ops_seen = 0;
+	fail_at = 1;
+	for (i = 0; i < 3; i++) {
+		entry_set(&en[i], pfx[i], 4, p1234, pb4);
+		fare_fib_update(fib, &cfg, &en[i].e);
+	}
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	fail_at = (size_t)-1;
+	CHECK_INT(st.ops, 2);
+	CHECK_INT(st.failed, 1);
+	CHECK_INT(st.calls, 2);
+	CHECK_STR(applied[0], "+10.9.0.1/32");
+	CHECK_STR(applied[1], "+10.9.0.3/32");
+	CHECK_STR(weights(fib, "10.9.0.2/32"), "none");
+	CHECK_INT(fare_fib_count(fib), 2);
+	/* Its next change programs it. */
+	fare_fib_update(fib, &cfg, &en[1].e);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_STR(applied[2], "+10.9.0.2/32");
+	for (i = 0; i < 3; i++)
+		entry_set(&en[i], pfx[i], 0, NULL, NULL);
+	fare_fib_free(fib);
+}
+
+TEST(fare_fib_chunks_keep_the_whole_batch_order)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	struct entry en[3];
+	static const char *const pfx[] = {
+		"10.9.0.0/16", "10.9.0.0/24", "10.9.0.1/32",
+	};
+	size_t i;
+
+	memset(en, 0, sizeof(en));
+	n_applied = 0;
+	for (i = 0; i < 3; i++) {
+		entry_set(&en[i], pfx[i], 4, p1234, pb4);
+		fare_fib_update(fib, &cfg, &en[i].e);
+	}
+	fare_fib_flush(fib, 2, NULL, NULL, &st);
+	CHECK_INT(st.calls, 2);
+	CHECK_STR(applied[0], "+10.9.0.1/32 +10.9.0.0/24");
+	CHECK_STR(applied[1], "+10.9.0.0/16");
+	for (i = 0; i < 3; i++)
+		entry_set(&en[i], pfx[i], 0, NULL, NULL);
+	fare_fib_free(fib);
+}

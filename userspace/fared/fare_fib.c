@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * From the RIB's change feed to fare.ko (see fare_fib.h).
+ *
+ * The table keeps, per prefix, what fare.ko has (compact: mode and
+ * {plane, weight} pairs sorted by plane, so that equal routes compare
+ * equal byte for byte) and, while queued, what it should get. Full
+ * struct fare_route values (2 KiB each) exist only one chunk at a time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "fare_fib.h"
+#include "fib_sync.h"
+
+#define DEFAULT_CHUNK	1024
+
+struct fib_nh {
+	uint32_t plane, weight;
+};
+
+struct fib_rt {
+	uint8_t mode;
+	uint8_t n;
+	struct fib_nh nh[];
+};
+
+struct fib_ent {
+	struct fib_ent *next;
+	struct fare_prefix dst;
+	bool queued;
+	struct fib_rt *have;		/* NULL: fare.ko has no route */
+	struct fib_rt *want;		/* queued: NULL means delete */
+};
+
+struct fare_fib {
+	fare_fib_apply_fn apply;
+	void *apply_arg;
+	struct fib_ent **buckets;
+	size_t n_buckets, n_ents, n_programmed;
+	struct fib_ent **queue;
+	size_t n_queue, queue_cap;
+};
+
+void fare_fib_prefix(const struct bgp_prefix *p, struct fare_prefix *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->plen = p->len;
+	if (p->family == BGP_FAM_IPV4_UNICAST) {
+		out->family = AF_INET;
+		memcpy(&out->addr.v4, p->addr, 4);
+	} else {
+		out->family = AF_INET6;
+		memcpy(&out->addr.v6, p->addr, 16);
+	}
+}
+
+static int nh_plane_cmp(const void *x, const void *y)
+{
+	const struct fare_nexthop *a = x, *b = y;
+
+	return a->plane_id < b->plane_id ? -1 : a->plane_id > b->plane_id;
+}
+
+void fare_fib_compute(const struct fare_fib_cfg *cfg,
+		      const struct rib_entry *e, struct fare_fib_path *paths,
+		      struct fare_result *res, struct fare_route *want)
+{
+	struct fare_path_in in[FARE_NEXTHOP_MAX];
+	struct fare_path_out out[FARE_NEXTHOP_MAX];
+	size_t idx[FARE_NEXTHOP_MAX], i, m = 0;
+	bool seen[FARE_PLANE_ID_MAX + 1] = { false };
+
+	memset(want, 0, sizeof(*want));
+	fare_fib_prefix(&e->prefix, &want->dst);
+	want->mode = cfg->mode_of ? cfg->mode_of(cfg->arg, &e->prefix) :
+		     FARE_MODE_DEFAULT;
+	for (i = 0; i < e->n_paths; i++) {
+		const struct rib_attrs *a = e->paths[i].attrs;
+		struct fare_fib_path fp = { 0 };
+		uint64_t link = 0;
+
+		cfg->plane_of(cfg->arg, e->paths[i].peer, &fp.plane, &link);
+		if (fp.plane > FARE_PLANE_ID_MAX)
+			fp.plane = 0;
+		if (fp.plane && (seen[fp.plane] || m == FARE_NEXTHOP_MAX))
+			fp.duplicate = true;
+		if (fp.plane && !fp.duplicate) {
+			seen[fp.plane] = true;
+			fare_ec_find_bw(a->ext_communities,
+					a->ext_communities_len, &cfg->ec,
+					&in[m].bw);
+			in[m].link_bps = link;
+			idx[m++] = i;
+		}
+		if (paths)
+			paths[i] = fp;
+	}
+	fare_policy_compute(&cfg->opts, in, m, out, res);
+	for (i = 0; i < m; i++) {
+		unsigned int plane;
+		struct fare_nexthop *nh;
+
+		if (paths)
+			paths[idx[i]].out = out[i];
+		if (!out[i].weight)
+			continue;
+		cfg->plane_of(cfg->arg, e->paths[idx[i]].peer, &plane,
+			      &(uint64_t){ 0 });
+		nh = &want->nexthops[want->n_nexthops++];
+		nh->plane_id = plane;
+		nh->weight = out[i].weight;
+	}
+	qsort(want->nexthops, want->n_nexthops, sizeof(want->nexthops[0]),
+	      nh_plane_cmp);
+}
+
+static uint32_t prefix_hash(const struct fare_prefix *p)
+{
+	const uint8_t *b = (const uint8_t *)&p->addr;
+	size_t i, n = p->family == AF_INET ? 4 : 16;
+	uint32_t h = 2166136261u ^ p->family ^ (uint32_t)p->plen << 8;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h ^ h >> 15;
+}
+
+static bool prefix_eq(const struct fare_prefix *a, const struct fare_prefix *b)
+{
+	return !fib_prefix_cmp(a, b);
+}
+
+static struct fib_ent **slot(const struct fare_fib *fib,
+			     const struct fare_prefix *dst)
+{
+	struct fib_ent **pe;
+
+	if (!fib->n_buckets)
+		return NULL;
+	pe = &fib->buckets[prefix_hash(dst) & (fib->n_buckets - 1)];
+	while (*pe && !prefix_eq(&(*pe)->dst, dst))
+		pe = &(*pe)->next;
+	return pe;
+}
+
+static int grow_buckets(struct fare_fib *fib)
+{
+	size_t n = fib->n_buckets ? fib->n_buckets * 2 : 1024, i;
+	struct fib_ent **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < fib->n_buckets; i++) {
+		struct fib_ent *e = fib->buckets[i], *next;
+
+		for (; e; e = next) {
+			size_t h = prefix_hash(&e->dst) & (n - 1);
+
+			next = e->next;
+			e->next = b[h];
+			b[h] = e;
+		}
+	}
+	free(fib->buckets);
+	fib->buckets = b;
+	fib->n_buckets = n;
+	return 0;
+}
+
+static struct fib_rt *rt_from(const struct fare_route *r)
+{
+	struct fib_rt *rt = malloc(sizeof(*rt) +
+				   r->n_nexthops * sizeof(rt->nh[0]));
+	unsigned int i;
+
+	if (!rt)
+		return NULL;
+	rt->mode = r->mode;
+	rt->n = (uint8_t)r->n_nexthops;
+	for (i = 0; i < r->n_nexthops; i++) {
+		rt->nh[i].plane = r->nexthops[i].plane_id;
+		rt->nh[i].weight = r->nexthops[i].weight;
+	}
+	return rt;
+}
+
+static void rt_to(const struct fare_prefix *dst, const struct fib_rt *rt,
+		  struct fare_route *r)
+{
+	unsigned int i;
+
+	memset(r, 0, offsetof(struct fare_route, nexthops));
+	r->dst = *dst;
+	r->mode = rt->mode;
+	r->n_nexthops = rt->n;
+	for (i = 0; i < rt->n; i++) {
+		memset(&r->nexthops[i], 0, sizeof(r->nexthops[i]));
+		r->nexthops[i].plane_id = rt->nh[i].plane;
+		r->nexthops[i].weight = rt->nh[i].weight;
+	}
+}
+
+static bool rt_eq(const struct fib_rt *a, const struct fib_rt *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->mode == b->mode && a->n == b->n &&
+	       !memcmp(a->nh, b->nh, a->n * sizeof(a->nh[0]));
+}
+
+struct fare_fib *fare_fib_new(fare_fib_apply_fn apply, void *apply_arg)
+{
+	struct fare_fib *fib = calloc(1, sizeof(*fib));
+
+	if (!fib)
+		return NULL;
+	fib->apply = apply;
+	fib->apply_arg = apply_arg;
+	return fib;
+}
+
+void fare_fib_free(struct fare_fib *fib)
+{
+	size_t i;
+
+	if (!fib)
+		return;
+	for (i = 0; i < fib->n_buckets; i++) {
+		struct fib_ent *e = fib->buckets[i], *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			free(e->have);
+			if (e->queued)
+				free(e->want);
+			free(e);
+		}
+	}
+	free(fib->buckets);
+	free(fib->queue);
+	free(fib);
+}
+
+static void drop_ent(struct fare_fib *fib, struct fib_ent *ent)
+{
+	struct fib_ent **pe = slot(fib, &ent->dst);
+
+	*pe = ent->next;
+	fib->n_ents--;
+	free(ent);
+}
+
+int fare_fib_update(struct fare_fib *fib, const struct fare_fib_cfg *cfg,
+		    const struct rib_entry *e)
+{
+	static struct fare_route want;
+	struct fare_result res;
+	struct fib_ent **pe, *ent;
+	struct fib_rt *rt = NULL;
+
+	fare_fib_compute(cfg, e, NULL, &res, &want);
+	if (want.n_nexthops) {
+		rt = rt_from(&want);
+		if (!rt)
+			return -ENOMEM;
+	}
+	if (fib->n_ents >= fib->n_buckets && grow_buckets(fib))
+		goto nomem;
+	pe = slot(fib, &want.dst);
+	ent = *pe;
+	if (!ent) {
+		if (!rt)
+			return 0;
+		ent = calloc(1, sizeof(*ent));
+		if (!ent)
+			goto nomem;
+		ent->dst = want.dst;
+		*pe = ent;
+		fib->n_ents++;
+	}
+	if (ent->queued) {
+		free(ent->want);
+		ent->want = rt;
+		return 0;
+	}
+	if (rt_eq(rt, ent->have)) {
+		free(rt);
+		return 0;
+	}
+	if (fib->n_queue == fib->queue_cap) {
+		size_t cap = fib->queue_cap ? fib->queue_cap * 2 : 256;
+		struct fib_ent **q = realloc(fib->queue, cap * sizeof(*q));
+
+		if (!q)
+			goto nomem;
+		fib->queue = q;
+		fib->queue_cap = cap;
+	}
+	ent->want = rt;
+	ent->queued = true;
+	fib->queue[fib->n_queue++] = ent;
+	return 0;
+nomem:
+	free(rt);
+	pe = slot(fib, &want.dst);
+	if (pe && *pe && !(*pe)->have && !(*pe)->queued)
+		drop_ent(fib, *pe);
+	return -ENOMEM;
+}
+
+static int queue_cmp(const void *x, const void *y)
+{
+	const struct fib_ent *a = *(struct fib_ent *const *)x;
+	const struct fib_ent *b = *(struct fib_ent *const *)y;
+
+	return fib_op_cmp(!a->want, &a->dst, !b->want, &b->dst);
+}
+
+/* Ends ent's queued state; applied: fare.ko now has ent->want. */
+static void settle(struct fare_fib *fib, struct fib_ent *ent, bool applied)
+{
+	if (applied) {
+		fib->n_programmed += !ent->have - !ent->want;
+		free(ent->have);
+		ent->have = ent->want;
+	} else {
+		free(ent->want);
+	}
+	ent->want = NULL;
+	ent->queued = false;
+	if (!ent->have)
+		drop_ent(fib, ent);
+}
+
+void fare_fib_flush(struct fare_fib *fib, size_t chunk,
+		    void (*fail)(void *arg, const struct fare_op *op, int err),
+		    void *fail_arg, struct fare_fib_flush_stats *stats)
+{
+	struct fib_ent **ents;
+	struct fare_op *ops;
+	size_t i = 0, n, k, failed;
+	int err;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!fib->n_queue)
+		return;
+	if (!chunk)
+		chunk = DEFAULT_CHUNK;
+	if (chunk > fib->n_queue)
+		chunk = fib->n_queue;
+	/* Compare what is queued in the order the whole batch needs. */
+	qsort(fib->queue, fib->n_queue, sizeof(*fib->queue), queue_cmp);
+	ops = malloc(chunk * sizeof(*ops));
+	ents = malloc(chunk * sizeof(*ents));
+	while (i < fib->n_queue) {
+		n = 0;
+		while (i < fib->n_queue && n < chunk && ops && ents) {
+			struct fib_ent *ent = fib->queue[i++];
+			static struct fare_route want, have;
+
+			if (ent->want)
+				rt_to(&ent->dst, ent->want, &want);
+			if (ent->have)
+				rt_to(&ent->dst, ent->have, &have);
+			if (!fib_diff_one(ent->want ? &want : NULL,
+					  ent->have ? &have : NULL, &ops[n])) {
+				settle(fib, ent, true);
+				continue;
+			}
+			ents[n++] = ent;
+		}
+		if (!ops || !ents) {
+			/* No memory to send anything: forget the queue. */
+			for (; i < fib->n_queue; i++) {
+				if (fail)
+					fail(fail_arg, NULL, -ENOMEM);
+				stats->failed++;
+				settle(fib, fib->queue[i], false);
+			}
+			break;
+		}
+		for (k = 0; k < n; ) {
+			stats->calls++;
+			err = fib->apply(fib->apply_arg, ops + k, n - k,
+					 &failed);
+			if (!err)
+				failed = n - k;
+			for (; failed; failed--, k++) {
+				settle(fib, ents[k], true);
+				stats->ops++;
+			}
+			if (!err)
+				break;
+			if (fail)
+				fail(fail_arg, &ops[k], err);
+			stats->failed++;
+			settle(fib, ents[k++], false);
+		}
+	}
+	fib->n_queue = 0;
+	free(ops);
+	free(ents);
+}
+
+size_t fare_fib_pending(const struct fare_fib *fib)
+{
+	return fib->n_queue;
+}
+
+size_t fare_fib_count(const struct fare_fib *fib)
+{
+	return fib->n_programmed;
+}
+
+bool fare_fib_get(const struct fare_fib *fib, const struct fare_prefix *dst,
+		  struct fare_route *out)
+{
+	struct fib_ent **pe = slot(fib, dst);
+
+	if (!pe || !*pe || !(*pe)->have)
+		return false;
+	rt_to(dst, (*pe)->have, out);
+	return true;
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * From the RIB's change feed to fare.ko: for each changed prefix, the
+ * FARE policy weighs its paths per plane (fare_policy.h), the result is
+ * compared with what was last programmed (fib_sync.h), and the
+ * differences wait in a batch that fare_fib_flush() hands to libfare
+ * once per event-loop iteration, in fib_ops_order()'s order over the
+ * whole batch. A plane's session going down makes every prefix it served
+ * change in one drain, so that plane leaves every route in one batch.
+ *
+ * Nothing here opens sockets: the caller passes an apply function
+ * (fare_routes_apply() in fared, a recorder in the unit tests).
+ *
+ * Per plane one path counts: a plane is one next hop in fare.ko, so a
+ * second path from the same plane (an IPv4 and an IPv6 session of the
+ * same leaf both carrying the prefix) is listed but not weighed.
+ */
+#ifndef FARED_FARE_FIB_H
+#define FARED_FARE_FIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fare_policy.h"
+#include "libfare.h"
+#include "rib.h"
+
+/*
+ * Where a RIB peer's paths go: its plane (0: nowhere) and the bandwidth
+ * of the link to it in bits/s (0: unknown).
+ */
+typedef void (*fare_fib_plane_fn)(void *arg, unsigned int peer,
+				  unsigned int *plane, uint64_t *link_bps);
+/* The mode for a prefix (enum fare_mode; FARE_MODE_DEFAULT: the netns'). */
+typedef uint8_t (*fare_fib_mode_fn)(void *arg, const struct bgp_prefix *p);
+
+struct fare_fib_cfg {
+	struct fare_ec_cfg ec;
+	struct fare_policy_opts opts;
+	fare_fib_plane_fn plane_of;
+	fare_fib_mode_fn mode_of;
+	void *arg;
+};
+
+/* One path's fate, for the explanation. */
+struct fare_fib_path {
+	unsigned int plane;		/* 0: no plane */
+	bool duplicate;			/* the plane already has a path */
+	struct fare_path_out out;	/* valid when plane && !duplicate */
+};
+
+/*
+ * The route fare.ko should have for e (want->n_nexthops == 0: none) and,
+ * when paths is not NULL, each of e's n_paths paths' fate. Pure.
+ */
+void fare_fib_compute(const struct fare_fib_cfg *cfg,
+		      const struct rib_entry *e, struct fare_fib_path *paths,
+		      struct fare_result *res, struct fare_route *want);
+
+/* Applies ops in order; returns 0, or an error with *failed its index. */
+typedef int (*fare_fib_apply_fn)(void *arg, const struct fare_op *ops,
+				 size_t n, size_t *failed);
+
+struct fare_fib;
+
+struct fare_fib *fare_fib_new(fare_fib_apply_fn apply, void *apply_arg);
+void fare_fib_free(struct fare_fib *fib);
+/* The change-feed consumer: queues e's difference, if any. */
+int fare_fib_update(struct fare_fib *fib, const struct fare_fib_cfg *cfg,
+		    const struct rib_entry *e);
+
+struct fare_fib_flush_stats {
+	size_t ops;			/* sent */
+	size_t failed;			/* refused, each logged by the caller */
+	size_t calls;			/* apply calls */
+};
+
+/*
+ * Sends the queued differences, in chunks of at most chunk ops (0: a
+ * default), and records what was applied as programmed. An op the kernel
+ * refuses is reported through fail (may be NULL) and skipped; the prefix
+ * is programmed again when it next changes.
+ */
+void fare_fib_flush(struct fare_fib *fib, size_t chunk,
+		    void (*fail)(void *arg, const struct fare_op *op, int err),
+		    void *fail_arg, struct fare_fib_flush_stats *stats);
+size_t fare_fib_pending(const struct fare_fib *fib);
+/* Routes recorded as programmed. */
+size_t fare_fib_count(const struct fare_fib *fib);
+/* The programmed route for dst into *out; false when there is none. */
+bool fare_fib_get(const struct fare_fib *fib, const struct fare_prefix *dst,
+		  struct fare_route *out);
+
+/* A RIB prefix as a fare.ko prefix. */
+void fare_fib_prefix(const struct bgp_prefix *p, struct fare_prefix *out);
+
+#endif /* FARED_FARE_FIB_H */

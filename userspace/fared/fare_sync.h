@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fared's FARE side (with "role" in the configuration): the planes in
+ * fare.ko made from the configuration (plane N's device is its neighbors'
+ * interface, its gateways their addresses), each plane's link bandwidth
+ * (the interface's configured bandwidth, or with "auto" the device's
+ * ethtool speed), and the RIB's change feed turned into fare.ko routes
+ * through fare_fib.h, one libfare batch per event-loop iteration.
+ *
+ * fared owns the fare routes of its network namespace: it flushes them at
+ * start and at exit. Without fare.ko (no module: libfare's -ENOENT) the
+ * weights are still computed and explained, and nothing is programmed.
+ */
+#ifndef FARED_FARE_SYNC_H
+#define FARED_FARE_SYNC_H
+
+#include "fare_fib.h"
+#include "peer.h"
+
+struct fare_sync {
+	struct fared *d;
+	struct fare *nl;		/* NULL: fare.ko is not there */
+	struct fare_fib *fib;
+	struct fare_fib_cfg cfg;
+	uint64_t link_bps[FARE_PLANE_ID_MAX + 1];
+	uint64_t batches, ops, failed;
+};
+
+/* Starts the FARE side when d->cfg has a role; 0 or -errno. */
+int fare_sync_start(struct fared *d);
+void fare_sync_stop(struct fared *d);
+/* The configuration was reloaded: planes again, every prefix again. */
+void fare_sync_reload(struct fared *d);
+/* The change-feed consumer and the once-per-iteration flush. */
+void fare_sync_changed(struct fared *d, const struct rib_entry *e);
+void fare_sync_flush(struct fared *d);
+/* Each of e's paths' fate (paths: e->n_paths of them); false: no FARE. */
+bool fare_sync_explain(struct fared *d, const struct rib_entry *e,
+		       struct fare_fib_path *paths, struct fare_result *res,
+		       struct fare_route *want);
+
+/* The device's ethtool speed in bits/s; 0 when it reports none. */
+uint64_t fare_sync_ethtool_bps(const char *ifname);
+
+#endif /* FARED_FARE_SYNC_H */
