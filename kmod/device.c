@@ -89,23 +89,18 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 		      struct fare_plane **planep)
 {
 	u8 family = skb->protocol == htons(ETH_P_IP) ? AF_INET : AF_INET6;
-	unsigned int i, tier = U8_MAX + 1;
 	struct fare_plane *plane;
-	u64 usable = 0;
+	u64 usable, up = 0;
+	unsigned int i;
 	u8 mode;
 	int idx;
 
 	for (i = 0; i < grp->num_nh; i++) {
 		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
-		if (!plane || !fare_plane_carries(plane, family))
-			continue;
-		if (grp->nh[i].tier < tier) {
-			tier = grp->nh[i].tier;
-			usable = 0;
-		}
-		if (grp->nh[i].tier == tier)
-			usable |= 1ULL << i;
+		if (plane && fare_plane_carries(plane, family))
+			up |= 1ULL << i;
 	}
+	usable = fare_tier_usable(grp->tiers, up, grp->num_nh);
 
 	mode = READ_ONCE(rt->mode);
 	if (mode == FARE_MODE_DEFAULT)

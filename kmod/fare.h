@@ -73,6 +73,7 @@ struct fare_group {
 	struct fare_group_tx __percpu *tx;
 	unsigned int num_nh;
 	u32 weights[FARE_NEXTHOP_MAX];	/* copy of nh[].weight, for selection */
+	u8 tiers[FARE_NEXTHOP_MAX];	/* copy of nh[].tier, likewise */
 	/* Flow mode: next hop per bucket, over the preferred tier. */
 	u8 buckets[FARE_BUCKETS];
 	struct fare_nh nh[];

@@ -11,6 +11,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 #include "fare.h"
+#include "policy.h"
 
 static struct genl_family fare_family;
 
@@ -21,40 +22,6 @@ static const struct genl_multicast_group fare_mcgrps[] = {
 		.name = FARE_MCGRP_EVENTS,
 		.flags = GENL_MCAST_CAP_NET_ADMIN,
 	},
-};
-
-static struct netlink_range_validation fare_flowlet_range = {
-	.min = FARE_FLOWLET_US_MIN,
-	.max = FARE_FLOWLET_US_MAX,
-};
-
-static const struct nla_policy fare_nh_policy[FARE_A_NH_MAX + 1] = {
-	[FARE_A_NH_PLANE_ID] = NLA_POLICY_RANGE(NLA_U32, 1, FARE_PLANE_ID_MAX),
-	[FARE_A_NH_WEIGHT] = NLA_POLICY_MIN(NLA_U32, 1),
-	[FARE_A_NH_TIER] = { .type = NLA_U8 },
-};
-
-static const struct nla_policy fare_nexthops_policy[FARE_A_NEXTHOPS_MAX + 1] = {
-	[FARE_A_NEXTHOPS_ENTRY] = NLA_POLICY_NESTED(fare_nh_policy),
-};
-
-/* Read-only attributes have no entry, so strict parsing refuses them. */
-static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
-	[FARE_A_PLANE_ID] = NLA_POLICY_RANGE(NLA_U32, 1, FARE_PLANE_ID_MAX),
-	[FARE_A_PLANE_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
-	[FARE_A_PLANE_GW4] = NLA_POLICY_EXACT_LEN(sizeof(__be32)),
-	[FARE_A_PLANE_GW6] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
-	[FARE_A_ROUTE_FAMILY] = { .type = NLA_U8 },
-	[FARE_A_ROUTE_DST] = { .type = NLA_BINARY,
-			       .len = sizeof(struct in6_addr) },
-	[FARE_A_ROUTE_PLEN] = NLA_POLICY_MAX(NLA_U8, 128),
-	[FARE_A_ROUTE_MODE] = NLA_POLICY_MAX(NLA_U8, FARE_MODE_MAX),
-	[FARE_A_ROUTE_NEXTHOPS] = NLA_POLICY_NESTED(fare_nexthops_policy),
-	[FARE_A_CONFIG_MODE] = NLA_POLICY_RANGE(NLA_U8, 1, FARE_MODE_MAX),
-	[FARE_A_CONFIG_FLOWLET_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
-							   &fare_flowlet_range),
-	[FARE_A_CONFIG_HASH_SEED] = { .type = NLA_U32 },
-	[FARE_A_REPLACE] = { .type = NLA_FLAG },
 };
 
 static void fare_sum_tx(struct fare_pcpu_tx __percpu *tx, u64 *packets,
@@ -489,6 +456,7 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		if (tb[FARE_A_NH_TIER])
 			grp->nh[i].tier = nla_get_u8(tb[FARE_A_NH_TIER]);
 		grp->weights[i] = grp->nh[i].weight;
+		grp->tiers[i] = grp->nh[i].tier;
 		if (test_and_set_bit(grp->nh[i].plane_id, seen)) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
 					    "plane appears twice in the route");

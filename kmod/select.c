@@ -190,3 +190,21 @@ void fare_buckets_build(u8 *buckets, const u8 *prev, const u32 *weights,
 		count[next]++;
 	}
 }
+
+u64 fare_tier_usable(const u8 *tiers, u64 up, unsigned int n)
+{
+	unsigned int i, tier = 256;
+	u64 usable = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!(up & (1ULL << i)))
+			continue;
+		if (tiers[i] < tier) {
+			tier = tiers[i];
+			usable = 0;
+		}
+		if (tiers[i] == tier)
+			usable |= 1ULL << i;
+	}
+	return usable;
+}

@@ -56,6 +56,15 @@ int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
 int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash);
 
 /*
+ * The entries traffic may use: those of @up (usable planes) in the lowest
+ * tier that has one; 0 if none. A higher tier takes traffic only when
+ * every entry of each lower tier is down. Congestion-driven spill to the
+ * next tier, planned for later, belongs here: it would add that tier's
+ * entries to the result.
+ */
+u64 fare_tier_usable(const u8 *tiers, u64 up, unsigned int n);
+
+/*
  * Resilient flow buckets. A group holds FARE_BUCKETS buckets, each naming
  * one entry; a flow's hash picks a bucket. Entry i of the member set owns
  * exactly q_i buckets, its quota: B * w_i / W rounded down, plus one for

@@ -230,6 +230,67 @@ static void bucket_pick_refuses_only_unusable_entries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, miss, 4 * 64);
 }
 
+/*
+ * Tiers 0, 0, 1, 2: tier 0 carries while either of its planes is up, tier
+ * 1 only once both are down, tier 2 once tier 1 is down too; traffic goes
+ * back down as soon as a lower plane returns.
+ */
+static void tier_falls_back_only_when_a_whole_tier_is_down(struct kunit *test)
+{
+	const u8 tiers[] = { 0, 0, 1, 2 };
+
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0xf, 4), 0x3);
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0xe, 4), 0x2);
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0xc, 4), 0x4);
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0x8, 4), 0x8);
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0x0, 4), 0);
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0x9, 4), 0x1);
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0xd, 4), 0x1);
+}
+
+/* Order does not matter, tiers need not be contiguous, 255 is a tier. */
+static void tier_is_lowest_present_in_any_order(struct kunit *test)
+{
+	const u8 tiers[] = { 255, 7, 3, 7, 3 };
+
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0x1f, 5), 0x14);
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0x0b, 5), 0x0a);
+	KUNIT_EXPECT_EQ(test, fare_tier_usable(tiers, 0x01, 5), 0x01);
+}
+
+/*
+ * Spray over tiers 0, 0, 1 at 3:1:5: the tier-1 plane takes nothing while
+ * tier 0 is up, everything once both tier-0 planes are down, and nothing
+ * again, with tier 0 back at exactly 3:1, once they return.
+ */
+static void tier_fallback_and_back_under_spray(struct kunit *test)
+{
+	static struct spray_state s;
+	const u32 w[] = { 3, 1, 5 };
+	const u8 tiers[] = { 0, 0, 1 };
+	u64 c[3] = { 0 }, usable;
+	unsigned int p;
+
+	for (p = 0; p < 400; p++)
+		c[fare_spray_pick(w, &s.st, fare_tier_usable(tiers, 0x7, 3),
+				  3)]++;
+	KUNIT_EXPECT_EQ(test, c[0], 300);
+	KUNIT_EXPECT_EQ(test, c[1], 100);
+	KUNIT_EXPECT_EQ(test, c[2], 0);
+
+	usable = fare_tier_usable(tiers, 0x4, 3);
+	for (p = 0; p < 50; p++)
+		KUNIT_ASSERT_EQ(test, fare_spray_pick(w, &s.st, usable, 3), 2);
+
+	memset(c, 0, sizeof(c));
+	for (p = 0; p < 400; p++)
+		c[fare_spray_pick(w, &s.st, fare_tier_usable(tiers, 0x7, 3),
+				  3)]++;
+	KUNIT_EXPECT_EQ(test, c[0], 300);
+	KUNIT_EXPECT_EQ(test, c[1], 100);
+	KUNIT_EXPECT_EQ(test, c[2], 0);
+}
+
 static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(spray_splits_3_to_1_exactly),
 	KUNIT_CASE(spray_splits_5_3_2_within_one_packet),
@@ -240,6 +301,9 @@ static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(buckets_move_only_the_excess),
 	KUNIT_CASE(buckets_bound_holds_for_random_weight_changes),
 	KUNIT_CASE(bucket_pick_refuses_only_unusable_entries),
+	KUNIT_CASE(tier_falls_back_only_when_a_whole_tier_is_down),
+	KUNIT_CASE(tier_is_lowest_present_in_any_order),
+	KUNIT_CASE(tier_fallback_and_back_under_spray),
 	{}
 };
 

@@ -189,6 +189,72 @@ static void lpm_matches_naive_search(struct kunit *test)
 	}
 }
 
+/* Whether the first @plen bits of @a and @b agree. */
+static bool v6_prefix_match(const struct in6_addr *a, const struct in6_addr *b,
+			    unsigned int plen)
+{
+	unsigned int i;
+
+	for (i = 0; i < plen; i++)
+		if ((a->s6_addr[i / 8] ^ b->s6_addr[i / 8]) & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
+/*
+ * IPv6 against a linear scan: prefixes of every length 0..128 (most not a
+ * multiple of 8) nested under 2001:db8::/32, a default route, and probes
+ * drawn near the prefixes so that deep matches happen.
+ */
+static void lpm_v6_matches_naive_search(struct kunit *test)
+{
+	enum { ROUTES = 200, PROBES = 2000 };
+	struct table_ctx *ctx = test->priv;
+	struct { struct in6_addr addr; int plen; } *ref;
+	struct in6_addr zero = { };
+	struct rnd_state rnd;
+	unsigned int i, j, k;
+
+	ref = kunit_kcalloc(test, ROUTES, sizeof(*ref), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	prandom_seed_state(&rnd, 6);
+	add(test, AF_INET6, &zero, 0, 250);
+	for (i = 0; i < ROUTES; i++) {
+		struct fare_prefix key;
+		u8 plen = 32 + prandom_u32_state(&rnd) % 97;
+
+		prandom_bytes_state(&rnd, ref[i].addr.s6_addr, 16);
+		ref[i].addr.s6_addr32[0] = htonl(0x20010db8);
+		/* Few distinct bits after /32, so prefixes nest. */
+		ref[i].addr.s6_addr[4] &= 0x3;
+		fare_prefix_make(&key, AF_INET6, &ref[i].addr, plen);
+		memcpy(ref[i].addr.s6_addr, key.addr, 16);
+		ref[i].plen = plen;
+		if (fare_route_find(&ctx->fn, &key)) {
+			ref[i].plen = -1;
+			continue;
+		}
+		add(test, AF_INET6, &ref[i].addr, plen, i);
+	}
+	for (j = 0; j < PROBES; j++) {
+		struct in6_addr p = ref[j % ROUTES].addr;
+		int best = 250, best_plen = 0;
+
+		/* Flip one random bit at or after bit 32. */
+		k = 32 + prandom_u32_state(&rnd) % 96;
+		p.s6_addr[k / 8] ^= 0x80 >> (k % 8);
+		for (i = 0; i < ROUTES; i++) {
+			if (ref[i].plen > best_plen &&
+			    v6_prefix_match(&p, &ref[i].addr, ref[i].plen)) {
+				best = i;
+				best_plen = ref[i].plen;
+			}
+		}
+		KUNIT_ASSERT_EQ_MSG(test, lookup_tag(test, AF_INET6, &p), best,
+				    "probe %pI6c", &p);
+	}
+}
+
 static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(lpm_v4_prefers_host_route_over_aggregate),
 	KUNIT_CASE(lpm_v4_overlapping_prefixes_and_default),
@@ -196,6 +262,7 @@ static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(lpm_v6_prefers_longest_and_keeps_families_apart),
 	KUNIT_CASE(lpm_forgets_removed_prefix_lengths),
 	KUNIT_CASE(lpm_matches_naive_search),
+	KUNIT_CASE(lpm_v6_matches_naive_search),
 	{}
 };
 

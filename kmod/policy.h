@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The attribute policies of the fare family, in a header of their own so
+ * that the KUnit suite checks the very tables netlink.c validates with.
+ * Include once per object: the tables are static.
+ */
+#ifndef _FARE_POLICY_H
+#define _FARE_POLICY_H
+
+#include <net/netlink.h>
+#include <linux/in6.h>
+#include <linux/fare.h>
+
+static struct netlink_range_validation fare_flowlet_range = {
+	.min = FARE_FLOWLET_US_MIN,
+	.max = FARE_FLOWLET_US_MAX,
+};
+
+static const struct nla_policy fare_nh_policy[FARE_A_NH_MAX + 1] = {
+	[FARE_A_NH_PLANE_ID] = NLA_POLICY_RANGE(NLA_U32, 1, FARE_PLANE_ID_MAX),
+	[FARE_A_NH_WEIGHT] = NLA_POLICY_MIN(NLA_U32, 1),
+	[FARE_A_NH_TIER] = { .type = NLA_U8 },
+};
+
+static const struct nla_policy fare_nexthops_policy[FARE_A_NEXTHOPS_MAX + 1] = {
+	[FARE_A_NEXTHOPS_ENTRY] = NLA_POLICY_NESTED(fare_nh_policy),
+};
+
+/* Read-only attributes have no entry, so strict parsing refuses them. */
+static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
+	[FARE_A_PLANE_ID] = NLA_POLICY_RANGE(NLA_U32, 1, FARE_PLANE_ID_MAX),
+	[FARE_A_PLANE_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[FARE_A_PLANE_GW4] = NLA_POLICY_EXACT_LEN(sizeof(__be32)),
+	[FARE_A_PLANE_GW6] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[FARE_A_ROUTE_FAMILY] = { .type = NLA_U8 },
+	[FARE_A_ROUTE_DST] = { .type = NLA_BINARY,
+			       .len = sizeof(struct in6_addr) },
+	[FARE_A_ROUTE_PLEN] = NLA_POLICY_MAX(NLA_U8, 128),
+	[FARE_A_ROUTE_MODE] = NLA_POLICY_MAX(NLA_U8, FARE_MODE_MAX),
+	[FARE_A_ROUTE_NEXTHOPS] = NLA_POLICY_NESTED(fare_nexthops_policy),
+	[FARE_A_CONFIG_MODE] = NLA_POLICY_RANGE(NLA_U8, 1, FARE_MODE_MAX),
+	[FARE_A_CONFIG_FLOWLET_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							   &fare_flowlet_range),
+	[FARE_A_CONFIG_HASH_SEED] = { .type = NLA_U32 },
+	[FARE_A_REPLACE] = { .type = NLA_FLAG },
+};
+
+#endif /* _FARE_POLICY_H */

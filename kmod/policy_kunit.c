@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the fare family's attribute policies: every input the
+ * strict validation must refuse is refused, with the extack text a caller
+ * then sees, and a well-formed request passes. The handlers' own refusals
+ * (missing attributes, unknown planes, duplicates) are covered by the labs
+ * genl-basics and ynl, which need a namespace and devices.
+ */
+#include <kunit/test.h>
+#include <linux/skbuff.h>
+#include <net/netlink.h>
+#include "policy.h"
+
+struct policy_case {
+	const char *name;
+	int type;		/* top-level attribute to send */
+	int len;		/* payload bytes */
+	u32 value;		/* for 1-, 2- and 4-byte payloads */
+	int err;
+	const char *msg;
+};
+
+static const struct policy_case policy_cases[] = {
+	{ "plane id 0", FARE_A_PLANE_ID, 4, 0, -ERANGE, "integer out of range" },
+	{ "plane id 256", FARE_A_PLANE_ID, 4, 256, -ERANGE,
+	  "integer out of range" },
+	{ "plane id as u8", FARE_A_PLANE_ID, 1, 1, -EINVAL,
+	  "invalid attribute length" },
+	{ "ifindex 0", FARE_A_PLANE_IFINDEX, 4, 0, -ERANGE,
+	  "integer out of range" },
+	{ "gw4 of 3 bytes", FARE_A_PLANE_GW4, 3, 0, -ERANGE,
+	  "binary attribute size out of range" },
+	{ "gw4 of 16 bytes", FARE_A_PLANE_GW4, 16, 0, -ERANGE,
+	  "binary attribute size out of range" },
+	{ "gw6 of 4 bytes", FARE_A_PLANE_GW6, 4, 0, -ERANGE,
+	  "binary attribute size out of range" },
+	{ "family as u32", FARE_A_ROUTE_FAMILY, 4, 2, -EINVAL,
+	  "invalid attribute length" },
+	{ "dst of 17 bytes", FARE_A_ROUTE_DST, 17, 0, -ERANGE,
+	  "Attribute failed policy validation" },
+	{ "plen 129", FARE_A_ROUTE_PLEN, 1, 129, -ERANGE,
+	  "integer out of range" },
+	{ "route mode 4", FARE_A_ROUTE_MODE, 1, FARE_MODE_MAX + 1, -ERANGE,
+	  "integer out of range" },
+	{ "config mode 0", FARE_A_CONFIG_MODE, 1, FARE_MODE_DEFAULT, -ERANGE,
+	  "integer out of range" },
+	{ "config mode 4", FARE_A_CONFIG_MODE, 1, FARE_MODE_MAX + 1, -ERANGE,
+	  "integer out of range" },
+	{ "flowlet 0 us", FARE_A_CONFIG_FLOWLET_US, 4, 0, -ERANGE,
+	  "integer out of range" },
+	{ "flowlet above max", FARE_A_CONFIG_FLOWLET_US, 4,
+	  FARE_FLOWLET_US_MAX + 1, -ERANGE, "integer out of range" },
+	{ "hash seed as u8", FARE_A_CONFIG_HASH_SEED, 1, 1, -EINVAL,
+	  "invalid attribute length" },
+	{ "replace flag with data", FARE_A_REPLACE, 4, 1, -ERANGE,
+	  "Attribute failed policy validation" },
+	{ "nexthops not nested", FARE_A_ROUTE_NEXTHOPS, 4, 0, -EINVAL,
+	  "NLA_F_NESTED is missing" },
+	{ "read only: plane flags", FARE_A_PLANE_FLAGS, 4, 1, -EINVAL,
+	  "Unsupported attribute" },
+	{ "read only: plane tx packets", FARE_A_PLANE_TX_PACKETS, 8, 0,
+	  -EINVAL, "Unsupported attribute" },
+	{ "read only: route noplane", FARE_A_ROUTE_NOPLANE_PACKETS, 8, 0,
+	  -EINVAL, "Unsupported attribute" },
+	{ "read only: route fallback", FARE_A_ROUTE_FALLBACK_PACKETS, 8, 0,
+	  -EINVAL, "Unsupported attribute" },
+	{ "read only: config ifindex", FARE_A_CONFIG_IFINDEX, 4, 1, -EINVAL,
+	  "Unsupported attribute" },
+	{ "read only: stats noroute", FARE_A_STATS_NOROUTE_PACKETS, 8, 0,
+	  -EINVAL, "Unsupported attribute" },
+	{ "read only: stats fallback", FARE_A_STATS_FALLBACK_PACKETS, 8, 0,
+	  -EINVAL, "Unsupported attribute" },
+	{ "pad", FARE_A_PAD, 4, 0, -EINVAL, "Unsupported attribute" },
+	{ "unknown attribute", FARE_A_MAX + 1, 4, 0, -EINVAL,
+	  "Unknown attribute type" },
+};
+
+static void policy_case_desc(const struct policy_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(policy, policy_cases, policy_case_desc);
+
+static void policy_put(struct sk_buff *skb, int type, int len, u32 value)
+{
+	u8 buf[17] = { };
+
+	if (len == 1)
+		buf[0] = value;
+	else if (len == 2)
+		*(u16 *)buf = value;
+	else if (len == 4)
+		*(u32 *)buf = value;
+	nla_put(skb, type, len, buf);
+}
+
+/* Parses @skb's attributes as genetlink does for fare's strict commands. */
+static int policy_parse(struct sk_buff *skb, struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[FARE_A_MAX + 1];
+
+	return nla_parse(tb, FARE_A_MAX, (struct nlattr *)skb->data, skb->len,
+			 fare_policy, extack);
+}
+
+static void policy_refuses_with_its_message(struct kunit *test)
+{
+	const struct policy_case *c = test->param_value;
+	struct netlink_ext_ack extack = { };
+	struct sk_buff *skb;
+
+	skb = alloc_skb(256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	/* A valid attribute first: the bad one is refused wherever it is. */
+	policy_put(skb, FARE_A_PLANE_ID, 4, 1);
+	policy_put(skb, c->type, c->len, c->value);
+	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), c->err);
+	KUNIT_EXPECT_STREQ(test, extack._msg ? extack._msg : "(none)", c->msg);
+	kfree_skb(skb);
+}
+
+/* Builds a next-hop entry; returns its nest for the caller to end. */
+static struct nlattr *policy_nh(struct sk_buff *skb, u32 plane, u32 weight)
+{
+	struct nlattr *nh = nla_nest_start(skb, FARE_A_NEXTHOPS_ENTRY);
+
+	nla_put_u32(skb, FARE_A_NH_PLANE_ID, plane);
+	nla_put_u32(skb, FARE_A_NH_WEIGHT, weight);
+	return nh;
+}
+
+/*
+ * The nested next hops: a good route parses; plane 0, weight 0, a tier of
+ * the wrong size and an unknown next-hop attribute are refused with the
+ * inner attribute's message.
+ */
+static void policy_checks_nested_next_hops(struct kunit *test)
+{
+	static const struct {
+		u32 plane, weight;
+		int extra_type, extra_len;
+		int err;
+		const char *msg;
+	} cases[] = {
+		{ 1, 1, 0, 0, 0, NULL },
+		{ 1, 1, FARE_A_NH_TIER, 1, 0, NULL },
+		{ 0, 1, 0, 0, -ERANGE, "integer out of range" },
+		{ 1, 0, 0, 0, -ERANGE, "integer out of range" },
+		{ 1, 1, FARE_A_NH_TIER, 4, -EINVAL, "invalid attribute length" },
+		{ 1, 1, FARE_A_NH_TX_PACKETS, 8, -EINVAL,
+		  "Unsupported attribute" },
+		{ 1, 1, FARE_A_NH_MAX + 1, 4, -EINVAL,
+		  "Unknown attribute type" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct netlink_ext_ack extack = { };
+		struct nlattr *nhs, *nh;
+		struct sk_buff *skb;
+
+		skb = alloc_skb(512, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		nla_put_u8(skb, FARE_A_ROUTE_FAMILY, AF_INET);
+		nla_put_in_addr(skb, FARE_A_ROUTE_DST, htonl(0x0a000000));
+		nla_put_u8(skb, FARE_A_ROUTE_PLEN, 8);
+		nla_put_u8(skb, FARE_A_ROUTE_MODE, FARE_MODE_FLOW);
+		nhs = nla_nest_start(skb, FARE_A_ROUTE_NEXTHOPS);
+		nla_nest_end(skb, policy_nh(skb, 2, 7));
+		nh = policy_nh(skb, cases[i].plane, cases[i].weight);
+		if (cases[i].extra_type)
+			policy_put(skb, cases[i].extra_type,
+				   cases[i].extra_len, 1);
+		nla_nest_end(skb, nh);
+		nla_nest_end(skb, nhs);
+		nla_put_flag(skb, FARE_A_REPLACE);
+
+		KUNIT_EXPECT_EQ_MSG(test, policy_parse(skb, &extack),
+				    cases[i].err, "case %u", i);
+		if (cases[i].msg)
+			KUNIT_EXPECT_STREQ_MSG(test, extack._msg ?
+					       extack._msg : "(none)",
+					       cases[i].msg, "case %u", i);
+		else
+			KUNIT_EXPECT_NULL_MSG(test, extack._msg, "case %u", i);
+		kfree_skb(skb);
+	}
+}
+
+/* Every bound itself is accepted. */
+static void policy_accepts_the_bounds(struct kunit *test)
+{
+	struct netlink_ext_ack extack = { };
+	struct sk_buff *skb = alloc_skb(256, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	nla_put_u32(skb, FARE_A_PLANE_ID, FARE_PLANE_ID_MAX);
+	nla_put_u32(skb, FARE_A_PLANE_IFINDEX, 1);
+	nla_put_in_addr(skb, FARE_A_PLANE_GW4, htonl(0x0a000001));
+	nla_put_in6_addr(skb, FARE_A_PLANE_GW6, &in6addr_loopback);
+	nla_put_u8(skb, FARE_A_ROUTE_PLEN, 128);
+	nla_put_u8(skb, FARE_A_ROUTE_MODE, FARE_MODE_DEFAULT);
+	nla_put_u8(skb, FARE_A_CONFIG_MODE, FARE_MODE_MAX);
+	nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, FARE_FLOWLET_US_MIN);
+	nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, U32_MAX);
+	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), 0);
+	kfree_skb(skb);
+
+	skb = alloc_skb(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, FARE_FLOWLET_US_MAX);
+	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), 0);
+	kfree_skb(skb);
+}
+
+static struct kunit_case fare_policy_cases[] = {
+	KUNIT_CASE_PARAM(policy_refuses_with_its_message, policy_gen_params),
+	KUNIT_CASE(policy_checks_nested_next_hops),
+	KUNIT_CASE(policy_accepts_the_bounds),
+	{}
+};
+
+static struct kunit_suite fare_policy_suite = {
+	.name = "fare_policy",
+	.test_cases = fare_policy_cases,
+};
+
+kunit_test_suite(fare_policy_suite);
