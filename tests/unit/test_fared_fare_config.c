@@ -77,6 +77,44 @@ TEST(config_fare_host_modes_subtype_and_origin_pb)
 	fared_config_free(&cfg);
 }
 
+TEST(config_fare_transit_roles_and_options)
+{
+	struct fared_config cfg;
+	struct capture cap;
+	struct bgp_prefix p;
+
+	CHECK_INT(parse(HEAD "role spine\n"
+			"path-bandwidth lower-to-next-next-hop\n"
+			"path-bandwidth attach-non-transitive\n"
+			"policy mh {\n permit 10.100.0.0/16 le 32\n}\n"
+			"multihomed 2 policy mh\n"
+			"multihomed 3 policy mh multiply-link\n"
+			"interface eth1 bandwidth 100G\n"
+			"plane 1 {\n neighbor 10.1.0.1 {\n  remote-as 65001\n"
+			"  interface eth1\n  upstream\n  import mh\n"
+			"  export mh\n }\n}\n", &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.role, FARE_ROLE_SPINE);
+	CHECK(cfg.lower_to_next_next_hop);
+	CHECK(cfg.attach_nontransitive);
+	CHECK(cfg.neighbors[0].upstream);
+	bgp_prefix_parse("10.100.1.0/24", &p);
+	CHECK_INT(fared_multihome_of(&cfg, &p)->leaves, 2);
+	CHECK(!fared_multihome_of(&cfg, &p)->multiply_link);
+	bgp_prefix_parse("10.101.1.0/24", &p);
+	CHECK(!fared_multihome_of(&cfg, &p));
+	fared_config_free(&cfg);
+
+	CHECK_INT(parse(HEAD "role super-spine\n", &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.role, FARE_ROLE_SUPER_SPINE);
+	fared_config_free(&cfg);
+	CHECK_INT(parse(HEAD "role leaf\n", &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.role, FARE_ROLE_LEAF);
+	fared_config_free(&cfg);
+}
+
 TEST(config_fare_errors_name_file_and_line)
 {
 	struct fared_config cfg;
@@ -84,7 +122,7 @@ TEST(config_fare_errors_name_file_and_line)
 	int errors;
 
 	errors = parse(HEAD
-		"role spine\n"					/* 3 */
+		"role core\n"					/* 3 */
 		"path-bandwidth sub-type 256\n"			/* 4 */
 		"link-bandwidth maybe\n"			/* 5 */
 		"mode ecmp\n"					/* 6 */
@@ -95,10 +133,10 @@ TEST(config_fare_errors_name_file_and_line)
 		"role host\n",					/* 14 */
 		&cfg, &cap);
 	CHECK_STR(capture_text(&cap),
-		  "t.conf:3: expected \"role host\" (the transit roles are "
-		  "not implemented yet)\n"
-		  "t.conf:4: expected \"path-bandwidth sub-type N\" with N "
-		  "0..255\n"
+		  "t.conf:3: expected \"role host|leaf|spine|super-spine\"\n"
+		  "t.conf:4: expected \"path-bandwidth sub-type N\" (N "
+		  "0..255), \"path-bandwidth attach-non-transitive\" or "
+		  "\"path-bandwidth lower-to-next-next-hop\"\n"
 		  "t.conf:5: expected \"link-bandwidth accept\" or "
 		  "\"link-bandwidth ignore\"\n"
 		  "t.conf:6: expected \"mode packet|flow|flowlet "
@@ -116,10 +154,15 @@ TEST(config_fare_errors_name_file_and_line)
 	capture_end(&cap);
 	fared_config_free(&cfg);
 
-	errors = parse(HEAD "mode packet\n", &cfg, &cap);
+	errors = parse(HEAD "mode packet\nmultihomed 1 policy x\n"
+		       "multihomed 2 policy nope\n", &cfg, &cap);
 	CHECK_STR(capture_text(&cap),
-		  "t.conf:3: mode needs \"role host\"\n");
-	CHECK_INT(errors, 1);
+		  "t.conf:4: expected \"multihomed N policy NAME "
+		  "[multiply-link]\" with N 2..64\n"
+		  "t.conf:5: multihomed with undefined policy \"nope\"\n"
+		  "t.conf:3: mode needs a role\n"
+		  "t.conf:5: multihomed needs a role\n");
+	CHECK_INT(errors, 4);
 	capture_end(&cap);
 	fared_config_free(&cfg);
 }

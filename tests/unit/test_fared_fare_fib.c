@@ -17,25 +17,29 @@
 /* Peers 1..4 are planes 1..4; peer 9 has no plane; peer 5 is plane 2. */
 static uint64_t links[6];
 
-static void plane_of(void *arg, unsigned int peer, unsigned int *plane,
-		     uint64_t *link)
+static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 {
 	(void)arg;
-	*plane = peer == 5 ? 2 : peer <= 4 ? peer : 0;
-	*link = *plane ? links[*plane] : 0;
+	memset(out, 0, sizeof(*out));
+	out->plane = peer == 5 ? 2 : peer <= 4 ? peer : 0;
+	out->link_bps = out->plane ? links[out->plane] : 0;
+	out->upstream = peer >= 3;
 }
 
-static uint8_t mode_of(void *arg, const struct bgp_prefix *p)
+static void prefix_of(void *arg, const struct bgp_prefix *p, uint8_t *mode,
+		      struct fare_policy_opts *opts)
 {
 	(void)arg;
-	return p->len == 32 ? FARE_MODE_PACKET : FARE_MODE_FLOW;
+	*mode = p->len == 32 ? FARE_MODE_PACKET : FARE_MODE_FLOW;
+	if (p->addr[1] == 100)
+		opts->multihomed = 2;
 }
 
 static const struct fare_fib_cfg cfg = {
 	.ec = { .pb_subtype = FARE_PB_SUBTYPE_DEFAULT },
 	.opts = { .role = FARE_ROLE_HOST },
-	.plane_of = plane_of,
-	.mode_of = mode_of,
+	.peer_of = peer_of,
+	.prefix_of = prefix_of,
 };
 
 /* A path's attributes with a transitive PB of gbs GB/s (< 0: no PB). */
@@ -79,6 +83,31 @@ static void entry_set(struct entry *en, const char *pfx, size_t n,
 	}
 }
 
+/* Path i: transitive PB t[i], non-transitive nt[i] (< 0: none), AS path
+ * of aslen[i] ASes. */
+static void entry_set2(struct entry *en, const char *pfx, size_t n,
+		       const unsigned int *peers, const double *t,
+		       const double *nt, const size_t *aslen)
+{
+	struct fare_pb pb = { .router_id = 0x0a000002 };
+	size_t i;
+
+	entry_set(en, pfx, n, peers, t);
+	for (i = 0; i < n; i++) {
+		struct rib_attrs *a = en->paths[i].attrs;
+
+		a->as_path_len = aslen[i];
+		if (nt[i] < 0)
+			continue;
+		a->ext_communities = realloc(a->ext_communities,
+					     a->ext_communities_len + 8);
+		pb.value = fare_half_from_double(nt[i]);
+		fare_pb_encode(a->ext_communities + a->ext_communities_len,
+			       &pb, FARE_PB_SUBTYPE_DEFAULT);
+		a->ext_communities_len += 8;
+	}
+}
+
 /* "1:2 2:2 3:1 4:2" */
 static const char *nh_str(const struct fare_route *r)
 {
@@ -101,17 +130,17 @@ TEST(fare_fib_host_weight_is_min_of_link_and_pb_per_plane)
 	static const double pb[] = { 50, 50, 25, 50 };
 	static struct fare_route want;
 	struct fare_fib_path paths[4];
-	struct fare_result res;
+	struct fare_fib_result res;
 	struct entry en = { 0 };
 
 	/* 400G links (50 GB/s): the PBs decide, 50:50:25:50 = 2:2:1:2. */
 	links[1] = links[2] = links[3] = links[4] = GBPS(400);
 	entry_set(&en, "10.9.0.1/32", 4, p1234, pb);
 	fare_fib_compute(&cfg, &en.e, paths, &res, &want);
-	CHECK(res.weighted);
+	CHECK(res.res.weighted);
 	CHECK_STR(nh_str(&want), "1:2 2:2 3:1 4:2");
 	CHECK_INT(want.mode, FARE_MODE_PACKET);
-	CHECK_INT(paths[2].plane, 3);
+	CHECK_INT(paths[2].peer.plane, 3);
 	CHECK_INT(paths[2].out.rule, FARE_RULE_MIN_LINK_PB);
 	/*
 	 * Plane 4's link at 100G (12.5 GB/s) is below its PB:
@@ -129,13 +158,13 @@ TEST(fare_fib_path_without_pb_makes_the_prefix_ecmp)
 	static const double pb[] = { 50, -1, 25, 50 };
 	static struct fare_route want;
 	struct fare_fib_path paths[4];
-	struct fare_result res;
+	struct fare_fib_result res;
 	struct entry en = { 0 };
 
 	links[1] = links[2] = links[3] = links[4] = GBPS(400);
 	entry_set(&en, "10.9.0.0/24", 4, p1234, pb);
 	fare_fib_compute(&cfg, &en.e, paths, &res, &want);
-	CHECK(!res.weighted);
+	CHECK(!res.res.weighted);
 	CHECK_STR(nh_str(&want), "1:1 2:1 3:1 4:1");
 	CHECK_INT(want.mode, FARE_MODE_FLOW);
 	CHECK_INT(paths[0].out.rule, FARE_RULE_ECMP_MISSING);
@@ -148,7 +177,7 @@ TEST(fare_fib_second_path_of_a_plane_and_planeless_paths_are_not_weighed)
 	static const double pb[] = { 50, 10, 10, 25 };
 	static struct fare_route want;
 	struct fare_fib_path paths[4];
-	struct fare_result res;
+	struct fare_fib_result res;
 	struct entry en = { 0 };
 
 	links[2] = links[3] = GBPS(400);
@@ -157,7 +186,7 @@ TEST(fare_fib_second_path_of_a_plane_and_planeless_paths_are_not_weighed)
 	CHECK_INT(want.dst.family, AF_INET6);
 	CHECK_STR(nh_str(&want), "2:2 3:1");
 	CHECK(paths[1].duplicate);
-	CHECK_INT(paths[2].plane, 0);
+	CHECK_INT(paths[2].peer.plane, 0);
 	entry_set(&en, "10.9.0.1/32", 0, NULL, NULL);
 }
 
@@ -329,4 +358,67 @@ TEST(fare_fib_chunks_keep_the_whole_batch_order)
 	for (i = 0; i < 3; i++)
 		entry_set(&en[i], pfx[i], 0, NULL, NULL);
 	fare_fib_free(fib);
+}
+
+TEST(fare_fib_spine_takes_remote_rules_for_upstream_only_and_shortest_paths)
+{
+	static const unsigned int peers[] = { 3, 4, 1 };
+	static const double t[] = { 50, 50, 50 }, nt[] = { 25, 12.5, -1 };
+	static const size_t aslen[] = { 3, 3, 1 };
+	struct fare_fib_cfg spine = cfg;
+	static struct fare_route want;
+	struct fare_fib_path paths[3];
+	struct fare_fib_result fr;
+	struct entry en = { 0 };
+
+	spine.opts.role = FARE_ROLE_SPINE;
+	links[1] = links[3] = links[4] = GBPS(400);
+	/*
+	 * From super-spines 3 and 4 only: S1@PoD-8 weighs by the
+	 * non-transitive PB, min(50, 25) : min(50, 12.5) = 2:1, and passes
+	 * the transitive PB (50 GB/s = 0x5240) on unchanged.
+	 */
+	entry_set2(&en, "10.8.0.0/24", 2, peers, t, nt, aslen);
+	fare_fib_compute(&spine, &en.e, paths, &fr, &want);
+	CHECK_INT(fr.role, FARE_ROLE_REMOTE_SPINE);
+	CHECK_STR(nh_str(&want), "3:2 4:1");
+	CHECK_INT(fr.res.adv_rule, FARE_ADV_UNCHANGED);
+	CHECK_INT(fr.res.adv_t_value, 0x5240);
+	CHECK_INT(fr.best, 0);
+	/* A leaf's path, one AS long, is the only equal-cost one. */
+	entry_set2(&en, "10.8.0.0/24", 3, peers, t, nt, aslen);
+	fare_fib_compute(&spine, &en.e, paths, &fr, &want);
+	CHECK_INT(fr.role, FARE_ROLE_SPINE);
+	CHECK_STR(nh_str(&want), "1:1");
+	CHECK(paths[0].longer);
+	CHECK(!fare_fib_weighed(&paths[1]));
+	CHECK_INT(fr.best, 2);
+	CHECK_INT(fr.res.adv_rule, FARE_ADV_SUM);
+	CHECK_INT(fr.res.adv_t_value, 0x5240);
+	entry_set(&en, "10.8.0.0/24", 0, NULL, NULL);
+}
+
+TEST(fare_fib_leaf_divides_a_multihomed_prefixs_pb)
+{
+	static const unsigned int peers[] = { 1, 2 };
+	static const double t[] = { 62.5, 25 }, nt[] = { -1, -1 };
+	static const size_t aslen[] = { 2, 2 };
+	struct fare_fib_cfg leaf = cfg;
+	static struct fare_route want;
+	struct fare_fib_result fr;
+	struct entry en = { 0 };
+
+	leaf.opts.role = FARE_ROLE_LEAF;
+	links[1] = GBPS(400);
+	links[2] = GBPS(200);
+	/*
+	 * 10.100/16 is homed to 2 leaves (prefix_of): min(50, 62.5 / 2) :
+	 * min(25, 25 / 2) = 31.25 : 12.5 = 5:2; the sum 43.75 GB/s goes on.
+	 */
+	entry_set2(&en, "10.100.0.0/24", 2, peers, t, nt, aslen);
+	fare_fib_compute(&leaf, &en.e, NULL, &fr, &want);
+	CHECK_STR(nh_str(&want), "1:5 2:2");
+	CHECK_INT(fr.res.adv_rule, FARE_ADV_SUM);
+	CHECK_INT(fr.res.adv_t_value, fare_half_from_double(43.75));
+	entry_set(&en, "10.100.0.0/24", 0, NULL, NULL);
 }

@@ -324,22 +324,57 @@ static void fare_statement(struct parser *ps, char **argv, int argc)
 	int i;
 
 	if (!strcmp(argv[0], "role")) {
-		/*
-		 * Only the host re-advertises nothing; a transit role
-		 * without re-advertisement would be a silent half.
-		 */
-		if (argc != 2 || strcmp(argv[1], "host")) {
-			problem(ps, ps->line, "expected \"role host\" (the "
-				"transit roles are not implemented yet)");
+		static const char *const roles[] = {
+			[FARE_ROLE_HOST] = "host",
+			[FARE_ROLE_LEAF] = "leaf",
+			[FARE_ROLE_SPINE] = "spine",
+			[FARE_ROLE_SUPER_SPINE] = "super-spine",
+		};
+
+		for (i = 0; argc == 2 && i <= FARE_ROLE_SUPER_SPINE; i++)
+			if (!strcmp(argv[1], roles[i])) {
+				cfg->fare = true;
+				cfg->role = (enum fare_role)i;
+				return;
+			}
+		problem(ps, ps->line, "expected \"role host|leaf|spine|"
+			"super-spine\"");
+		return;
+	} else if (!strcmp(argv[0], "path-bandwidth") && argc == 2 &&
+		   !strcmp(argv[1], "attach-non-transitive")) {
+		cfg->attach_nontransitive = true;
+	} else if (!strcmp(argv[0], "path-bandwidth") && argc == 2 &&
+		   !strcmp(argv[1], "lower-to-next-next-hop")) {
+		cfg->lower_to_next_next_hop = true;
+	} else if (!strcmp(argv[0], "multihomed")) {
+		struct fared_multihome *mh;
+
+		if ((argc != 4 && argc != 5) ||
+		    !parse_u32(argv[1], 2, 64, &v) ||
+		    strcmp(argv[2], "policy") ||
+		    (argc == 5 && strcmp(argv[4], "multiply-link"))) {
+			problem(ps, ps->line, "expected \"multihomed N policy "
+				"NAME [multiply-link]\" with N 2..64");
 			return;
 		}
-		cfg->fare = true;
-		cfg->role = FARE_ROLE_HOST;
+		mh = grow((void **)&cfg->multihomes, &cfg->n_multihomes,
+			  sizeof(*mh));
+		if (!mh) {
+			problem(ps, ps->line, "out of memory");
+			return;
+		}
+		mh->leaves = v;
+		mh->multiply_link = argc == 5;
+		mh->line = ps->line;
+		snprintf(mh->policy_name, sizeof(mh->policy_name), "%s",
+			 argv[3]);
 	} else if (!strcmp(argv[0], "path-bandwidth")) {
 		if (argc != 3 || strcmp(argv[1], "sub-type") ||
 		    !parse_u32(argv[2], 0, 255, &v)) {
 			problem(ps, ps->line, "expected \"path-bandwidth "
-				"sub-type N\" with N 0..255");
+				"sub-type N\" (N 0..255), \"path-bandwidth "
+				"attach-non-transitive\" or \"path-bandwidth "
+				"lower-to-next-next-hop\"");
 			return;
 		}
 		cfg->ec.pb_subtype = (uint8_t)v;
@@ -373,6 +408,20 @@ static void fare_statement(struct parser *ps, char **argv, int argc)
 			snprintf(m->policy_name, sizeof(m->policy_name), "%s",
 				 argv[3]);
 	}
+}
+
+const struct fared_multihome *
+fared_multihome_of(const struct fared_config *cfg,
+		   const struct bgp_prefix *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_multihomes; i++)
+		if (cfg->multihomes[i].policy >= 0 &&
+		    fared_policy_permits(
+			    &cfg->policies[cfg->multihomes[i].policy], prefix))
+			return &cfg->multihomes[i];
+	return NULL;
 }
 
 uint8_t fared_mode_of(const struct fared_config *cfg,
@@ -574,6 +623,7 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 	} else if (!strcmp(argv[0], "role") ||
 		   !strcmp(argv[0], "path-bandwidth") ||
 		   !strcmp(argv[0], "link-bandwidth") ||
+		   !strcmp(argv[0], "multihomed") ||
 		   !strcmp(argv[0], "mode")) {
 		fare_statement(ps, argv, argc);
 	} else {
@@ -742,6 +792,9 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 	} else if (!strcmp(argv[0], "passive")) {
 		expect_args(ps, argc, 1, "passive", &ok);
 		nb->passive = true;
+	} else if (!strcmp(argv[0], "upstream")) {
+		expect_args(ps, argc, 1, "upstream", &ok);
+		nb->upstream = true;
 	} else if (!strcmp(argv[0], "import") || !strcmp(argv[0], "export")) {
 		expect_args(ps, argc, 2, argv[0][0] == 'i' ?
 			    "import POLICY" : "export POLICY", &ok);
@@ -845,8 +898,19 @@ static void finish(struct parser *ps)
 			problem(ps, m->line, "mode with undefined policy "
 				"\"%s\"", m->policy_name);
 	}
+	for (i = 0; i < cfg->n_multihomes; i++) {
+		struct fared_multihome *m = &cfg->multihomes[i];
+
+		m->policy = find_policy(cfg, m->policy_name);
+		if (m->policy < 0)
+			problem(ps, m->line, "multihomed with undefined policy "
+				"\"%s\"", m->policy_name);
+	}
 	if (cfg->n_modes && !cfg->fare)
-		problem(ps, cfg->modes[0].line, "mode needs \"role host\"");
+		problem(ps, cfg->modes[0].line, "mode needs a role");
+	if (cfg->n_multihomes && !cfg->fare)
+		problem(ps, cfg->multihomes[0].line, "multihomed needs a "
+			"role");
 	for (i = 0; cfg->fare && i < cfg->n_originates; i++)
 		origin_pb(ps, &cfg->originates[i]);
 }
@@ -1032,5 +1096,6 @@ void fared_config_free(struct fared_config *cfg)
 		free(cfg->originates[i].ext_communities);
 	free(cfg->originates);
 	free(cfg->modes);
+	free(cfg->multihomes);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -48,6 +48,8 @@ struct fared_neighbor {
 	uint16_t hold_time;
 	uint16_t connect_retry;
 	bool passive;
+	/* A spine's super-spine: its routes get fare-04 §4.2's S1@PoD-8 rules. */
+	bool upstream;
 	int import_policy;		/* index into policies, -1 for none */
 	int export_policy;
 	int line;
@@ -65,6 +67,15 @@ struct fared_originate {
 struct fared_mode {
 	uint8_t mode;			/* enum fare_mode */
 	int policy;			/* -1: every prefix */
+	char policy_name[FARED_NAME_MAX];
+	int line;
+};
+
+/* "multihomed N policy NAME [multiply-link]" (fare-04 §4.1). */
+struct fared_multihome {
+	unsigned int leaves;
+	bool multiply_link;
+	int policy;
 	char policy_name[FARED_NAME_MAX];
 	int line;
 };
@@ -100,7 +111,16 @@ struct fared_config {
 	struct fare_ec_cfg ec;		/* PB sub-type, RFC 10005 acceptance */
 	struct fared_mode *modes;
 	size_t n_modes;
+	struct fared_multihome *multihomes;
+	size_t n_multihomes;
+	bool attach_nontransitive;	/* super-spine */
+	bool lower_to_next_next_hop;	/* spine, for upstream routes */
 };
+
+/* The multi-homing of prefix: the first matching "multihomed" line. */
+const struct fared_multihome *
+fared_multihome_of(const struct fared_config *cfg,
+		   const struct bgp_prefix *prefix);
 
 /* The mode of prefix: the first "mode" line whose policy permits it. */
 uint8_t fared_mode_of(const struct fared_config *cfg,

@@ -156,13 +156,16 @@ static void fare_why(const struct fare_fib_path *fp, char *buf, size_t len)
 {
 	char why[256];
 
-	if (!fp->plane)
+	if (!fp->peer.plane)
 		snprintf(buf, len, "no plane: not used");
+	else if (fp->longer)
+		snprintf(buf, len, "plane %u: AS path longer than the "
+			 "shortest: not equal-cost, not used", fp->peer.plane);
 	else if (fp->duplicate)
 		snprintf(buf, len, "plane %u: plane %u already has a path: "
-			 "not used", fp->plane, fp->plane);
+			 "not used", fp->peer.plane, fp->peer.plane);
 	else
-		snprintf(buf, len, "plane %u: %s", fp->plane,
+		snprintf(buf, len, "plane %u: %s", fp->peer.plane,
 			 fare_explain(&fp->out, why, sizeof(why)));
 }
 
@@ -172,9 +175,10 @@ static void fare_json(struct json *j, const struct fare_fib_path *fp)
 
 	json_key(j, "fare");
 	json_open_object(j);
-	json_kv_u64(j, "plane", fp->plane);
+	json_kv_u64(j, "plane", fp->peer.plane);
 	json_kv_bool(j, "duplicate", fp->duplicate);
-	if (fp->plane && !fp->duplicate) {
+	json_kv_bool(j, "longer", fp->longer);
+	if (fare_fib_weighed(fp)) {
 		json_kv_u64(j, "weight", fp->out.weight);
 		json_kv_string(j, "rule", fare_rule_text(fp->out.rule));
 		json_kv_bool(j, "non_transitive", fp->out.used_nt);
@@ -191,20 +195,29 @@ static void fare_json(struct json *j, const struct fare_fib_path *fp)
 	json_close_object(j);
 }
 
+static uint64_t adv_bps(uint16_t pb)
+{
+	uint64_t bps = 0;
+
+	fare_pb_to_bps(pb, &bps);
+	return bps;
+}
+
 static int route_one(const struct rib_entry *e, void *arg)
 {
 	struct routes_ctx *rc = arg;
 	char pfx[BGP_PREFIX_STRLEN], nh[BGP_PREFIX_STRLEN], why[320];
 	static struct fare_route want;
 	struct fare_fib_path *fp = NULL;
-	struct fare_result res;
+	struct fare_fib_result fr;
+	const struct fare_result *res = &fr.res;
 	size_t i;
 
 	bgp_prefix_str(&e->prefix, pfx, sizeof(pfx));
 	if (rc->d->fare) {
 		fp = calloc(e->n_paths, sizeof(*fp));
 		if (fp)
-			fare_sync_explain(rc->d, e, fp, &res, &want);
+			fare_sync_explain(rc->d, e, fp, &fr, &want);
 	}
 	if (rc->j) {
 		json_open_object(rc->j);
@@ -265,7 +278,16 @@ static int route_one(const struct rib_entry *e, void *arg)
 	if (rc->j) {
 		json_close_array(rc->j);
 		if (fp) {
-			json_kv_bool(rc->j, "weighted", res.weighted);
+			json_kv_bool(rc->j, "weighted", res->weighted);
+			json_kv_string(rc->j, "role", fare_role_name(fr.role));
+			json_kv_string(rc->j, "advertise",
+				       fare_adv_rule_text(res->adv_rule));
+			if (res->adv_t)
+				json_kv_u64(rc->j, "advertise_pb_bps",
+					    adv_bps(res->adv_t_value));
+			if (res->adv_nt)
+				json_kv_u64(rc->j, "advertise_nt_pb_bps",
+					    adv_bps(res->adv_nt_value));
 			json_kv_string(rc->j, "mode",
 				       want.mode == FARE_MODE_PACKET ? "packet" :
 				       want.mode == FARE_MODE_FLOW ? "flow" :
@@ -274,8 +296,10 @@ static int route_one(const struct rib_entry *e, void *arg)
 		}
 		json_close_object(rc->j);
 	} else if (fp) {
-		fprintf(rc->f, "  fare: %s, mode %s\n", res.weighted ?
+		fprintf(rc->f, "  fare: %s: %s, %s, mode %s\n",
+			fare_role_name(fr.role), res->weighted ?
 			"weighted by path bandwidth" : "equal weights (ECMP)",
+			fare_adv_rule_text(res->adv_rule),
 			want.mode == FARE_MODE_PACKET ? "packet" :
 			want.mode == FARE_MODE_FLOW ? "flow" :
 			want.mode == FARE_MODE_FLOWLET ? "flowlet" :

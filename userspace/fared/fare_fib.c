@@ -8,6 +8,7 @@
  * struct fare_route values (2 KiB each) exist only one chunk at a time.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -66,51 +67,63 @@ static int nh_plane_cmp(const void *x, const void *y)
 
 void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		      const struct rib_entry *e, struct fare_fib_path *paths,
-		      struct fare_result *res, struct fare_route *want)
+		      struct fare_fib_result *fr, struct fare_route *want)
 {
 	struct fare_path_in in[FARE_NEXTHOP_MAX];
 	struct fare_path_out out[FARE_NEXTHOP_MAX];
-	size_t idx[FARE_NEXTHOP_MAX], i, m = 0;
-	bool seen[FARE_PLANE_ID_MAX + 1] = { false };
+	struct fare_policy_opts opts = cfg->opts;
+	struct fare_fib_peer peer[FARE_NEXTHOP_MAX];
+	size_t idx[FARE_NEXTHOP_MAX], i, m = 0, shortest = SIZE_MAX;
+	bool seen[FARE_PLANE_ID_MAX + 1] = { false }, all_up = true;
 
 	memset(want, 0, sizeof(*want));
 	fare_fib_prefix(&e->prefix, &want->dst);
-	want->mode = cfg->mode_of ? cfg->mode_of(cfg->arg, &e->prefix) :
-		     FARE_MODE_DEFAULT;
+	want->mode = FARE_MODE_DEFAULT;
+	if (cfg->prefix_of)
+		cfg->prefix_of(cfg->arg, &e->prefix, &want->mode, &opts);
+	for (i = 0; i < e->n_paths; i++)
+		if (e->paths[i].attrs->as_path_len < shortest)
+			shortest = e->paths[i].attrs->as_path_len;
+	fr->best = -1;
 	for (i = 0; i < e->n_paths; i++) {
 		const struct rib_attrs *a = e->paths[i].attrs;
 		struct fare_fib_path fp = { 0 };
-		uint64_t link = 0;
 
-		cfg->plane_of(cfg->arg, e->paths[i].peer, &fp.plane, &link);
-		if (fp.plane > FARE_PLANE_ID_MAX)
-			fp.plane = 0;
-		if (fp.plane && (seen[fp.plane] || m == FARE_NEXTHOP_MAX))
+		cfg->peer_of(cfg->arg, e->paths[i].peer, &fp.peer);
+		if (fp.peer.plane > FARE_PLANE_ID_MAX)
+			fp.peer.plane = 0;
+		fp.longer = a->as_path_len > shortest;
+		if (fp.peer.plane && !fp.longer &&
+		    (seen[fp.peer.plane] || m == FARE_NEXTHOP_MAX))
 			fp.duplicate = true;
-		if (fp.plane && !fp.duplicate) {
-			seen[fp.plane] = true;
+		if (fare_fib_weighed(&fp)) {
+			seen[fp.peer.plane] = true;
 			fare_ec_find_bw(a->ext_communities,
 					a->ext_communities_len, &cfg->ec,
 					&in[m].bw);
-			in[m].link_bps = link;
+			in[m].link_bps = fp.peer.link_bps;
+			all_up &= fp.peer.upstream;
+			peer[m] = fp.peer;
 			idx[m++] = i;
+			if (fr->best < 0)
+				fr->best = (int)i;
 		}
 		if (paths)
 			paths[i] = fp;
 	}
-	fare_policy_compute(&cfg->opts, in, m, out, res);
+	if (opts.role == FARE_ROLE_SPINE && m && all_up)
+		opts.role = FARE_ROLE_REMOTE_SPINE;
+	fr->role = opts.role;
+	fare_policy_compute(&opts, in, m, out, &fr->res);
 	for (i = 0; i < m; i++) {
-		unsigned int plane;
 		struct fare_nexthop *nh;
 
 		if (paths)
 			paths[idx[i]].out = out[i];
 		if (!out[i].weight)
 			continue;
-		cfg->plane_of(cfg->arg, e->paths[idx[i]].peer, &plane,
-			      &(uint64_t){ 0 });
 		nh = &want->nexthops[want->n_nexthops++];
-		nh->plane_id = plane;
+		nh->plane_id = peer[i].plane;
 		nh->weight = out[i].weight;
 	}
 	qsort(want->nexthops, want->n_nexthops, sizeof(want->nexthops[0]),
@@ -257,11 +270,11 @@ int fare_fib_update(struct fare_fib *fib, const struct fare_fib_cfg *cfg,
 		    const struct rib_entry *e)
 {
 	static struct fare_route want;
-	struct fare_result res;
+	struct fare_fib_result fr;
 	struct fib_ent **pe, *ent;
 	struct fib_rt *rt = NULL;
 
-	fare_fib_compute(cfg, e, NULL, &res, &want);
+	fare_fib_compute(cfg, e, NULL, &fr, &want);
 	if (want.n_nexthops) {
 		rt = rt_from(&want);
 		if (!rt)

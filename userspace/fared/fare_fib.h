@@ -26,37 +26,65 @@
 #include "libfare.h"
 #include "rib.h"
 
+/* What fared knows of a RIB peer. */
+struct fare_fib_peer {
+	unsigned int plane;		/* its fare.ko plane; 0: none */
+	uint64_t link_bps;		/* the link to it; 0: unknown */
+	bool upstream;			/* a spine's super-spine */
+};
+
+typedef void (*fare_fib_peer_fn)(void *arg, unsigned int peer,
+				 struct fare_fib_peer *out);
 /*
- * Where a RIB peer's paths go: its plane (0: nowhere) and the bandwidth
- * of the link to it in bits/s (0: unknown).
+ * Per prefix: the mode (enum fare_mode; FARE_MODE_DEFAULT: the netns')
+ * and opts->multihomed / multihome_multiply_link.
  */
-typedef void (*fare_fib_plane_fn)(void *arg, unsigned int peer,
-				  unsigned int *plane, uint64_t *link_bps);
-/* The mode for a prefix (enum fare_mode; FARE_MODE_DEFAULT: the netns'). */
-typedef uint8_t (*fare_fib_mode_fn)(void *arg, const struct bgp_prefix *p);
+typedef void (*fare_fib_prefix_fn)(void *arg, const struct bgp_prefix *p,
+				   uint8_t *mode,
+				   struct fare_policy_opts *opts);
 
 struct fare_fib_cfg {
 	struct fare_ec_cfg ec;
+	/*
+	 * The node's role and options. A SPINE's prefix whose paths all
+	 * come from upstream peers gets the REMOTE_SPINE rules (fare-04
+	 * §4.2, S1@PoD-8 receiving from super-spines).
+	 */
 	struct fare_policy_opts opts;
-	fare_fib_plane_fn plane_of;
-	fare_fib_mode_fn mode_of;
+	fare_fib_peer_fn peer_of;
+	fare_fib_prefix_fn prefix_of;	/* NULL: default mode, no n */
 	void *arg;
 };
 
 /* One path's fate, for the explanation. */
 struct fare_fib_path {
-	unsigned int plane;		/* 0: no plane */
-	bool duplicate;			/* the plane already has a path */
-	struct fare_path_out out;	/* valid when plane && !duplicate */
+	struct fare_fib_peer peer;
+	bool duplicate;			/* its plane already has a path */
+	bool longer;			/* AS path longer than the shortest */
+	struct fare_path_out out;	/* valid when weighed */
+};
+
+static inline bool fare_fib_weighed(const struct fare_fib_path *p)
+{
+	return p->peer.plane && !p->duplicate && !p->longer;
+}
+
+struct fare_fib_result {
+	struct fare_result res;
+	enum fare_role role;		/* the rules applied */
+	int best;			/* the path whose attributes a transit
+					 * role passes on; -1: none */
 };
 
 /*
  * The route fare.ko should have for e (want->n_nexthops == 0: none) and,
- * when paths is not NULL, each of e's n_paths paths' fate. Pure.
+ * when paths is not NULL, each of e's n_paths paths' fate. Only the paths
+ * with the shortest AS path are equal-cost (RFC 4271 §9.1.2.2 a); with a
+ * plane each, they are weighed together. Pure.
  */
 void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		      const struct rib_entry *e, struct fare_fib_path *paths,
-		      struct fare_result *res, struct fare_route *want);
+		      struct fare_fib_result *fr, struct fare_route *want);
 
 /* Applies ops in order; returns 0, or an error with *failed its index. */
 typedef int (*fare_fib_apply_fn)(void *arg, const struct fare_op *ops,

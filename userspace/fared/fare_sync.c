@@ -49,29 +49,35 @@ out:
 	return bps;
 }
 
-static void plane_of(void *arg, unsigned int peer, unsigned int *plane,
-		     uint64_t *link_bps)
+static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 {
 	struct fare_sync *fs = arg;
 	struct fared *d = fs->d;
 	size_t i;
 
-	*plane = 0;
-	*link_bps = 0;
+	memset(out, 0, sizeof(*out));
 	for (i = 0; i < d->n_peers; i++)
 		if (d->peers[i]->index == peer) {
-			*plane = d->peers[i]->nb->plane;
-			if (*plane <= FARE_PLANE_ID_MAX)
-				*link_bps = fs->link_bps[*plane];
+			out->plane = d->peers[i]->nb->plane;
+			out->upstream = d->peers[i]->nb->upstream;
+			if (out->plane <= FARE_PLANE_ID_MAX)
+				out->link_bps = fs->link_bps[out->plane];
 			return;
 		}
 }
 
-static uint8_t mode_of(void *arg, const struct bgp_prefix *p)
+static void prefix_of(void *arg, const struct bgp_prefix *p, uint8_t *mode,
+		      struct fare_policy_opts *opts)
 {
 	struct fare_sync *fs = arg;
+	const struct fared_multihome *mh;
 
-	return fared_mode_of(&fs->d->cfg, p);
+	*mode = fared_mode_of(&fs->d->cfg, p);
+	mh = fared_multihome_of(&fs->d->cfg, p);
+	if (mh) {
+		opts->multihomed = mh->leaves;
+		opts->multihome_multiply_link = mh->multiply_link;
+	}
 }
 
 static int apply(void *arg, const struct fare_op *ops, size_t n,
@@ -146,6 +152,17 @@ static void setup_planes(struct fare_sync *fs)
 	}
 }
 
+static void set_opts(struct fare_sync *fs)
+{
+	const struct fared_config *cfg = &fs->d->cfg;
+
+	fs->cfg.ec = cfg->ec;
+	memset(&fs->cfg.opts, 0, sizeof(fs->cfg.opts));
+	fs->cfg.opts.role = cfg->role;
+	fs->cfg.opts.attach_nontransitive = cfg->attach_nontransitive;
+	fs->cfg.opts.lower_to_next_next_hop = cfg->lower_to_next_next_hop;
+}
+
 int fare_sync_start(struct fared *d)
 {
 	struct fare_sync *fs;
@@ -164,11 +181,10 @@ int fare_sync_start(struct fared *d)
 		free(fs);
 		return -ENOMEM;
 	}
-	fs->cfg.plane_of = plane_of;
-	fs->cfg.mode_of = mode_of;
+	fs->cfg.peer_of = peer_of;
+	fs->cfg.prefix_of = prefix_of;
 	fs->cfg.arg = fs;
-	fs->cfg.ec = d->cfg.ec;
-	fs->cfg.opts.role = d->cfg.role;
+	set_opts(fs);
 	ret = fare_open(&fs->nl, &err);
 	if (ret) {
 		fared_log("fare: %s: weights are computed, not programmed",
@@ -215,7 +231,7 @@ void fare_sync_reload(struct fared *d)
 
 	if (!fs)
 		return;
-	fs->cfg.ec = d->cfg.ec;
+	set_opts(fs);
 	setup_planes(fs);
 	rib_walk(d->rib, reweigh, d);
 	fare_sync_flush(d);
@@ -246,11 +262,11 @@ void fare_sync_flush(struct fared *d)
 }
 
 bool fare_sync_explain(struct fared *d, const struct rib_entry *e,
-		       struct fare_fib_path *paths, struct fare_result *res,
+		       struct fare_fib_path *paths, struct fare_fib_result *fr,
 		       struct fare_route *want)
 {
 	if (!d->fare)
 		return false;
-	fare_fib_compute(&d->fare->cfg, e, paths, res, want);
+	fare_fib_compute(&d->fare->cfg, e, paths, fr, want);
 	return true;
 }

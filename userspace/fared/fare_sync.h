@@ -36,7 +36,7 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e);
 void fare_sync_flush(struct fared *d);
 /* Each of e's paths' fate (paths: e->n_paths of them); false: no FARE. */
 bool fare_sync_explain(struct fared *d, const struct rib_entry *e,
-		       struct fare_fib_path *paths, struct fare_result *res,
+		       struct fare_fib_path *paths, struct fare_fib_result *fr,
 		       struct fare_route *want);
 
 /* The device's ethtool speed in bits/s; 0 when it reports none. */
