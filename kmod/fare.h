@@ -26,6 +26,7 @@
 #include <linux/fare.h>
 
 #include "compat/compat.h"
+#include "lpm.h"
 #include "select.h"
 
 struct fare_pcpu_tx {
@@ -79,13 +80,6 @@ struct fare_group {
 	struct fare_nh nh[];
 };
 
-struct fare_prefix {
-	u8 family;			/* AF_INET or AF_INET6 */
-	u8 plen;
-	u8 pad[2];
-	u8 addr[16];			/* masked to plen, zero beyond */
-};
-
 /* A route's packets that found no usable plane, per CPU. */
 struct fare_route_ctr {
 	u64 noplane;			/* dropped */
@@ -109,8 +103,6 @@ struct fare_pcpu_net {
 	u64_stats_t fallback;
 	u64_stats_t error;
 };
-
-#define FARE_PLEN_SLOTS 129		/* prefix lengths 0..128 */
 
 /*
  * One slot of the namespace's flowlet table, indexed by the flow hash. A

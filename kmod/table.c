@@ -22,28 +22,9 @@ static const struct rhashtable_params fare_route_params = {
 	.automatic_shrinking = true,
 };
 
-static unsigned int fare_family_bits(u8 family)
-{
-	return family == AF_INET ? 32 : 128;
-}
-
 static unsigned long *fare_plens(struct fare_net *fn, u8 family)
 {
 	return family == AF_INET ? fn->plens4 : fn->plens6;
-}
-
-static void fare_mask(u8 *addr, unsigned int bits, unsigned int plen)
-{
-	unsigned int i;
-
-	for (i = 0; i < bits / 8; i++) {
-		if (plen >= (i + 1) * 8)
-			continue;
-		if (plen <= i * 8)
-			addr[i] = 0;
-		else
-			addr[i] &= 0xff << (8 - (plen - i * 8));
-	}
 }
 
 int fare_prefix_make(struct fare_prefix *key, u8 family, const void *addr,
@@ -76,28 +57,17 @@ struct fare_route *fare_route_find(struct fare_net *fn,
 	return rhashtable_lookup_fast(&fn->routes, key, fare_route_params);
 }
 
+static void *fare_route_probe(void *table, const struct fare_prefix *key)
+{
+	return rhashtable_lookup(table, key, fare_route_params);
+}
+
+/* Under RCU. */
 struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
 				     const void *daddr)
 {
-	unsigned long *plens = fare_plens(fn, family);
-	unsigned int bits = fare_family_bits(family);
-	struct fare_prefix key;
-	struct fare_route *rt;
-	int plen;
-
-	memset(&key, 0, sizeof(key));
-	key.family = family;
-	for (plen = bits; plen >= 0; plen--) {
-		if (!test_bit(plen, plens))
-			continue;
-		key.plen = plen;
-		memcpy(key.addr, daddr, bits / 8);
-		fare_mask(key.addr, bits, plen);
-		rt = rhashtable_lookup(&fn->routes, &key, fare_route_params);
-		if (rt)
-			return rt;
-	}
-	return NULL;
+	return fare_lpm(fare_plens(fn, family), family, daddr,
+			fare_route_probe, &fn->routes);
 }
 
 int fare_route_insert(struct fare_net *fn, struct fare_route *rt)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lpm.h"
 #include "select.h"
 #include "buckets_check.h"
 
@@ -307,6 +308,80 @@ static int test_buckets_bound_over_random_changes(void)
 	return 0;
 }
 
+/* The LPM walk against a linear scan; the "table" is an array. */
+#define LPM_ROUTES 300
+
+static struct fare_prefix lpm_routes[LPM_ROUTES];
+static unsigned int lpm_n;
+
+static void *lpm_probe(void *table, const struct fare_prefix *key)
+{
+	unsigned int i;
+
+	(void)table;
+	for (i = 0; i < lpm_n; i++)
+		if (!memcmp(&lpm_routes[i], key, sizeof(*key)))
+			return &lpm_routes[i];
+	return NULL;
+}
+
+static int lpm_bits_match(const u8 *a, const u8 *b, unsigned int plen)
+{
+	unsigned int i;
+
+	for (i = 0; i < plen; i++)
+		if ((a[i / 8] ^ b[i / 8]) & (0x80 >> (i % 8)))
+			return 0;
+	return 1;
+}
+
+static int test_lpm_matches_linear_scan(void)
+{
+	unsigned long plens[(FARE_PLEN_SLOTS + 63) / 64];
+	unsigned int fam, i, j, k, bits;
+	struct fare_prefix *hit, *best;
+	u8 addr[16];
+
+	for (fam = 0; fam < 2; fam++) {
+		u8 family = fam ? AF_INET6 : AF_INET;
+
+		bits = fare_family_bits(family);
+		memset(plens, 0, sizeof(plens));
+		lpm_n = 0;
+		for (i = 0; i < LPM_ROUTES; i++) {
+			struct fare_prefix *p = &lpm_routes[lpm_n];
+			u8 plen = i ? rnd() % (bits + 1) : 0;
+
+			memset(p, 0, sizeof(*p));
+			p->family = family;
+			p->plen = plen;
+			for (k = 0; k < bits / 8; k++)
+				p->addr[k] = k < 2 ? 0x20 : rnd() & 0x3;
+			fare_mask(p->addr, bits, plen);
+			if (lpm_probe(NULL, p))
+				continue;
+			plens[plen / 64] |= 1UL << (plen % 64);
+			lpm_n++;
+		}
+		for (j = 0; j < 20000; j++) {
+			memcpy(addr, lpm_routes[j % lpm_n].addr, 16);
+			k = rnd() % bits;
+			addr[k / 8] ^= 0x80 >> (k % 8);
+			best = NULL;
+			for (i = 0; i < lpm_n; i++)
+				if (lpm_bits_match(addr, lpm_routes[i].addr,
+						   lpm_routes[i].plen) &&
+				    (!best || lpm_routes[i].plen > best->plen))
+					best = &lpm_routes[i];
+			hit = fare_lpm(plens, family, addr, lpm_probe, NULL);
+			CHECK(hit == best, "IPv%d probe %u: /%d, not /%d",
+			      fam ? 6 : 4, j, hit ? hit->plen : -1,
+			      best ? best->plen : -1);
+		}
+	}
+	return 0;
+}
+
 int main(void)
 {
 	RUN(test_spray_splits_3_to_1_exactly);
@@ -319,6 +394,7 @@ int main(void)
 	RUN(test_deficit_keeps_bytes_within_one_flowlet);
 	RUN(test_buckets_move_only_the_excess);
 	RUN(test_buckets_bound_over_random_changes);
+	RUN(test_lpm_matches_linear_scan);
 	printf("select: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }
