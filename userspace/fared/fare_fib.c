@@ -271,18 +271,24 @@ int fare_fib_update(struct fare_fib *fib, const struct fare_fib_cfg *cfg,
 {
 	static struct fare_route want;
 	struct fare_fib_result fr;
+
+	fare_fib_compute(cfg, e, NULL, &fr, &want);
+	return fare_fib_queue(fib, &want);
+}
+
+int fare_fib_queue(struct fare_fib *fib, const struct fare_route *r)
+{
 	struct fib_ent **pe, *ent;
 	struct fib_rt *rt = NULL;
 
-	fare_fib_compute(cfg, e, NULL, &fr, &want);
-	if (want.n_nexthops) {
-		rt = rt_from(&want);
+	if (r->n_nexthops) {
+		rt = rt_from(r);
 		if (!rt)
 			return -ENOMEM;
 	}
 	if (fib->n_ents >= fib->n_buckets && grow_buckets(fib))
 		goto nomem;
-	pe = slot(fib, &want.dst);
+	pe = slot(fib, &r->dst);
 	ent = *pe;
 	if (!ent) {
 		if (!rt)
@@ -290,7 +296,7 @@ int fare_fib_update(struct fare_fib *fib, const struct fare_fib_cfg *cfg,
 		ent = calloc(1, sizeof(*ent));
 		if (!ent)
 			goto nomem;
-		ent->dst = want.dst;
+		ent->dst = r->dst;
 		*pe = ent;
 		fib->n_ents++;
 	}
@@ -318,7 +324,7 @@ int fare_fib_update(struct fare_fib *fib, const struct fare_fib_cfg *cfg,
 	return 0;
 nomem:
 	free(rt);
-	pe = slot(fib, &want.dst);
+	pe = slot(fib, &r->dst);
 	if (pe && *pe && !(*pe)->have && !(*pe)->queued)
 		drop_ent(fib, *pe);
 	return -ENOMEM;

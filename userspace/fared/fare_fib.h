@@ -98,6 +98,9 @@ void fare_fib_free(struct fare_fib *fib);
 int fare_fib_update(struct fare_fib *fib, const struct fare_fib_cfg *cfg,
 		    const struct rib_entry *e);
 
+/* The same for a route fare_fib_compute() gave (want). */
+int fare_fib_queue(struct fare_fib *fib, const struct fare_route *want);
+
 struct fare_fib_flush_stats {
 	size_t ops;			/* sent */
 	size_t failed;			/* refused, each logged by the caller */

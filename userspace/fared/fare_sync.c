@@ -152,6 +152,366 @@ static void setup_planes(struct fare_sync *fs)
 	}
 }
 
+/*
+ * Transit roles pass learned routes on (fare-04 §4.1, §4.2): with next
+ * hop self, the AS path and origin of the first equal-cost path, and its
+ * extended communities minus every PB and every non-transitive community
+ * (they do not cross an AS boundary, RFC 4360 §2), plus the PBs the
+ * policy computed. Not back to the peers the paths came from. One UPDATE
+ * per prefix and peer.
+ */
+struct fare_adv {
+	struct fare_adv *next;
+	struct bgp_prefix prefix;
+	bool queued;
+	bool live;			/* false: withdraw everywhere */
+	uint8_t origin;
+	uint32_t *path;
+	size_t path_len;
+	uint8_t *ecs;
+	size_t ecs_len;
+	unsigned int *from;		/* RIB peers with a path */
+	size_t n_from;
+	uint8_t *sent;			/* bitmap by RIB peer index */
+	size_t sent_len;
+};
+
+static uint32_t adv_hash(const struct bgp_prefix *p)
+{
+	uint32_t h = 2166136261u ^ p->family ^ (uint32_t)p->len << 8;
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ p->addr[i]) * 16777619u;
+	return h ^ h >> 15;
+}
+
+static bool adv_prefix_eq(const struct bgp_prefix *a,
+			  const struct bgp_prefix *b)
+{
+	return a->family == b->family && a->len == b->len &&
+	       !memcmp(a->addr, b->addr, 16);
+}
+
+static struct fare_adv **adv_slot(struct fare_sync *fs,
+				  const struct bgp_prefix *p)
+{
+	struct fare_adv **pa;
+
+	pa = &fs->adv_buckets[adv_hash(p) & (fs->n_adv_buckets - 1)];
+	while (*pa && !adv_prefix_eq(&(*pa)->prefix, p))
+		pa = &(*pa)->next;
+	return pa;
+}
+
+static int adv_grow(struct fare_sync *fs)
+{
+	size_t n = fs->n_adv_buckets ? fs->n_adv_buckets * 2 : 256, i;
+	struct fare_adv **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < fs->n_adv_buckets; i++) {
+		struct fare_adv *a = fs->adv_buckets[i], *next;
+
+		for (; a; a = next) {
+			size_t h = adv_hash(&a->prefix) & (n - 1);
+
+			next = a->next;
+			a->next = b[h];
+			b[h] = a;
+		}
+	}
+	free(fs->adv_buckets);
+	fs->adv_buckets = b;
+	fs->n_adv_buckets = n;
+	return 0;
+}
+
+static void adv_clear(struct fare_adv *a)
+{
+	free(a->path);
+	free(a->ecs);
+	free(a->from);
+	a->path = NULL;
+	a->ecs = NULL;
+	a->from = NULL;
+	a->path_len = a->ecs_len = a->n_from = 0;
+	a->live = false;
+}
+
+static bool sent_to(const struct fare_adv *a, unsigned int peer)
+{
+	return peer / 8 < a->sent_len && a->sent[peer / 8] & 1 << peer % 8;
+}
+
+static void set_sent(struct fare_adv *a, unsigned int peer, bool on)
+{
+	if (peer / 8 >= a->sent_len) {
+		uint8_t *s;
+
+		if (!on)
+			return;
+		s = realloc(a->sent, peer / 8 + 1);
+		if (!s)
+			return;
+		memset(s + a->sent_len, 0, peer / 8 + 1 - a->sent_len);
+		a->sent = s;
+		a->sent_len = peer / 8 + 1;
+	}
+	if (on)
+		a->sent[peer / 8] |= 1 << peer % 8;
+	else
+		a->sent[peer / 8] &= ~(1 << peer % 8);
+}
+
+static bool sent_any(const struct fare_adv *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->sent_len; i++)
+		if (a->sent[i])
+			return true;
+	return false;
+}
+
+/* Whether a is to be announced to p (export_done aside). */
+static bool adv_for(const struct fare_adv *a, const struct peer *p)
+{
+	const struct fared_config *cfg = &p->d->cfg;
+	size_t i;
+
+	if (!a->live || p->nb->export_policy < 0 ||
+	    !fared_policy_permits(&cfg->policies[p->nb->export_policy],
+				  &a->prefix))
+		return false;
+	for (i = 0; i < a->n_from; i++)
+		if (a->from[i] == p->index)
+			return false;
+	return true;
+}
+
+/* Brings p's copy of a in line; resend: announce even if sent before. */
+static void adv_to(struct fare_adv *a, struct peer *p, bool resend)
+{
+	if (adv_for(a, p)) {
+		if ((resend || !sent_to(a, p->index)) &&
+		    peer_announce(p, &a->prefix, a->origin, a->path,
+				  a->path_len, a->ecs, a->ecs_len))
+			set_sent(a, p->index, true);
+	} else if (sent_to(a, p->index)) {
+		peer_withdraw(p, &a->prefix);
+		set_sent(a, p->index, false);
+	}
+}
+
+/* The communities to pass on: see struct fare_adv. */
+static int adv_ecs(const struct fare_sync *fs, const struct rib_attrs *best,
+		   const struct fare_result *res, uint8_t **out, size_t *len)
+{
+	const struct fared_config *cfg = &fs->d->cfg;
+	uint8_t *ecs = malloc(best->ext_communities_len + 16), *ec;
+	struct fare_pb pb, kept = { 0 };
+	bool have_kept = false;
+	size_t k, n = 0;
+
+	if (!ecs)
+		return -ENOMEM;
+	for (k = 0; k + 8 <= best->ext_communities_len; k += 8) {
+		ec = best->ext_communities + k;
+		if (fare_pb_decode(ec, cfg->ec.pb_subtype, &pb)) {
+			if (pb.transitive && !have_kept) {
+				kept = pb;
+				have_kept = true;
+			}
+			continue;
+		}
+		if (ec[0] & 0x40)
+			continue;
+		memcpy(ecs + n, ec, 8);
+		n += 8;
+	}
+	if (res->adv_t) {
+		/* Passed on unchanged keeps who attached it. */
+		if (!(res->adv_rule == FARE_ADV_UNCHANGED && have_kept &&
+		      kept.value == res->adv_t_value)) {
+			kept.router_id = cfg->router_id;
+			kept.value = res->adv_t_value;
+		}
+		kept.transitive = true;
+		fare_pb_encode(ecs + n, &kept, cfg->ec.pb_subtype);
+		n += 8;
+	}
+	if (res->adv_nt) {
+		pb.transitive = false;
+		pb.router_id = cfg->router_id;
+		pb.value = res->adv_nt_value;
+		fare_pb_encode(ecs + n, &pb, cfg->ec.pb_subtype);
+		n += 8;
+	}
+	*out = ecs;
+	*len = n;
+	return 0;
+}
+
+static bool same_adv(const struct fare_adv *a, const struct fare_adv *b)
+{
+	return a->live == b->live && a->origin == b->origin &&
+	       a->path_len == b->path_len && a->ecs_len == b->ecs_len &&
+	       a->n_from == b->n_from &&
+	       (!a->path_len ||
+		!memcmp(a->path, b->path, a->path_len * sizeof(*a->path))) &&
+	       (!a->ecs_len || !memcmp(a->ecs, b->ecs, a->ecs_len)) &&
+	       (!a->n_from ||
+		!memcmp(a->from, b->from, a->n_from * sizeof(*a->from)));
+}
+
+/* What e now means for the peers; queued when it changed. */
+static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
+		      const struct fare_fib_result *fr)
+{
+	struct fare_adv now = { .prefix = e->prefix }, **pa, *a;
+	const struct rib_attrs *best;
+	size_t i;
+
+	now.prefix.path_id = 0;
+	if (fr->best >= 0 && fr->res.adv_rule != FARE_ADV_NONE) {
+		best = e->paths[fr->best].attrs;
+		now.live = true;
+		now.origin = best->origin;
+		now.path_len = best->as_path_len;
+		now.path = malloc((best->as_path_len + 1) * sizeof(*now.path));
+		now.from = malloc((e->n_paths + 1) * sizeof(*now.from));
+		if (!now.path || !now.from ||
+		    adv_ecs(fs, best, &fr->res, &now.ecs, &now.ecs_len))
+			goto nomem;
+		if (now.path_len)
+			memcpy(now.path, best->as_path,
+			       now.path_len * sizeof(*now.path));
+		for (i = 0; i < e->n_paths; i++)
+			now.from[now.n_from++] = e->paths[i].peer;
+	}
+	if (fs->n_adv >= fs->n_adv_buckets && adv_grow(fs))
+		goto nomem;
+	pa = adv_slot(fs, &now.prefix);
+	a = *pa;
+	if (!a) {
+		if (!now.live)
+			return 0;
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			goto nomem;
+		a->prefix = now.prefix;
+		*pa = a;
+		fs->n_adv++;
+	} else if (same_adv(a, &now)) {
+		adv_clear(&now);
+		return 0;
+	}
+	adv_clear(a);
+	a->live = now.live;
+	a->origin = now.origin;
+	a->path = now.path;
+	a->path_len = now.path_len;
+	a->ecs = now.ecs;
+	a->ecs_len = now.ecs_len;
+	a->from = now.from;
+	a->n_from = now.n_from;
+	if (!a->queued) {
+		if (fs->n_adv_queue == fs->adv_queue_cap) {
+			size_t cap = fs->adv_queue_cap ? 2 * fs->adv_queue_cap
+						       : 64;
+			struct fare_adv **q = realloc(fs->adv_queue,
+						      cap * sizeof(*q));
+
+			if (!q)
+				return -ENOMEM;
+			fs->adv_queue = q;
+			fs->adv_queue_cap = cap;
+		}
+		fs->adv_queue[fs->n_adv_queue++] = a;
+		a->queued = true;
+	}
+	return 0;
+nomem:
+	adv_clear(&now);
+	return -ENOMEM;
+}
+
+static void adv_drop(struct fare_sync *fs, struct fare_adv *a)
+{
+	struct fare_adv **pa = adv_slot(fs, &a->prefix);
+
+	*pa = a->next;
+	fs->n_adv--;
+	adv_clear(a);
+	free(a->sent);
+	free(a);
+}
+
+static void adv_flush(struct fare_sync *fs)
+{
+	struct fared *d = fs->d;
+	size_t i, k;
+
+	for (i = 0; i < fs->n_adv_queue; i++) {
+		struct fare_adv *a = fs->adv_queue[i];
+
+		for (k = 0; k < d->n_peers; k++)
+			if (d->peers[k]->export_done)
+				adv_to(a, d->peers[k], true);
+		a->queued = false;
+		if (!a->live && !sent_any(a))
+			adv_drop(fs, a);
+	}
+	fs->n_adv_queue = 0;
+}
+
+void fare_sync_export_peer(struct peer *p, unsigned int fam)
+{
+	struct fare_sync *fs = p->d->fare;
+	size_t i;
+
+	for (i = 0; fs && i < fs->n_adv_buckets && p->est; i++) {
+		struct fare_adv *a;
+
+		for (a = fs->adv_buckets[i]; a && p->est; a = a->next)
+			if (a->prefix.family == fam)
+				adv_to(a, p, false);
+	}
+}
+
+void fare_sync_peer_down(struct peer *p)
+{
+	struct fare_sync *fs = p->d->fare;
+	size_t i;
+
+	for (i = 0; fs && i < fs->n_adv_buckets; i++) {
+		struct fare_adv *a;
+
+		for (a = fs->adv_buckets[i]; a; a = a->next)
+			set_sent(a, p->index, false);
+	}
+}
+
+static void adv_free_all(struct fare_sync *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n_adv_buckets; i++) {
+		struct fare_adv *a = fs->adv_buckets[i], *next;
+
+		for (; a; a = next) {
+			next = a->next;
+			adv_clear(a);
+			free(a->sent);
+			free(a);
+		}
+	}
+	free(fs->adv_buckets);
+	free(fs->adv_queue);
+}
+
 static void set_opts(struct fare_sync *fs)
 {
 	const struct fared_config *cfg = &fs->d->cfg;
@@ -215,6 +575,7 @@ void fare_sync_stop(struct fared *d)
 		fare_close(fs->nl);
 	}
 	fare_fib_free(fs->fib);
+	adv_free_all(fs);
 	free(fs);
 	d->fare = NULL;
 }
@@ -240,10 +601,20 @@ void fare_sync_reload(struct fared *d)
 void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 {
 	struct fare_sync *fs = d->fare;
+	static struct fare_route want;
 	char pfx[BGP_PREFIX_STRLEN];
+	struct fare_fib_result fr;
+	int err = 0;
 
+	if (!fs)
+		return;
+	fare_fib_compute(&fs->cfg, e, NULL, &fr, &want);
 	/* Without fare.ko there is nothing to keep in step with. */
-	if (fs && fs->nl && fare_fib_update(fs->fib, &fs->cfg, e))
+	if (fs->nl)
+		err = fare_fib_queue(fs->fib, &want);
+	if (!err && fs->cfg.opts.role != FARE_ROLE_HOST)
+		err = adv_update(fs, e, &fr);
+	if (err)
 		fared_log("fare: %s: out of memory",
 			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)));
 }
@@ -253,12 +624,16 @@ void fare_sync_flush(struct fared *d)
 	struct fare_sync *fs = d->fare;
 	struct fare_fib_flush_stats st;
 
-	if (!fs || !fare_fib_pending(fs->fib))
+	if (!fs)
 		return;
-	fare_fib_flush(fs->fib, 0, NULL, NULL, &st);
-	fs->batches++;
-	fs->ops += st.ops;
-	fs->failed += st.failed;
+	/* Forwarding first: a route is passed on once it is in place. */
+	if (fare_fib_pending(fs->fib)) {
+		fare_fib_flush(fs->fib, 0, NULL, NULL, &st);
+		fs->batches++;
+		fs->ops += st.ops;
+		fs->failed += st.failed;
+	}
+	adv_flush(fs);
 }
 
 bool fare_sync_explain(struct fared *d, const struct rib_entry *e,

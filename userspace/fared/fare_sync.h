@@ -17,6 +17,8 @@
 #include "fare_fib.h"
 #include "peer.h"
 
+struct fare_adv;
+
 struct fare_sync {
 	struct fared *d;
 	struct fare *nl;		/* NULL: fare.ko is not there */
@@ -24,6 +26,11 @@ struct fare_sync {
 	struct fare_fib_cfg cfg;
 	uint64_t link_bps[FARE_PLANE_ID_MAX + 1];
 	uint64_t batches, ops, failed;
+	/* Transit roles: what is passed on, per prefix (see fare_sync.c). */
+	struct fare_adv **adv_buckets;
+	size_t n_adv_buckets, n_adv;
+	struct fare_adv **adv_queue;
+	size_t n_adv_queue, adv_queue_cap;
 };
 
 /* Starts the FARE side when d->cfg has a role; 0 or -errno. */
@@ -31,6 +38,15 @@ int fare_sync_start(struct fared *d);
 void fare_sync_stop(struct fared *d);
 /* The configuration was reloaded: planes again, every prefix again. */
 void fare_sync_reload(struct fared *d);
+/*
+ * A transit role's learned routes of family fam that p's export policy
+ * permits, announced to p (its session just came up, was asked for a
+ * refresh, or its export policy changed); what it no longer permits is
+ * withdrawn.
+ */
+void fare_sync_export_peer(struct peer *p, unsigned int fam);
+/* p's session is gone: nothing is advertised to it any more. */
+void fare_sync_peer_down(struct peer *p);
 /* The change-feed consumer and the once-per-iteration flush. */
 void fare_sync_changed(struct fared *d, const struct rib_entry *e);
 void fare_sync_flush(struct fared *d);

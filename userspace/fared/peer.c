@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fare_sync.h"
 #include "peer.h"
 
 /* RFC 4271 §8: a large hold time until the OPENs are exchanged. */
@@ -332,6 +333,110 @@ static bool advertised(const struct peer *p, const struct bgp_prefix *pfx,
 }
 
 /*
+ * Sends pfx with next hop self and path (the AS path beyond us, nearest
+ * first) on c; false when it could not be sent.
+ */
+static bool announce(struct conn *c, const struct bgp_prefix *pfx,
+		     uint8_t origin, const uint32_t *path, size_t path_len,
+		     const uint8_t *ecs, size_t ecs_len)
+{
+	struct peer *p = c->peer;
+	struct bgp_codec_opts o = codec_opts(c);
+	struct bgp_update_out out = { .mp_family = -1,
+				      .mp_unreach_family = -1 };
+	uint8_t buf[BGP_MAX_LEN], nh[16];
+	uint32_t *as = NULL;
+	bool has_ll;
+
+	if (!next_hop(c, pfx->family, nh, &has_ll, out.mp_next_hop_ll)) {
+		plog(p, "no %s next hop on this session: %s not advertised",
+		     fam_name(pfx->family),
+		     bgp_prefix_str(pfx, (char *)buf, 64));
+		return false;
+	}
+	out.origin = origin;
+	if (!ibgp(p)) {
+		as = malloc((path_len + 1) * sizeof(*as));
+		if (!as)
+			return false;
+		as[0] = p->d->cfg.local_as;
+		if (path_len)
+			memcpy(as + 1, path, path_len * sizeof(*as));
+		out.as_path = as;
+		out.as_path_len = path_len + 1;
+	} else {
+		out.as_path = path;
+		out.as_path_len = path_len;
+		out.has_local_pref = true;
+		out.local_pref = 100;
+	}
+	out.ext_communities = ecs;
+	out.ext_communities_len = ecs_len;
+	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
+		out.nlri = pfx;
+		out.n_nlri = 1;
+		out.has_next_hop = true;
+		memcpy(out.next_hop, nh, 4);
+	} else {
+		out.mp_family = (int)pfx->family;
+		out.mp_nlri = pfx;
+		out.n_mp_nlri = 1;
+		memcpy(out.mp_next_hop, nh, 16);
+		out.mp_has_ll = has_ll;
+	}
+	conn_send(c, buf, bgp_update_build(buf, sizeof(buf), &o,
+					   c->params.add_path_tx, &out));
+	free(as);
+	if (p->est)
+		p->updates_tx++;
+	return true;
+}
+
+static void withdraw(struct conn *c, const struct bgp_prefix *pfx)
+{
+	struct bgp_codec_opts o = codec_opts(c);
+	struct bgp_update_out out = { .mp_family = -1,
+				      .mp_unreach_family = -1 };
+	uint8_t buf[BGP_MAX_LEN];
+
+	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
+		out.withdrawn = pfx;
+		out.n_withdrawn = 1;
+	} else {
+		out.mp_unreach_family = (int)pfx->family;
+		out.mp_withdrawn = pfx;
+		out.n_mp_withdrawn = 1;
+	}
+	conn_send(c, buf, bgp_update_build(buf, sizeof(buf), &o,
+					   c->params.add_path_tx, &out));
+	if (c->peer->est)
+		c->peer->updates_tx++;
+}
+
+static bool can_send(const struct peer *p, const struct bgp_prefix *pfx)
+{
+	return p->est && (p->est->params.families & BGP_FAM_BIT(pfx->family));
+}
+
+bool peer_announce(struct peer *p, const struct bgp_prefix *pfx,
+		   uint8_t origin, const uint32_t *path, size_t path_len,
+		   const uint8_t *ecs, size_t ecs_len)
+{
+	if (!can_send(p, pfx))
+		return false;
+	return announce(p->est, pfx, origin, path, path_len, ecs, ecs_len) &&
+	       p->est;
+}
+
+bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx)
+{
+	if (!can_send(p, pfx))
+		return false;
+	withdraw(p->est, pfx);
+	return p->est;
+}
+
+/*
  * Announces the originated prefixes of fam that export permits and,
  * unless only is set, withdraws those it no longer does.
  */
@@ -339,16 +444,10 @@ static void export_family(struct conn *c, unsigned int fam)
 {
 	struct peer *p = c->peer;
 	const struct fared_policy *pol = export_policy(p);
-	struct bgp_codec_opts o = codec_opts(c);
-	uint8_t buf[BGP_MAX_LEN];
-	uint32_t as = p->d->cfg.local_as;
 	size_t i, at;
-	bool has_ll;
 
 	for (i = 0; i < p->n_adv;) {
 		struct bgp_prefix pfx = p->adv[i];
-		struct bgp_update_out out = { .mp_family = -1,
-					      .mp_unreach_family = -1 };
 		bool keep = false;
 		size_t k;
 
@@ -365,18 +464,7 @@ static void export_family(struct conn *c, unsigned int fam)
 			i++;
 			continue;
 		}
-		if (fam == BGP_FAM_IPV4_UNICAST) {
-			out.withdrawn = &pfx;
-			out.n_withdrawn = 1;
-		} else {
-			out.mp_unreach_family = (int)fam;
-			out.mp_withdrawn = &pfx;
-			out.n_mp_withdrawn = 1;
-		}
-		conn_send(c, buf, bgp_update_build(buf, sizeof(buf), &o,
-						   c->params.add_path_tx,
-						   &out));
-		p->updates_tx++;
+		withdraw(c, &pfx);
 		if (!p->est)
 			return;
 		p->adv[i] = p->adv[--p->n_adv];
@@ -386,47 +474,15 @@ static void export_family(struct conn *c, unsigned int fam)
 		return;
 	for (i = 0; i < p->d->cfg.n_originates; i++) {
 		const struct fared_originate *og = &p->d->cfg.originates[i];
-		struct bgp_update_out out = { .mp_family = -1,
-					      .mp_unreach_family = -1 };
-		uint8_t nh[16];
 
 		if (og->prefix.family != fam ||
 		    !fared_policy_permits(pol, &og->prefix))
 			continue;
-		if (!next_hop(c, fam, nh, &has_ll, out.mp_next_hop_ll)) {
-			plog(p, "no %s next hop on this session: %s not "
-			     "advertised", fam_name(fam),
-			     bgp_prefix_str(&og->prefix, (char *)buf, 64));
+		if (!announce(c, &og->prefix, BGP_ORIGIN_IGP, NULL, 0,
+			      og->ext_communities, og->ext_communities_len))
 			continue;
-		}
-		out.origin = BGP_ORIGIN_IGP;
-		if (!ibgp(p)) {
-			out.as_path = &as;
-			out.as_path_len = 1;
-		} else {
-			out.has_local_pref = true;
-			out.local_pref = 100;
-		}
-		out.ext_communities = og->ext_communities;
-		out.ext_communities_len = og->ext_communities_len;
-		if (fam == BGP_FAM_IPV4_UNICAST) {
-			out.nlri = &og->prefix;
-			out.n_nlri = 1;
-			out.has_next_hop = true;
-			memcpy(out.next_hop, nh, 4);
-		} else {
-			out.mp_family = (int)fam;
-			out.mp_nlri = &og->prefix;
-			out.n_mp_nlri = 1;
-			memcpy(out.mp_next_hop, nh, 16);
-			out.mp_has_ll = has_ll;
-		}
-		conn_send(c, buf, bgp_update_build(buf, sizeof(buf), &o,
-						   c->params.add_path_tx,
-						   &out));
 		if (!p->est)
 			return;
-		p->updates_tx++;
 		if (!advertised(p, &og->prefix, &at)) {
 			struct bgp_prefix *a = realloc(p->adv, (p->n_adv + 1) *
 						       sizeof(*a));
@@ -452,6 +508,10 @@ static void initial_export(struct peer *p)
 		export_family(c, fam);
 		if (!p->est)
 			return;
+		/* Routes learned elsewhere that a transit role passes on. */
+		fare_sync_export_peer(p, fam);
+		if (!p->est)
+			return;
 		send_eor(c, fam);
 		if (!p->est)
 			return;
@@ -467,8 +527,11 @@ void peer_reexport(struct peer *p)
 	if (!p->est || !p->export_done)
 		return;
 	for (fam = 0; p->est && fam < BGP_FAM_COUNT; fam++)
-		if (p->est->params.families & BGP_FAM_BIT(fam))
+		if (p->est->params.families & BGP_FAM_BIT(fam)) {
 			export_family(p->est, fam);
+			if (p->est)
+				fare_sync_export_peer(p, fam);
+		}
 }
 
 void peer_refresh_in(struct peer *p)
@@ -591,6 +654,7 @@ static void conn_close(struct conn *c, const char *why, bool notified)
 		p->export_done = false;
 		p->flaps++;
 		plog(p, "session down: %s", why);
+		fare_sync_peer_down(p);
 		session_down(p, !notified);
 	} else if (c->state >= PEER_OPENSENT) {
 		plog(p, "connection closed in %s: %s",
@@ -1000,6 +1064,8 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 				return;
 		}
 		export_family(c, (unsigned int)fam);
+		if (p->est)
+			fare_sync_export_peer(p, (unsigned int)fam);
 		if (p->est && c->params.enhanced_route_refresh)
 			conn_send(c, buf, bgp_route_refresh_build(buf,
 				  sizeof(buf), rr.afi, rr.safi, BGP_RR_EORR));
@@ -1249,6 +1315,7 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 	timer_stop(l, &p->gr_stale);
 	timer_stop(l, &p->deferral);
 	rib_peer_flush(p->d->rib, p->index, BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
+	fare_sync_peer_down(p);
 	free(p->adv);
 	free(p);
 }

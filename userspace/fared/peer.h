@@ -98,6 +98,15 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text);
 void peer_accept(struct peer *p, int fd);
 /* Re-sends what export permits now, withdrawing what it no longer does. */
 void peer_reexport(struct peer *p);
+/*
+ * A route learned elsewhere, passed on with next hop self: path is the AS
+ * path beyond us (we prepend ours toward eBGP). False when p has no
+ * Established session for its family or the send failed.
+ */
+bool peer_announce(struct peer *p, const struct bgp_prefix *pfx,
+		   uint8_t origin, const uint32_t *path, size_t path_len,
+		   const uint8_t *ecs, size_t ecs_len);
+bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx);
 /* Asks the peer to send its routes again (import policy changed). */
 void peer_refresh_in(struct peer *p);
 
