@@ -152,6 +152,7 @@ template bgp F {
 protocol bgp fared4 from F {
 	neighbor $F4 as $F_AS;
 	source address $B4;
+	${BIRD_F4_EXTRA:-}
 	ipv4 { import all; export where source = RTS_STATIC; add paths tx; };
 }
 protocol bgp fared6 from F {
