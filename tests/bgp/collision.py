@@ -6,9 +6,12 @@ on both so that the second OPEN arrives while the first connection is in
 OpenConfirm. The connection opened by the speaker with the higher BGP
 Identifier must survive; fared sends Cease/7 on the other.
 
-usage: collision.py LOCAL_ADDR FARED_ADDR PEER_ID
+usage: collision.py LOCAL_ADDR FARED_ADDR PEER_ID [confirmed]
 PEER_ID above fared's 10.201.0.1: fared must close its own (outgoing)
-connection; below: fared must close the one the peer opened.
+connection; below: fared must close the one the peer opened. With
+"confirmed" the peer sends its KEEPALIVE on fared's connection just
+before its OPEN on its own: whatever order fared reads them in, the
+connection the peer already confirmed must survive.
 Prints one line per check and ends with "N passed, N failed"."""
 import select
 import socket
@@ -16,6 +19,7 @@ import struct
 import sys
 
 LOCAL, FARED, PEER_ID = sys.argv[1], sys.argv[2], sys.argv[3]
+CONFIRMED = sys.argv[4:] == ["confirmed"]
 FARED_ID = "10.201.0.1"
 MY_AS = 65003
 res = {"passed": 0, "failed": 0}
@@ -80,10 +84,14 @@ check("fared answers OPEN with KEEPALIVE", expect(accepted, 4) is not None)
 
 mine = socket.create_connection((FARED, 179), 5, (LOCAL, 0))
 expect(mine, 1)
+if CONFIRMED:
+    accepted.sendall(msg(4, b""))
 mine.sendall(open_msg())            # collision seen here
 
 fared_wins = socket.inet_aton(FARED_ID) > socket.inet_aton(PEER_ID)
 loser, winner = (mine, accepted) if fared_wins else (accepted, mine)
+if CONFIRMED:
+    loser, winner, fared_wins = mine, accepted, True
 t, body = None, None
 while True:
     t, body = read_msg(loser)

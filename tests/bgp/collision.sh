@@ -11,15 +11,19 @@ write_fared_conf "" "	neighbor $R4 {
 		export out
 	}"
 setup_net
-for id in 10.201.0.3 10.201.0.0; do
+for run in 10.201.0.3 10.201.0.0 "10.201.0.3 confirmed"; do
 	start_fared
+	# shellcheck disable=SC2086
 	ip netns exec "$NS_B" python3 "$(dirname "$0")/collision.py" \
-		$R4 $F4 $id || fail "collision with peer id $id"
-	grep -q "neighbor $R4 (plane 1): connection collision: closing the" \
+		$R4 $F4 $run || fail "collision with peer id $run"
+	# A confirmed connection may already be Established when fared
+	# reads the OPEN: then the loser is closed as it enters OpenConfirm.
+	grep -q "neighbor $R4 (plane 1): connection collision: closing the\|neighbor $R4 (plane 1): sent NOTIFICATION 6/7" \
 		"$FARED_LOG" || fail "no collision in fared's log"
 	kill -TERM "$FARED_PID"
 	wait "$FARED_PID" 2>/dev/null
 	FARED_PID=
 	: >"$FARED_LOG"
 done
-echo "ok: collisions resolved by BGP identifier both ways"
+echo "ok: collisions resolved by BGP identifier both ways, and in favour" \
+	"of a connection the peer already confirmed"

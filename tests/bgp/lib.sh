@@ -5,7 +5,7 @@
 # with $PFX so that concurrent runs and other users of BIRD never clash.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-FARED=$TOP/userspace/fared/fared
+FARED=${FBGP_FARED:-$TOP/userspace/fared/fared}
 FARECTL=$TOP/userspace/farectl/farectl
 PFX=${FBGP_PREFIX:-fbgp$$}
 NS_F=$PFX-f

@@ -812,6 +812,21 @@ void peer_accept(struct peer *p, int fd)
 	send_open(c);
 }
 
+/*
+ * Whether the peer's KEEPALIVE already waits, unread, on c: the peer then
+ * holds c Established, and closing c would end its session.
+ */
+static bool keepalive_waiting(const struct conn *c)
+{
+	uint8_t b[BGP_HEADER_LEN];
+
+	if (c->rlen)
+		return false;
+	return recv(c->io.fd, b, sizeof(b), MSG_PEEK | MSG_DONTWAIT) ==
+	       BGP_HEADER_LEN && b[16] == 0 && b[17] == BGP_HEADER_LEN &&
+	       b[18] == BGP_MSG_KEEPALIVE;
+}
+
 /* §6.8: which of two connections survives; false if c lost. */
 static bool collision(struct conn *c)
 {
@@ -822,8 +837,14 @@ static bool collision(struct conn *c)
 	/* peer_accept already settled collisions with Established. */
 	if (!other || other->state != PEER_OPENCONFIRM)
 		return true;
-	/* The connection opened by the higher identifier wins. */
-	if (p->d->cfg.router_id < c->open.bgp_id)
+	/*
+	 * The connection opened by the higher identifier wins, unless the
+	 * peer has already confirmed the other one: the two sides then
+	 * see different states, and only keeping that one agrees with it.
+	 */
+	if (keepalive_waiting(other))
+		loser = c;
+	else if (p->d->cfg.router_id < c->open.bgp_id)
 		loser = c->outgoing ? c : other;
 	else
 		loser = c->outgoing ? other : c;
