@@ -275,6 +275,22 @@ static bool sent_any(const struct fare_adv *a)
 	return false;
 }
 
+/*
+ * A prefix this node originates: its own announcement wins over learned
+ * paths (no fare route, nothing passed on), as RFC 4271 §9.1.1 lets
+ * local policy prefer a locally originated route.
+ */
+static bool originated(const struct fared_config *cfg,
+		       const struct bgp_prefix *p)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_originates; i++)
+		if (adv_prefix_eq(&cfg->originates[i].prefix, p))
+			return true;
+	return false;
+}
+
 /* Whether a is to be announced to p (export_done aside). */
 static bool adv_for(const struct fare_adv *a, const struct peer *p)
 {
@@ -300,7 +316,9 @@ static void adv_to(struct fare_adv *a, struct peer *p, bool resend)
 				  a->path_len, a->ecs, a->ecs_len))
 			set_sent(a, p->index, true);
 	} else if (sent_to(a, p->index)) {
-		peer_withdraw(p, &a->prefix);
+		/* Never withdraw what export_family() now announces. */
+		if (!originated(&p->d->cfg, &a->prefix))
+			peer_withdraw(p, &a->prefix);
 		set_sent(a, p->index, false);
 	}
 }
@@ -375,7 +393,8 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 	size_t i;
 
 	now.prefix.path_id = 0;
-	if (fr->best >= 0 && fr->res.adv_rule != FARE_ADV_NONE) {
+	if (fr->best >= 0 && fr->res.adv_rule != FARE_ADV_NONE &&
+	    !originated(&fs->d->cfg, &now.prefix)) {
 		best = e->paths[fr->best].attrs;
 		now.live = true;
 		now.origin = best->origin;
@@ -609,6 +628,8 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 	if (!fs)
 		return;
 	fare_fib_compute(&fs->cfg, e, NULL, &fr, &want);
+	if (originated(&d->cfg, &e->prefix))
+		want.n_nexthops = 0;
 	/* Without fare.ko there is nothing to keep in step with. */
 	if (fs->nl)
 		err = fare_fib_queue(fs->fib, &want);

@@ -385,7 +385,10 @@ static int run(struct fared *d, bool force_restart)
 	for (i = 0; i < d->n_peers; i++)
 		peer_free(d->peers[i], BGP_CEASE_ADMIN_SHUTDOWN,
 			  "fared shutting down");
+	/* The last drain below must not see the freed peers. */
 	free(d->peers);
+	d->peers = NULL;
+	d->n_peers = 0;
 	ctl_close(&ctl);
 	if (d->listen4 >= 0) {
 		io_del(&d->loop, &d->lio4);
