@@ -55,21 +55,21 @@ fare_lpm(const unsigned long *plens, u8 family, const void *daddr,
 	 void *table)
 {
 	unsigned int bits = fare_family_bits(family);
-	unsigned long plen = bits + 1;
+	unsigned long plen = bits + 1, next;
 	struct fare_prefix key;
 	void *hit;
 
 	memset(&key, 0, sizeof(key));
 	key.family = family;
 	memcpy(key.addr, daddr, bits / 8);
-	while ((plen = find_last_bit(plens, plen)) <= bits) {
+	/* find_last_bit() returns its bound when no length is left below. */
+	while ((next = find_last_bit(plens, plen)) < plen) {
+		plen = next;
 		key.plen = plen;
 		fare_mask(key.addr, bits, plen);
 		hit = probe(table, &key);
 		if (hit)
 			return hit;
-		if (!plen)
-			break;
 	}
 	return NULL;
 }
