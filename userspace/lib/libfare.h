@@ -124,7 +124,9 @@ int fare_plane_dump(struct fare *f, fare_plane_cb cb, void *arg,
 
 /*
  * Add (or replace) a fare route, then point the kernel FIB at fare0 for it:
- * "PREFIX dev fare0 proto FARE_RTPROT scope link [src SRC]" in table main.
+ * "PREFIX dev fare0 proto FARE_RTPROT scope link [src SRC]" in table
+ * FARE_RT_TABLE, adding first (once per handle and family) the rule that
+ * consults that table before table main (see uapi/linux/fare.h).
  * If the kernel route cannot be installed, the fare route is rolled back
  * (deleted if this call created it, restored if it replaced one) and the
  * rtnetlink error is returned.
