@@ -16,7 +16,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static
 	iproute2 jq ethtool util-linux procps python3 xz-utils rsync
 	python3-yaml python3-jsonschema
-	bird2 iputils-ping
+	bird2 iputils-ping frr
 )
 
 installed()

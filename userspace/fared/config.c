@@ -241,6 +241,35 @@ static int hex_nibble(char c)
 	return -1;
 }
 
+/* orf-prefix PREFIX */
+static void orf_prefix_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	struct fared_orf_prefix *o;
+	size_t k;
+	bool ok;
+
+	expect_args(ps, argc, 2, "orf-prefix PREFIX", &ok);
+	if (!ok)
+		return;
+	o = grow((void **)&cfg->orf_prefixes, &cfg->n_orf_prefixes,
+		 sizeof(*o));
+	if (!o) {
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	o->line = ps->line;
+	if (bgp_prefix_parse(argv[1], &o->prefix)) {
+		problem(ps, ps->line, "bad prefix \"%s\"", argv[1]);
+		return;
+	}
+	for (k = 0; k + 1 < cfg->n_orf_prefixes; k++)
+		if (!memcmp(&cfg->orf_prefixes[k].prefix, &o->prefix,
+			    sizeof(o->prefix)))
+			problem(ps, ps->line, "orf-prefix %s is already at "
+				"line %d", argv[1], cfg->orf_prefixes[k].line);
+}
+
 /* originate PREFIX [ext-community 0xHHHHHHHHHHHHHHHH]... */
 static void originate_statement(struct parser *ps, char **argv, int argc)
 {
@@ -620,6 +649,8 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 		gr_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "originate")) {
 		originate_statement(ps, argv, argc);
+	} else if (!strcmp(argv[0], "orf-prefix")) {
+		orf_prefix_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "role") ||
 		   !strcmp(argv[0], "path-bandwidth") ||
 		   !strcmp(argv[0], "link-bandwidth") ||
@@ -795,6 +826,19 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 	} else if (!strcmp(argv[0], "upstream")) {
 		expect_args(ps, argc, 1, "upstream", &ok);
 		nb->upstream = true;
+	} else if (!strcmp(argv[0], "orf")) {
+		expect_args(ps, argc, 2, "orf send|receive|both", &ok);
+		if (!ok)
+			return;
+		if (!strcmp(argv[1], "send"))
+			nb->orf = BGP_ORF_SEND;
+		else if (!strcmp(argv[1], "receive"))
+			nb->orf = BGP_ORF_RECEIVE;
+		else if (!strcmp(argv[1], "both"))
+			nb->orf = BGP_ORF_SEND | BGP_ORF_RECEIVE;
+		else
+			problem(ps, ps->line, "orf must be send, receive or "
+				"both, not \"%s\"", argv[1]);
 	} else if (!strcmp(argv[0], "import") || !strcmp(argv[0], "export")) {
 		expect_args(ps, argc, 2, argv[0][0] == 'i' ?
 			    "import POLICY" : "export POLICY", &ok);
@@ -1095,6 +1139,7 @@ void fared_config_free(struct fared_config *cfg)
 	for (i = 0; i < cfg->n_originates; i++)
 		free(cfg->originates[i].ext_communities);
 	free(cfg->originates);
+	free(cfg->orf_prefixes);
 	free(cfg->modes);
 	free(cfg->multihomes);
 	memset(cfg, 0, sizeof(*cfg));

@@ -50,6 +50,8 @@ struct fared_neighbor {
 	bool passive;
 	/* A spine's super-spine: its routes get fare-04 §4.2's S1@PoD-8 rules. */
 	bool upstream;
+	/* Address Prefix ORF capability for each family: BGP_ORF_* bits. */
+	uint8_t orf;
 	int import_policy;		/* index into policies, -1 for none */
 	int export_policy;
 	int line;
@@ -60,6 +62,12 @@ struct fared_originate {
 	struct bgp_prefix prefix;
 	uint8_t *ext_communities;	/* wire bytes, 8 each, sent as is */
 	size_t ext_communities_len;
+	int line;
+};
+
+/* "orf-prefix PREFIX": a remote host the host asks its leaves for. */
+struct fared_orf_prefix {
+	struct bgp_prefix prefix;
 	int line;
 };
 
@@ -96,6 +104,8 @@ struct fared_config {
 	size_t n_neighbors;
 	struct fared_originate *originates;
 	size_t n_originates;
+	struct fared_orf_prefix *orf_prefixes;
+	size_t n_orf_prefixes;
 	char control_socket[108];	/* sun_path */
 	char state_file[256];
 	/* RFC 4724 restart time advertised; 0: graceful restart off. */

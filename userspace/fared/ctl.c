@@ -17,6 +17,7 @@
 
 #include "ctl.h"
 #include "fare_sync.h"
+#include "orf_sess.h"
 #include "json.h"
 
 #define CTL_REQUEST_MAX	512
@@ -93,6 +94,17 @@ static void neighbor_json(struct json *j, const struct peer *p)
 	json_kv_u64(j, "rejected_no_policy", p->rejected_8212);
 	json_kv_u64(j, "eor_received", p->eor_rx);
 	json_kv_u64(j, "eor_sent", p->eor_tx);
+	json_key(j, "orf");
+	json_open_object(j);
+	json_kv_bool(j, "sends", orf_sends(p, BGP_FAM_IPV4_UNICAST) ||
+		     orf_sends(p, BGP_FAM_IPV6_UNICAST));
+	json_kv_bool(j, "receives", orf_receives(p, BGP_FAM_IPV4_UNICAST) ||
+		     orf_receives(p, BGP_FAM_IPV6_UNICAST));
+	json_kv_u64(j, "messages_tx", p->orf_tx);
+	json_kv_u64(j, "messages_rx", p->orf_rx_msgs);
+	json_kv_u64(j, "entries_rx", p->n_orf_rx[BGP_FAM_IPV4_UNICAST] +
+		    p->n_orf_rx[BGP_FAM_IPV6_UNICAST]);
+	json_close_object(j);
 	json_kv_string(j, "last_error", p->last_error);
 	json_close_object(j);
 }
@@ -309,6 +321,53 @@ static int route_one(const struct rib_entry *e, void *arg)
 	return 0;
 }
 
+/* "orf [json]", "orf add PREFIX", "orf del PREFIX": see orf_sess.h. */
+static int orf_request(struct fared *d, FILE *f, char **words, int n,
+		       bool js)
+{
+	struct bgp_prefix pfx;
+	struct json j;
+	char text[64];
+	size_t i;
+	int err;
+
+	if (n == 3 && (!strcmp(words[1], "add") || !strcmp(words[1], "del"))) {
+		if (bgp_prefix_parse(words[2], &pfx)) {
+			fprintf(f, "error: bad prefix \"%s\"\n", words[2]);
+			return -1;
+		}
+		err = words[1][0] == 'a' ? orf_want_add(d, &pfx) :
+		      orf_want_del(d, &pfx);
+		if (err) {
+			fprintf(f, "error: %s %s\n", words[2],
+				err == -EEXIST ? "is already wanted" :
+				err == -ENOENT ? "is not wanted" :
+				"out of memory");
+			return -1;
+		}
+		fprintf(f, "ok\n");
+		return 0;
+	}
+	if (n != 1 + js)
+		return 1;
+	if (js) {
+		json_init(&j, f, false);
+		json_open_array(&j);
+	}
+	for (i = 0; i < d->n_orf_want; i++) {
+		bgp_prefix_str(&d->orf_want[i], text, sizeof(text));
+		if (js)
+			json_string(&j, text);
+		else
+			fprintf(f, "%s\n", text);
+	}
+	if (js) {
+		json_close_array(&j);
+		json_end(&j);
+	}
+	return 0;
+}
+
 int ctl_answer(struct fared *d, const char *request, FILE *f)
 {
 	char buf[CTL_REQUEST_MAX], *words[4], *save = NULL, *w;
@@ -330,6 +389,13 @@ int ctl_answer(struct fared *d, const char *request, FILE *f)
 	if (!strcmp(words[0], "neighbors") && n == 1 + js) {
 		neighbors(d, f, js);
 		return 0;
+	}
+	if (!strcmp(words[0], "orf")) {
+		int r = orf_request(d, f, words, n, js);
+
+		if (r <= 0)
+			return r;
+		goto bad;
 	}
 	if (strcmp(words[0], "routes") || n > 2 + js)
 		goto bad;

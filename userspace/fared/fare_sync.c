@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fare_sync.h"
+#include "orf_sess.h"
 
 uint64_t fare_sync_ethtool_bps(const char *ifname)
 {
@@ -299,7 +300,7 @@ static bool adv_for(const struct fare_adv *a, const struct peer *p)
 
 	if (!a->live || p->nb->export_policy < 0 ||
 	    !fared_policy_permits(&cfg->policies[p->nb->export_policy],
-				  &a->prefix))
+				  &a->prefix) || !orf_permits(p, &a->prefix))
 		return false;
 	for (i = 0; i < a->n_from; i++)
 		if (a->from[i] == p->index)

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "fare_sync.h"
+#include "orf_sess.h"
 #include "peer.h"
 
 #define DEFAULT_CONFIG	"/etc/fare/fared.conf"
@@ -364,6 +365,11 @@ static int run(struct fared *d, bool force_restart)
 		dprintf(fd, "%d\n", getpid());
 		close(fd);
 	}
+	err = orf_want_init(d);
+	if (err) {
+		fared_log("out of memory");
+		return 1;
+	}
 	err = fare_sync_start(d);
 	if (err) {
 		fared_log("fare: %s", strerror(-err));
@@ -400,6 +406,7 @@ static int run(struct fared *d, bool force_restart)
 	}
 	idle(&d->loop);
 	fare_sync_stop(d);
+	orf_want_free(d);
 	rib_free(d->rib);
 	loop_fini(&d->loop);
 	unlink(d->cfg.state_file);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fare_sync.h"
+#include "orf_sess.h"
 #include "peer.h"
 
 /* RFC 4271 §8: a large hold time until the OPENs are exchanged. */
@@ -458,7 +459,8 @@ static void export_family(struct conn *c, unsigned int fam)
 		for (k = 0; pol && k < p->d->cfg.n_originates; k++)
 			if (!memcmp(&p->d->cfg.originates[k].prefix, &pfx,
 				    sizeof(pfx)) &&
-			    fared_policy_permits(pol, &pfx))
+			    fared_policy_permits(pol, &pfx) &&
+			    orf_permits(p, &pfx))
 				keep = true;
 		if (keep) {
 			i++;
@@ -476,7 +478,8 @@ static void export_family(struct conn *c, unsigned int fam)
 		const struct fared_originate *og = &p->d->cfg.originates[i];
 
 		if (og->prefix.family != fam ||
-		    !fared_policy_permits(pol, &og->prefix))
+		    !fared_policy_permits(pol, &og->prefix) ||
+		    !orf_permits(p, &og->prefix))
 			continue;
 		if (!announce(c, &og->prefix, BGP_ORIGIN_IGP, NULL, 0,
 			      og->ext_communities, og->ext_communities_len))
@@ -503,7 +506,8 @@ static void initial_export(struct peer *p)
 
 	timer_stop(&p->d->loop, &p->deferral);
 	for (fam = 0; c && fam < BGP_FAM_COUNT; fam++) {
-		if (!(c->params.families & BGP_FAM_BIT(fam)))
+		if (!(c->params.families & BGP_FAM_BIT(fam)) ||
+		    (p->orf_wait & BGP_FAM_BIT(fam)))
 			continue;
 		export_family(c, fam);
 		if (!p->est)
@@ -532,6 +536,14 @@ void peer_reexport(struct peer *p)
 			if (p->est)
 				fare_sync_export_peer(p, fam);
 		}
+}
+
+bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len)
+{
+	if (!p->est)
+		return false;
+	conn_send(p->est, msg, (int)len);
+	return p->est;
 }
 
 void peer_refresh_in(struct peer *p)
@@ -684,8 +696,10 @@ static void local_open(const struct peer *p, struct bgp_open *o)
 	o->caps.enhanced_route_refresh = true;
 	o->caps.extended_message = true;
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
-		if (p->nb->families & BGP_FAM_BIT(fam))
+		if (p->nb->families & BGP_FAM_BIT(fam)) {
 			o->caps.add_path[fam] = BGP_ADD_PATH_RECEIVE;
+			o->caps.orf_prefix[fam] = p->nb->orf;
+		}
 	if (cfg->gr_restart_time) {
 		o->caps.graceful_restart = true;
 		o->caps.gr_restart_time = cfg->gr_restart_time;
@@ -931,6 +945,12 @@ static void established(struct conn *c)
 	p->established_at = loop_now_ms();
 	p->eor_rx = p->eor_tx = 0;
 	p->last_error[0] = '\0';
+	p->orf_wait = 0;
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
+		p->n_orf_rx[fam] = 0;
+		if (orf_receives(p, fam))
+			p->orf_wait |= BGP_FAM_BIT(fam);
+	}
 	timer_stop(&p->d->loop, &p->connect_retry);
 	timer_stop(&p->d->loop, &p->gr_restart);
 	plog(p, "session Established (AS %u, id %u.%u.%u.%u, hold %u s%s%s)",
@@ -957,6 +977,10 @@ static void established(struct conn *c)
 			timer_set(&p->d->loop, &p->gr_stale,
 				  p->d->cfg.gr_stale_time * 1000ull);
 	}
+	/* RFC 5291 §6: the leaf waits for our list before it exports. */
+	orf_send(p);
+	if (!p->est)
+		return;
 	/* RFC 4724 §4.1: a restarting speaker waits for the peer's EoR. */
 	if (p->restarting && c->params.graceful_restart)
 		timer_set(&p->d->loop, &p->deferral,
@@ -1056,6 +1080,42 @@ static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 	bgp_update_free(&u);
 }
 
+/* A family held back for ORF: its first export and End-of-RIB. */
+static void export_first(struct conn *c, unsigned int fam)
+{
+	struct peer *p = c->peer;
+
+	export_family(c, fam);
+	if (p->est)
+		fare_sync_export_peer(p, fam);
+	if (p->est)
+		send_eor(c, fam);
+}
+
+/*
+ * The ORF part of a ROUTE-REFRESH: true when the refresh is to go on
+ * (IMMEDIATE), false when it waits for a later one (DEFER) or is ignored.
+ */
+static bool got_orf(struct conn *c, unsigned int fam,
+		    const struct bgp_route_refresh *rr)
+{
+	struct peer *p = c->peer;
+	int err;
+
+	p->orf_rx_msgs++;
+	/* RFC 5291 §5: ORF only where we said we would receive it. */
+	if (!orf_receives(p, fam)) {
+		plog(p, "ORF for %s ignored: not negotiated", fam_name(fam));
+		return rr->when_to_refresh == ORF_WHEN_IMMEDIATE;
+	}
+	err = orf_list_apply(&p->orf_rx[fam], &p->n_orf_rx[fam], fam,
+			     rr->orf, rr->orf_len);
+	if (err)
+		plog(p, "ORF for %s: %s; the whole ORF removed", fam_name(fam),
+		     err == -1 ? "unrecognized value" : "out of memory");
+	return rr->when_to_refresh == ORF_WHEN_IMMEDIATE;
+}
+
 static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 {
 	struct peer *p = c->peer;
@@ -1073,8 +1133,18 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 	/* RFC 2918 §4: an AFI/SAFI not negotiated is ignored. */
 	if (fam < 0 || !(c->params.families & BGP_FAM_BIT(fam)))
 		return;
+	if (rr.subtype == BGP_RR_NORMAL && rr.has_orf) {
+		if (!got_orf(c, (unsigned int)fam, &rr))
+			return;
+	}
 	switch (rr.subtype) {
 	case BGP_RR_NORMAL:
+		if (p->orf_wait & BGP_FAM_BIT(fam)) {
+			p->orf_wait &= ~BGP_FAM_BIT(fam);
+			if (p->export_done)
+				export_first(c, (unsigned int)fam);
+			return;
+		}
 		if (!p->export_done)
 			return;
 		plog(p, "route refresh asked for %s", fam_name(fam));
@@ -1323,6 +1393,7 @@ void peer_start(struct peer *p)
 void peer_free(struct peer *p, uint8_t subcode, const char *text)
 {
 	struct loop *l = &p->d->loop;
+	unsigned int i;
 
 	if (p->est)
 		conn_cease(p->est, subcode, text);
@@ -1338,5 +1409,7 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 	rib_peer_flush(p->d->rib, p->index, BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
 	fare_sync_peer_down(p);
 	free(p->adv);
+	for (i = 0; i < BGP_FAM_COUNT; i++)
+		free(p->orf_rx[i]);
 	free(p);
 }

@@ -16,6 +16,7 @@
 #include "bgp.h"
 #include "config.h"
 #include "loop.h"
+#include "orf.h"
 #include "rib.h"
 
 enum peer_state {
@@ -64,6 +65,12 @@ struct peer {
 	uint32_t stale_families;	/* helper: marked stale, no EoR yet */
 	uint32_t eor_rx, eor_tx;
 	bool restarting;		/* our R bit for this peer's next OPEN */
+	/* Leaf: the ORF it sent us per family; families not yet exported
+	 * because its first ROUTE-REFRESH is awaited (RFC 5291 §6). */
+	struct orf_entry *orf_rx[BGP_FAM_COUNT];
+	size_t n_orf_rx[BGP_FAM_COUNT];
+	uint32_t orf_wait;
+	uint64_t orf_tx, orf_rx_msgs;	/* ROUTE-REFRESHes with ORF */
 	bool export_done;
 	/* Prefixes advertised, to withdraw what export stops permitting. */
 	struct bgp_prefix *adv;
@@ -87,6 +94,9 @@ struct fared {
 	bool restarting;		/* started after an unclean exit */
 	uint32_t next_index;
 	struct fare_sync *fare;		/* with a role: see fare_sync.h */
+	/* Host: the remote hosts asked for by ORF, see orf_sess.h. */
+	struct bgp_prefix *orf_want;
+	size_t n_orf_want;
 };
 
 enum peer_state peer_state(const struct peer *p);
@@ -107,6 +117,8 @@ bool peer_announce(struct peer *p, const struct bgp_prefix *pfx,
 		   uint8_t origin, const uint32_t *path, size_t path_len,
 		   const uint8_t *ecs, size_t ecs_len);
 bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx);
+/* Queues a whole message on p's Established session; false if gone. */
+bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len);
 /* Asks the peer to send its routes again (import policy changed). */
 void peer_refresh_in(struct peer *p);
 

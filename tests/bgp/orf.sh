@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Prefix ORF (mpson-00 §4.2, RFC 5291/5292) against FRR 8.4.4's bgpd as the
+# leaf: FRR originates 200 host routes, fared asks for 50 of them among
+# 6,000 wanted prefixes (more than one 65,535-octet message: DEFER, then
+# IMMEDIATE) and must receive exactly those; adding and removing one at
+# run time changes what arrives. The BIRD peers of the same fared are
+# configured "orf send" too but never advertised ORF, so they never get
+# it and stay up (BIRD drops a session on an ORF ROUTE-REFRESH).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+command -v /usr/lib/frr/bgpd >/dev/null || fail "FRR's bgpd missing (apt-get install frr)"
+NS_R=$PFX-r
+FRR_PID=
+RR4=10.204.0.2
+FR4=10.204.0.1
+R_AS=4200000003
+
+cleanup_orf()
+{
+	[ -n "$FRR_PID" ] && kill -9 "$FRR_PID" 2>/dev/null
+	for pid in $(ip netns pids "$NS_R" 2>/dev/null); do
+		kill -9 "$pid" 2>/dev/null
+	done
+	ip netns del "$NS_R" 2>/dev/null
+	cleanup
+}
+trap cleanup_orf EXIT
+
+setup_net
+ip netns add "$NS_R" || fail "netns add"
+ip -n "$NS_F" link add veth1 type veth peer name veth1 netns "$NS_R" ||
+	fail "veth"
+ip -n "$NS_R" link set lo up
+ip -n "$NS_R" link set veth1 up
+ip -n "$NS_F" link set veth1 up
+ip -n "$NS_F" addr add $FR4/24 dev veth1
+ip -n "$NS_R" addr add $RR4/24 dev veth1
+
+# Wanted: 10.205.0.1-50 (FRR has them) and 10.206.0.0-10.206.23.109 (it
+# has none); in the middle, so that they ride in several messages.
+{
+	for i in $(seq 1 25); do echo "orf-prefix 10.205.0.$i/32"; done
+	for i in $(seq 0 5999); do
+		echo "orf-prefix 10.206.$((i / 256)).$((i % 256))/32"
+	done
+	for i in $(seq 26 50); do echo "orf-prefix 10.205.0.$i/32"; done
+} >"$DIR/orf.conf"
+write_fared_conf "interface veth1 bandwidth 100G
+$(cat "$DIR/orf.conf")
+policy frr-in {
+	permit 10.205.0.0/16 le 32
+}" "	neighbor $RR4 {
+		remote-as $R_AS
+		interface veth1
+		family ipv4
+		orf send
+		import frr-in
+		export out
+	}"
+# The BIRD neighbors ask for ORF too: only the capability exchange may
+# decide whether fared sends it.
+sed -i 's/^\t\tinterface veth0$/&\n\t\torf send/' "$DIR/fared.conf"
+grep -c "orf send" "$DIR/fared.conf" | grep -qx 3 || fail "conf: orf send lines"
+
+{
+	cat <<EOC
+hostname $PFX
+log file $DIR/bgpd.log
+router bgp $R_AS
+ bgp router-id $RR4
+ no bgp ebgp-requires-policy
+ no bgp network import-check
+ neighbor $FR4 remote-as $F_AS
+ neighbor $FR4 timers connect 1
+ address-family ipv4 unicast
+EOC
+	for i in $(seq 1 200); do echo "  network 10.205.0.$i/32"; done
+	cat <<EOC
+  neighbor $FR4 capability orf prefix-list receive
+ exit-address-family
+EOC
+} >"$DIR/bgpd.conf"
+chmod 755 "$DIR"
+ip netns exec "$NS_R" /usr/lib/frr/bgpd -Z -S -d -f "$DIR/bgpd.conf" \
+	-i "$DIR/bgpd.pid" --vty_socket "$DIR" -P 0 -l $RR4 ||
+	fail "bgpd did not start"
+FRR_PID=$(cat "$DIR/bgpd.pid")
+vtysh_()
+{
+	ip netns exec "$NS_R" vtysh --vty_socket "$DIR" -d bgpd -c "$*"
+}
+
+# bringup, on the namespaces set up above.
+write_bird_conf
+start_bird
+start_fared
+for nb in $B4 $B6 $RR4; do
+	wait_for 20 "fared sees $nb Established" fared_established $nb
+done
+wait_for 10 "BIRD sees fared4 Established" bird_established fared4
+
+frr_count()
+{
+	ctl routes json | jq '[.[] | select(.prefix | startswith("10.205."))] | length'
+}
+frr_prefixes()
+{
+	ctl routes json | jq -r '.[] | select(.prefix | startswith("10.205.")) | .prefix' |
+		sort -t. -k4n | tr '\n' ' '
+}
+want=$(for i in $(seq 1 50); do printf '10.205.0.%s/32 ' "$i"; done)
+frr_has_exactly()
+{
+	[ "$(frr_prefixes)" = "$1" ]
+}
+wait_for 20 "fared has the 50 wanted routes of FRR" frr_has_exactly "$want"
+# Give FRR time to send anything more it would have sent unfiltered.
+sleep 2
+frr_has_exactly "$want" || fail "from FRR: $(frr_count) routes: $(frr_prefixes)"
+vtysh_ "show bgp ipv4 unicast neighbors $FR4 advertised-routes" >"$DIR/adv.txt"
+grep -q "Total number of prefixes 50" "$DIR/adv.txt" ||
+	fail "FRR advertised: $(tail -n 3 "$DIR/adv.txt")"
+tx=$(fared_field $RR4 orf.messages_tx)
+[ "$tx" -ge 3 ] || fail "$tx ORF messages to FRR, want REMOVE-ALL + 2 batches"
+echo "ok: FRR sends only the 50 of 200 routes fared asked for ($tx ORF messages for 6,050 entries)"
+
+ctl orf add 10.205.0.100/32 | grep -qx ok || fail "orf add"
+want2="${want}10.205.0.100/32 "
+wait_for 10 "10.205.0.100/32 arrives after orf add" frr_has_exactly "$want2"
+ctl orf del 10.205.0.7/32 | grep -qx ok || fail "orf del"
+want3=$(echo "$want2" | sed 's|10.205.0.7/32 ||')
+wait_for 10 "10.205.0.7/32 goes after orf del" frr_has_exactly "$want3"
+ctl orf del 10.205.0.7/32 | grep -q "is not wanted" || fail "orf del twice"
+[ "$(ctl orf json | jq length)" = 6050 ] || fail "orf list length"
+echo "ok: orf add and del at run time change what FRR sends"
+
+# The BIRD sessions: up all along, never sent an ORF.
+for nb in $B4 $B6; do
+	fared_established $nb || fail "BIRD session $nb is $(fared_state $nb)"
+	[ "$(fared_field $nb flaps)" = 0 ] || fail "BIRD session $nb flapped"
+	[ "$(fared_field $nb orf.messages_tx)" = 0 ] || fail "ORF sent to BIRD $nb"
+	[ "$(fared_field $nb orf.sends)" = false ] || fail "ORF negotiated with BIRD"
+done
+bird_established fared4 || fail "BIRD dropped fared4"
+[ "$(fared_field $RR4 flaps)" = 0 ] || fail "FRR session flapped"
+echo "ok: BIRD peers (no ORF capability) never got ORF and stayed up"
