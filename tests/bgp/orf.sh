@@ -49,20 +49,25 @@ ip -n "$NS_R" addr add $RR4/24 dev veth1
 } >"$DIR/orf.conf"
 write_fared_conf "interface veth1 bandwidth 100G
 $(cat "$DIR/orf.conf")
+$(for i in $(seq 1 20); do echo "originate 10.207.0.$i/32"; done)
 policy frr-in {
 	permit 10.205.0.0/16 le 32
+}
+policy frr-out {
+	permit 10.203.0.0/16 le 32
+	permit 10.207.0.0/16 le 32
 }" "	neighbor $RR4 {
 		remote-as $R_AS
 		interface veth1
 		family ipv4
-		orf send
+		orf both
 		import frr-in
-		export out
+		export frr-out
 	}"
 # The BIRD neighbors ask for ORF too: only the capability exchange may
 # decide whether fared sends it.
 sed -i 's/^\t\tinterface veth0$/&\n\t\torf send/' "$DIR/fared.conf"
-grep -c "orf send" "$DIR/fared.conf" | grep -qx 3 || fail "conf: orf send lines"
+[ "$(grep -c "orf send" "$DIR/fared.conf")" = 2 ] || fail "conf: orf send lines"
 
 {
 	cat <<EOC
@@ -78,8 +83,11 @@ router bgp $R_AS
 EOC
 	for i in $(seq 1 200); do echo "  network 10.205.0.$i/32"; done
 	cat <<EOC
-  neighbor $FR4 capability orf prefix-list receive
+  neighbor $FR4 capability orf prefix-list both
+  neighbor $FR4 prefix-list from-fared in
  exit-address-family
+ip prefix-list from-fared seq 5 permit 10.207.0.3/32
+ip prefix-list from-fared seq 10 permit 10.207.0.4/32
 EOC
 } >"$DIR/bgpd.conf"
 chmod 755 "$DIR"
@@ -92,7 +100,11 @@ vtysh_()
 	ip netns exec "$NS_R" vtysh --vty_socket "$DIR" -d bgpd -c "$*"
 }
 
-# bringup, on the namespaces set up above.
+# bringup, on the namespaces set up above; fared under valgrind, for the
+# ORF lists it grows and frees.
+command -v valgrind >/dev/null || fail "valgrind is not installed"
+FARED_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=all
+	--error-exitcode=99 --log-file=$DIR/valgrind.log"
 write_bird_conf
 start_bird
 start_fared
@@ -136,6 +148,25 @@ ctl orf del 10.205.0.7/32 | grep -q "is not wanted" || fail "orf del twice"
 [ "$(ctl orf json | jq length)" = 6050 ] || fail "orf list length"
 echo "ok: orf add and del at run time change what FRR sends"
 
+# The other way: FRR as the host sends its prefix-list as ORF, and fared
+# as the leaf sends it only those 2 of its 21 routes for FRR.
+frr_from_fared()
+{
+	vtysh_ "show bgp ipv4 unicast json" |
+		jq -r '.routes | keys[] | select(startswith("10.207.") or startswith("10.203."))' | sort | tr '\n' ' '
+}
+frr_has_wanted()
+{
+	[ "$(frr_from_fared)" = "10.207.0.3/32 10.207.0.4/32 " ]
+}
+wait_for 10 "FRR has 10.207.0.4/32 from fared" frr_has_wanted
+[ "$(fared_field $RR4 orf.receives)" = true ] || fail "fared does not receive ORF"
+vtysh_ "show bgp ipv4 neighbors $FR4" | grep -q "received (6050 entries)" ||
+	fail "FRR does not hold fared's 6,050 ORF entries"
+[ "$(fared_field $RR4 orf.entries_rx)" = 2 ] ||
+	fail "fared holds $(fared_field $RR4 orf.entries_rx) ORF entries"
+echo "ok: FRR's ORF filters what fared sends it: $(frr_from_fared)"
+
 # The BIRD sessions: up all along, never sent an ORF.
 for nb in $B4 $B6; do
 	fared_established $nb || fail "BIRD session $nb is $(fared_state $nb)"
@@ -146,3 +177,11 @@ done
 bird_established fared4 || fail "BIRD dropped fared4"
 [ "$(fared_field $RR4 flaps)" = 0 ] || fail "FRR session flapped"
 echo "ok: BIRD peers (no ORF capability) never got ORF and stayed up"
+
+kill -TERM "$FARED_PID"
+wait "$FARED_PID"
+rc=$?
+FARED_PID=
+[ $rc -eq 0 ] || { cat "$DIR/valgrind.log"; fail "fared exited $rc"; }
+[ -s "$DIR/valgrind.log" ] && { cat "$DIR/valgrind.log"; fail "valgrind"; }
+echo "ok: fared exits cleanly under valgrind, no error, no leak"

@@ -6,6 +6,8 @@
  * REMOVE, REMOVE-ALL and an unrecognized value.
  */
 #include "bgp_test_util.h"
+#include "config.h"
+#include "harness.h"
 #include "orf_sess.h"
 
 #define MAX_MSGS	64
@@ -156,4 +158,42 @@ TEST(orf_list_apply_add_replace_remove_and_unrecognized)
 	CHECK_INT(orf_list_apply(&e, &n, BGP_FAM_IPV4_UNICAST, orf, len), 0);
 	CHECK_INT(n, 1);
 	free(e);
+}
+
+#define HEAD "router-id 192.0.2.7\nlocal-as 65000\n"
+
+TEST(orf_config_prefixes_and_neighbor_capability_with_file_line_errors)
+{
+	struct fared_config cfg;
+	struct capture cap;
+
+	capture_start(&cap);
+	CHECK_INT(fared_config_parse("t.conf", HEAD
+		"orf-prefix 10.9.0.1/32\norf-prefix 2001:db8::1/128\n"
+		"policy p {\n\tpermit any\n}\n"
+		"plane 1 {\n\tneighbor 10.1.0.1 {\n\t\tremote-as 65001\n"
+		"\t\torf both\n\t\timport p\n\t\texport p\n\t}\n}\n",
+		&cfg, cap.f), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.n_orf_prefixes, 2);
+	CHECK_INT(cfg.orf_prefixes[1].prefix.family, BGP_FAM_IPV6_UNICAST);
+	CHECK_INT(cfg.orf_prefixes[1].line, 4);
+	CHECK_INT(cfg.neighbors[0].orf, BGP_ORF_SEND | BGP_ORF_RECEIVE);
+	fared_config_free(&cfg);
+
+	capture_start(&cap);
+	CHECK_INT(fared_config_parse("t.conf", HEAD
+		"orf-prefix 10.9.0.1/32\norf-prefix 10.9.0.2/32\n"
+		"orf-prefix 10.9.0.1/32\norf-prefix nonsense\norf-prefix\n"
+		"plane 1 {\n\tneighbor 10.1.0.1 {\n\t\tremote-as 65001\n"
+		"\t\torf sometimes\n\t\timport p\n\t\texport p\n\t}\n}\n"
+		"policy p {\n\tpermit any\n}\n", &cfg, cap.f), 4);
+	CHECK_STR(capture_text(&cap),
+		  "t.conf:6: bad prefix \"nonsense\"\n"
+		  "t.conf:7: expected \"orf-prefix PREFIX\"\n"
+		  "t.conf:11: orf must be send, receive or both, not "
+		  "\"sometimes\"\n"
+		  "t.conf:5: orf-prefix 10.9.0.1/32 is already at line 3\n");
+	capture_end(&cap);
+	fared_config_free(&cfg);
 }

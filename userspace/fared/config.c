@@ -241,33 +241,73 @@ static int hex_nibble(char c)
 	return -1;
 }
 
-/* orf-prefix PREFIX */
+/* orf-prefix PREFIX; thousands of them, hence the doubling. */
 static void orf_prefix_statement(struct parser *ps, char **argv, int argc)
 {
 	struct fared_config *cfg = ps->cfg;
 	struct fared_orf_prefix *o;
-	size_t k;
+	size_t cap = 16;
 	bool ok;
 
 	expect_args(ps, argc, 2, "orf-prefix PREFIX", &ok);
 	if (!ok)
 		return;
-	o = grow((void **)&cfg->orf_prefixes, &cfg->n_orf_prefixes,
-		 sizeof(*o));
-	if (!o) {
-		problem(ps, ps->line, "out of memory");
-		return;
+	while (cap < cfg->n_orf_prefixes + 1)
+		cap *= 2;
+	if (!(cfg->n_orf_prefixes & (cfg->n_orf_prefixes - 1)) ||
+	    cfg->n_orf_prefixes < 16) {
+		o = realloc(cfg->orf_prefixes, cap * sizeof(*o));
+		if (!o) {
+			problem(ps, ps->line, "out of memory");
+			return;
+		}
+		cfg->orf_prefixes = o;
 	}
+	o = &cfg->orf_prefixes[cfg->n_orf_prefixes];
+	memset(o, 0, sizeof(*o));
 	o->line = ps->line;
 	if (bgp_prefix_parse(argv[1], &o->prefix)) {
 		problem(ps, ps->line, "bad prefix \"%s\"", argv[1]);
 		return;
 	}
-	for (k = 0; k + 1 < cfg->n_orf_prefixes; k++)
-		if (!memcmp(&cfg->orf_prefixes[k].prefix, &o->prefix,
-			    sizeof(o->prefix)))
-			problem(ps, ps->line, "orf-prefix %s is already at "
-				"line %d", argv[1], cfg->orf_prefixes[k].line);
+	cfg->n_orf_prefixes++;
+}
+
+static int orf_prefix_cmp(const void *a, const void *b)
+{
+	const struct fared_orf_prefix *x = *(const struct fared_orf_prefix **)a;
+	const struct fared_orf_prefix *y = *(const struct fared_orf_prefix **)b;
+	int r = memcmp(&x->prefix, &y->prefix, sizeof(x->prefix));
+
+	return r ? r : x->line - y->line;
+}
+
+/* Duplicates by sorting: an O(n^2) scan is seconds under valgrind. */
+static void orf_prefix_dups(struct parser *ps)
+{
+	struct fared_config *cfg = ps->cfg;
+	const struct fared_orf_prefix **v;
+	char text[64];
+	size_t i;
+
+	if (cfg->n_orf_prefixes < 2)
+		return;
+	v = malloc(cfg->n_orf_prefixes * sizeof(*v));
+	if (!v) {
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	for (i = 0; i < cfg->n_orf_prefixes; i++)
+		v[i] = &cfg->orf_prefixes[i];
+	qsort(v, cfg->n_orf_prefixes, sizeof(*v), orf_prefix_cmp);
+	for (i = 1; i < cfg->n_orf_prefixes; i++)
+		if (!memcmp(&v[i]->prefix, &v[i - 1]->prefix,
+			    sizeof(v[i]->prefix)))
+			problem(ps, v[i]->line, "orf-prefix %s is already at "
+				"line %d", bgp_prefix_str(&v[i]->prefix, text,
+							  sizeof(text)),
+				v[i - 1]->line);
+	free(v);
 }
 
 /* originate PREFIX [ext-community 0xHHHHHHHHHHHHHHHH]... */
@@ -874,6 +914,7 @@ static void finish(struct parser *ps)
 	if (ps->block != BLOCK_TOP)
 		problem(ps, ps->block_line, "%s block is never closed",
 			block_names[ps->block]);
+	orf_prefix_dups(ps);
 	if (!ps->router_id_line)
 		problem(ps, ps->line, "router-id is missing");
 	if (!ps->local_as_line)

@@ -250,14 +250,14 @@ int orf_want_del(struct fared *d, const struct bgp_prefix *pfx)
 
 int orf_want_init(struct fared *d)
 {
-	size_t i;
-	int err;
+	size_t i, n = d->cfg.n_orf_prefixes;
 
-	for (i = 0; i < d->cfg.n_orf_prefixes; i++) {
-		err = want_push(d, &d->cfg.orf_prefixes[i].prefix);
-		if (err)
-			return err;
-	}
+	d->orf_want = calloc(n + 1, sizeof(*d->orf_want));
+	if (!d->orf_want)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		d->orf_want[i] = d->cfg.orf_prefixes[i].prefix;
+	d->n_orf_want = n;
 	return 0;
 }
 
