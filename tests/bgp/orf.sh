@@ -100,18 +100,31 @@ vtysh_()
 	ip netns exec "$NS_R" vtysh --vty_socket "$DIR" -d bgpd -c "$*"
 }
 
+BIRD_F4_EXTRA="passive on;"
+# valgrind on a loaded 2-core CI box can stall fared for seconds: the
+# lib's 6 s hold time would turn that into flaps this test counts.
+sed -i 's/^hold-time 6$/hold-time 60/' "$DIR/fared.conf"
 # bringup, on the namespaces set up above; fared under valgrind, for the
 # ORF lists it grows and frees.
 command -v valgrind >/dev/null || fail "valgrind is not installed"
 FARED_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=all
 	--error-exitcode=99 --log-file=$DIR/valgrind.log"
 write_bird_conf
+sed -i 's/^\thold time 6;$/\thold time 60;/' "$DIR/bird.conf"
+grep -q "hold time 60;" "$DIR/bird.conf" || fail "bird.conf: hold time"
 start_bird
 start_fared
 for nb in $B4 $B6 $RR4; do
 	wait_for 20 "fared sees $nb Established" fared_established $nb
 done
 wait_for 10 "BIRD sees fared4 Established" bird_established fared4
+wait_for 10 "BIRD sees fared6 Established" bird_established fared6
+# A connect race at start-up may cost a flap (see flap.sh): count from here.
+sleep 1
+for nb in $B4 $B6; do
+	fared_established $nb || wait_for 20 "$nb back" fared_established $nb
+done
+flaps0="$(fared_field $B4 flaps) $(fared_field $B6 flaps)"
 
 frr_count()
 {
@@ -138,14 +151,19 @@ tx=$(fared_field $RR4 orf.messages_tx)
 [ "$tx" -ge 3 ] || fail "$tx ORF messages to FRR, want REMOVE-ALL + 2 batches"
 echo "ok: FRR sends only the 50 of 200 routes fared asked for ($tx ORF messages for 6,050 entries)"
 
-ctl orf add 10.205.0.100/32 | grep -qx ok || fail "orf add"
+"$FARECTL" bgp -s "$CTL" orf add 10.205.0.100/32 | grep -qx ok ||
+	fail "farectl bgp orf add"
 want2="${want}10.205.0.100/32 "
 wait_for 10 "10.205.0.100/32 arrives after orf add" frr_has_exactly "$want2"
-ctl orf del 10.205.0.7/32 | grep -qx ok || fail "orf del"
+"$FARECTL" bgp -s "$CTL" orf del 10.205.0.7/32 | grep -qx ok ||
+	fail "farectl bgp orf del"
 want3=$(echo "$want2" | sed 's|10.205.0.7/32 ||')
 wait_for 10 "10.205.0.7/32 goes after orf del" frr_has_exactly "$want3"
-ctl orf del 10.205.0.7/32 | grep -q "is not wanted" || fail "orf del twice"
-[ "$(ctl orf json | jq length)" = 6050 ] || fail "orf list length"
+out=$("$FARECTL" bgp -s "$CTL" orf del 10.205.0.7/32) &&
+	fail "a second orf del succeeded"
+echo "$out" | grep -q "is not wanted" || fail "orf del twice: $out"
+[ "$("$FARECTL" -j bgp -s "$CTL" orf | jq length)" = 6050 ] ||
+	fail "orf list length"
 echo "ok: orf add and del at run time change what FRR sends"
 
 # The other way: FRR as the host sends its prefix-list as ORF, and fared
@@ -168,9 +186,10 @@ vtysh_ "show bgp ipv4 neighbors $FR4" | grep -q "received (6050 entries)" ||
 echo "ok: FRR's ORF filters what fared sends it: $(frr_from_fared)"
 
 # The BIRD sessions: up all along, never sent an ORF.
+[ "$(fared_field $B4 flaps) $(fared_field $B6 flaps)" = "$flaps0" ] ||
+	fail "BIRD sessions flapped: $flaps0 at start, now $(fared_field $B4 flaps) $(fared_field $B6 flaps)"
 for nb in $B4 $B6; do
 	fared_established $nb || fail "BIRD session $nb is $(fared_state $nb)"
-	[ "$(fared_field $nb flaps)" = 0 ] || fail "BIRD session $nb flapped"
 	[ "$(fared_field $nb orf.messages_tx)" = 0 ] || fail "ORF sent to BIRD $nb"
 	[ "$(fared_field $nb orf.sends)" = false ] || fail "ORF negotiated with BIRD"
 done

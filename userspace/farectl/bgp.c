@@ -19,6 +19,7 @@ static int bgp_usage(FILE *f)
 {
 	fprintf(f, "usage: farectl [-j] bgp [-s SOCKET] neighbors\n"
 		"       farectl [-j] bgp [-s SOCKET] routes [PREFIX]\n"
+		"       farectl [-j] bgp [-s SOCKET] orf [add|del PREFIX]\n"
 		"  SOCKET is fared's control-socket (default "
 		FARED_SOCKET ")\n");
 	return f == stdout ? 0 : 2;
@@ -28,6 +29,7 @@ int fc_bgp(int argc, char **argv, bool json)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = FARED_SOCKET, *what = NULL, *prefix = NULL;
+	const char *op = NULL;
 	char req[256], buf[65536];
 	ssize_t n;
 	size_t off = 0;
@@ -42,9 +44,13 @@ int fc_bgp(int argc, char **argv, bool json)
 		} else if (!strcmp(argv[i], "help") || !strcmp(argv[i], "-h")) {
 			return bgp_usage(stdout);
 		} else if (!what && (!strcmp(argv[i], "neighbors") ||
-				     !strcmp(argv[i], "routes"))) {
+				     !strcmp(argv[i], "routes") ||
+				     !strcmp(argv[i], "orf"))) {
 			what = argv[i];
-		} else if (what && what[0] == 'r' && !prefix &&
+		} else if (what && what[0] == 'o' && !op &&
+			   (!strcmp(argv[i], "add") || !strcmp(argv[i], "del"))) {
+			op = argv[i];
+		} else if (what && (what[0] == 'r' || op) && !prefix &&
 			   argv[i][0] != '-') {
 			prefix = argv[i];
 		} else {
@@ -53,14 +59,18 @@ int fc_bgp(int argc, char **argv, bool json)
 			return bgp_usage(stderr);
 		}
 	}
-	if (!what)
+	if (!what || (op && !prefix))
 		return bgp_usage(stderr);
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "farectl: bgp: socket path too long\n");
 		return 2;
 	}
-	snprintf(req, sizeof(req), "%s%s%s%s\n", what, json ? " json" : "",
-		 prefix ? " " : "", prefix ? prefix : "");
+	if (op)
+		snprintf(req, sizeof(req), "%s %s %s\n", what, op, prefix);
+	else
+		snprintf(req, sizeof(req), "%s%s%s%s\n", what,
+			 json ? " json" : "", prefix ? " " : "",
+			 prefix ? prefix : "");
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {

@@ -196,7 +196,7 @@ static bool session_equal(const struct fared_neighbor *a,
 	       !strcmp(a->interface, b->interface) &&
 	       a->families == b->families && a->hold_time == b->hold_time &&
 	       a->connect_retry == b->connect_retry &&
-	       a->passive == b->passive;
+	       a->passive == b->passive && a->orf == b->orf;
 }
 
 static bool originates_equal(const struct fared_config *a,
