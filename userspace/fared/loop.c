@@ -85,13 +85,18 @@ void timer_set(struct loop *l, struct timer *t, uint64_t ms)
 static void run_timers(struct loop *l)
 {
 	uint64_t now = loop_now_ms();
-	struct timer *t;
+	struct timer *t, *first;
 
-	/* Rescan after each callback: it may have freed any timer. */
+	/*
+	 * Rescan after each callback: it may have freed any timer. Of those
+	 * due, the earliest deadline goes first, however late the loop is.
+	 */
 	for (;;) {
+		first = NULL;
 		for (t = l->timers; t; t = t->next)
-			if (t->when <= now)
-				break;
+			if (t->when <= now && (!first || t->when < first->when))
+				first = t;
+		t = first;
 		if (!t)
 			return;
 		timer_stop(l, t);
