@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "config.h"
+#include "ctl.h"
+#include "peer.h"
 #include "harness.h"
 #include "linux/fare.h"
 
@@ -165,4 +167,22 @@ TEST(config_fare_errors_name_file_and_line)
 	CHECK_INT(errors, 4);
 	capture_end(&cap);
 	fared_config_free(&cfg);
+}
+
+TEST(ctl_fare_request_without_a_role)
+{
+	struct fared d = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&out, &len);
+	CHECK_INT(ctl_answer(&d, "fare", f), 0);
+	CHECK_INT(ctl_answer(&d, "fare json", f), 0);
+	CHECK_INT(ctl_answer(&d, "fare now", f), -1);
+	fclose(f);
+	CHECK_STR(out, "fare: no role\n{\"enabled\":false}\n"
+		  "error: unknown request; try \"neighbors [json]\" or "
+		  "\"routes [json] [PREFIX]\"\n");
+	free(out);
 }

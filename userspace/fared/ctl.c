@@ -368,6 +368,46 @@ static int orf_request(struct fared *d, FILE *f, char **words, int n,
 	return 0;
 }
 
+/* The FARE side's counters: how far fare.ko is programmed. */
+static void fare_stats(struct fared *d, FILE *f, bool js)
+{
+	const struct fare_sync *fs = d->fare;
+	struct json j;
+	size_t routes = fs ? fare_fib_count(fs->fib) : 0;
+	/* Changes not drained yet count: they are still to be programmed. */
+	size_t pending = fs ? fare_fib_pending(fs->fib) +
+			      rib_pending(d->rib) : 0;
+
+	if (!js) {
+		if (!fs) {
+			fputs("fare: no role\n", f);
+			return;
+		}
+		fprintf(f, "fare: role %s, fare.ko %s, %zu routes programmed, "
+			"%zu pending, %llu batches, %llu ops, %llu refused\n",
+			fare_role_name(d->cfg.role),
+			fs->nl ? "in use" : "absent", routes, pending,
+			(unsigned long long)fs->batches,
+			(unsigned long long)fs->ops,
+			(unsigned long long)fs->failed);
+		return;
+	}
+	json_init(&j, f, false);
+	json_open_object(&j);
+	json_kv_bool(&j, "enabled", fs);
+	if (fs) {
+		json_kv_string(&j, "role", fare_role_name(d->cfg.role));
+		json_kv_bool(&j, "fare_ko", fs->nl);
+		json_kv_u64(&j, "routes", routes);
+		json_kv_u64(&j, "pending", pending);
+		json_kv_u64(&j, "batches", fs->batches);
+		json_kv_u64(&j, "ops", fs->ops);
+		json_kv_u64(&j, "refused", fs->failed);
+	}
+	json_close_object(&j);
+	json_end(&j);
+}
+
 int ctl_answer(struct fared *d, const char *request, FILE *f)
 {
 	char buf[CTL_REQUEST_MAX], *words[4], *save = NULL, *w;
@@ -388,6 +428,10 @@ int ctl_answer(struct fared *d, const char *request, FILE *f)
 			js = true;
 	if (!strcmp(words[0], "neighbors") && n == 1 + js) {
 		neighbors(d, f, js);
+		return 0;
+	}
+	if (!strcmp(words[0], "fare") && n == 1 + js) {
+		fare_stats(d, f, js);
 		return 0;
 	}
 	if (!strcmp(words[0], "orf")) {
