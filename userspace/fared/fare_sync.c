@@ -14,6 +14,7 @@
 
 #include "fare_sync.h"
 #include "orf_sess.h"
+#include "upa.h"
 
 uint64_t fare_sync_ethtool_bps(const char *ifname)
 {
@@ -596,6 +597,7 @@ void fare_sync_stop(struct fared *d)
 	}
 	fare_fib_free(fs->fib);
 	adv_free_all(fs);
+	free(fs->upa);
 	free(fs);
 	d->fare = NULL;
 }
@@ -618,6 +620,105 @@ void fare_sync_reload(struct fared *d)
 	fare_sync_flush(d);
 }
 
+static bool pfx_covers(const struct bgp_prefix *a, const struct bgp_prefix *x)
+{
+	unsigned int i, len = a->len;
+
+	if (a->family != x->family || a->len >= x->len)
+		return false;
+	for (i = 0; i < len / 8; i++)
+		if (a->addr[i] != x->addr[i])
+			return false;
+	return !(len % 8) ||
+	       !((a->addr[i] ^ x->addr[i]) & (0xff << (8 - len % 8)));
+}
+
+/* The longest less specific prefix of x that has paths. */
+static const struct rib_entry *covering(struct fared *d,
+					const struct bgp_prefix *x)
+{
+	struct bgp_prefix p = *x;
+	const struct rib_entry *e;
+	int len;
+
+	p.path_id = 0;
+	for (len = x->len - 1; len >= 0; len--) {
+		/* Bits past len cleared: len < 128 leaves a byte at len / 8. */
+		p.len = (uint8_t)len;
+		p.addr[len / 8] &= (uint8_t)(0xff00 >> (len % 8));
+		memset(p.addr + len / 8 + 1, 0, sizeof(p.addr) - len / 8 - 1);
+		e = rib_lookup(d->rib, &p);
+		if (e && e->n_paths)
+			return e;
+	}
+	return NULL;
+}
+
+/* Whether x is in the UPA set; in or out as told. */
+static int upa_track(struct fare_sync *fs, const struct bgp_prefix *x,
+		     bool in)
+{
+	struct bgp_prefix *v;
+	size_t i;
+
+	for (i = 0; i < fs->n_upa; i++)
+		if (!memcmp(&fs->upa[i], x, sizeof(*x)))
+			break;
+	if (!in && i < fs->n_upa)
+		fs->upa[i] = fs->upa[--fs->n_upa];
+	if (!in || i < fs->n_upa)
+		return 0;
+	v = realloc(fs->upa, (fs->n_upa + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	fs->upa = v;
+	fs->upa[fs->n_upa++] = *x;
+	return 0;
+}
+
+/*
+ * mpson-00 §4.1, see upa.h: a UPA path never forwards; a prefix with
+ * only UPA paths takes its aggregate's planes minus theirs.
+ */
+static void upa_compute(struct fared *d, const struct rib_entry *e,
+			const struct fare_upa_info *ui, struct fare_route *want,
+			struct fare_fib_result *fr)
+{
+	struct fare_sync *fs = d->fare;
+	static struct fare_route agg;
+	struct fare_fib_result afr;
+	const struct rib_entry *a;
+	struct rib_path *paths;
+	struct rib_entry plain;
+	char pfx[BGP_PREFIX_STRLEN];
+
+	paths = malloc(e->n_paths * sizeof(*paths));
+	if (!paths) {
+		memset(want, 0, sizeof(*want));
+		fare_fib_prefix(&e->prefix, &want->dst);
+		fr->best = -1;
+		return;
+	}
+	fare_upa_strip(e, paths, &plain);
+	fare_fib_compute(&fs->cfg, &plain, NULL, fr, want);
+	free(paths);
+	if (ui->n_plain)
+		return;
+	a = covering(d, &e->prefix);
+	if (!a)
+		return;
+	fare_fib_compute(&fs->cfg, a, NULL, &afr, &agg);
+	if (!fare_upa_exception(&agg, ui, want) && agg.n_nexthops)
+		/*
+		 * fare.ko has no unreachable route: without X's own route
+		 * its packets follow the aggregate to planes that reported
+		 * X lost. Said loudly; see the issue 7 report.
+		 */
+		fared_log("fare: %s: unreachable on every plane of its "
+			  "aggregate, but fare.ko cannot drop it",
+			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)));
+}
+
 void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 {
 	struct fare_sync *fs = d->fare;
@@ -626,9 +727,19 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 	struct fare_fib_result fr;
 	int err = 0;
 
+	struct fare_upa_info ui;
+	size_t i;
+
 	if (!fs)
 		return;
-	fare_fib_compute(&fs->cfg, e, NULL, &fr, &want);
+	fare_upa_classify(&fs->cfg, e, &ui);
+	if (fs->cfg.opts.role == FARE_ROLE_HOST && ui.n_upa)
+		upa_compute(d, e, &ui, &want, &fr);
+	else
+		fare_fib_compute(&fs->cfg, e, NULL, &fr, &want);
+	if (fs->cfg.opts.role == FARE_ROLE_HOST &&
+	    upa_track(fs, &e->prefix, ui.n_upa > 0))
+		err = -ENOMEM;
 	if (originated(&d->cfg, &e->prefix))
 		want.n_nexthops = 0;
 	/* Without fare.ko there is nothing to keep in step with. */
@@ -639,6 +750,15 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 	if (err)
 		fared_log("fare: %s: out of memory",
 			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)));
+	/* An aggregate changed: the exceptions under it follow. */
+	for (i = fs->n_upa; i-- > 0;)
+		if (pfx_covers(&e->prefix, &fs->upa[i])) {
+			const struct rib_entry *x = rib_lookup(d->rib,
+							       &fs->upa[i]);
+
+			if (x)
+				fare_sync_changed(d, x);
+		}
 }
 
 void fare_sync_flush(struct fared *d)

@@ -31,6 +31,9 @@ struct fare_sync {
 	size_t n_adv_buckets, n_adv;
 	struct fare_adv **adv_queue;
 	size_t n_adv_queue, adv_queue_cap;
+	/* Host: prefixes with UPA paths, programmed from their aggregate. */
+	struct bgp_prefix *upa;
+	size_t n_upa;
 };
 
 /* Starts the FARE side when d->cfg has a role; 0 or -errno. */
