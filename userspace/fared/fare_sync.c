@@ -612,6 +612,9 @@ void fare_sync_reload(struct fared *d)
 {
 	struct fare_sync *fs = d->fare;
 
+	if (!fs != !d->cfg.fare)
+		fared_log("reload: a role %s takes a restart of fared",
+			  fs ? "removed" : "added");
 	if (!fs)
 		return;
 	set_opts(fs);
