@@ -72,8 +72,8 @@ static inline bool fare_fib_weighed(const struct fare_fib_path *p)
 struct fare_fib_result {
 	struct fare_result res;
 	enum fare_role role;		/* the rules applied */
-	int best;			/* the path whose attributes a transit
-					 * role passes on; -1: none */
+	/* The path whose attributes a transit role passes on; -1: none. */
+	int best;
 };
 
 /*
