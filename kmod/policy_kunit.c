@@ -116,7 +116,7 @@ static void policy_refuses_with_its_message(struct kunit *test)
 	policy_put(skb, FARE_A_PLANE_ID, 4, 1);
 	policy_put(skb, c->type, c->len, c->value);
 	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), c->err);
-	KUNIT_EXPECT_STREQ(test, extack._msg ? extack._msg : "(none)", c->msg);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)", c->msg);
 	kfree_skb(skb);
 }
 
@@ -179,8 +179,7 @@ static void policy_checks_nested_next_hops(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, policy_parse(skb, &extack),
 				    cases[i].err, "case %u", i);
 		if (cases[i].msg)
-			KUNIT_EXPECT_STREQ_MSG(test, extack._msg ?
-					       extack._msg : "(none)",
+			KUNIT_EXPECT_STREQ_MSG(test, extack._msg ?: "(none)",
 					       cases[i].msg, "case %u", i);
 		else
 			KUNIT_EXPECT_NULL_MSG(test, extack._msg, "case %u", i);
