@@ -624,6 +624,45 @@ TEST(kernel_route_removal_matches_only_our_protocol_and_device)
 	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_OIF));
 }
 
+/* An unreachable prefix: replaces a fare0 route; removal spares one. */
+TEST(kernel_unreachable_route_is_typed_both_ways_and_has_no_device)
+{
+	static const uint16_t types[] = { RTM_NEWROUTE, RTM_DELROUTE };
+	const struct nlattr *a;
+	struct fare_prefix p;
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	unsigned int i;
+	int seen;
+
+	fare_prefix_parse("198.51.100.7/32", &p, NULL);
+	CHECK(!fare_rtnl_msg_unreachable(buf, 32, RTM_NEWROUTE, 5, &p));
+	for (i = 0; i < 2; i++) {
+		nlh = fare_rtnl_msg_unreachable(buf, sizeof(buf), types[i], 5,
+						&p);
+		CHECK(nlh);
+		CHECK_INT(nlh->nlmsg_type, types[i]);
+		CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK |
+			  (i ? 0 : NLM_F_CREATE | NLM_F_REPLACE));
+		rtm = mnl_nlmsg_get_payload(nlh);
+		CHECK_INT(rtm->rtm_family, AF_INET);
+		CHECK_INT(rtm->rtm_dst_len, 32);
+		CHECK_INT(rtm->rtm_table, FARE_RT_TABLE);
+		CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
+		CHECK_INT(rtm->rtm_type, RTN_UNREACHABLE);
+		CHECK_INT(rtm->rtm_scope, i ? RT_SCOPE_NOWHERE :
+			  RT_SCOPE_UNIVERSE);
+		seen = 0;
+		mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+			if (mnl_attr_get_type(a) == RTA_DST)
+				CHECK(*(uint32_t *)mnl_attr_get_payload(a) ==
+				      htonl(0xc6336407));
+			seen |= 1 << mnl_attr_get_type(a);
+		}
+		CHECK_INT(seen, 1 << RTA_DST);
+	}
+}
+
 /* Every uid but the one fare.ko's fallback lookups use reaches the table. */
 TEST(rule_sends_fare_table_at_its_priority_for_all_uids_but_the_last)
 {

@@ -585,19 +585,26 @@ int fare_sync_start(struct fared *d)
 void fare_sync_stop(struct fared *d)
 {
 	struct fare_sync *fs = d->fare;
+	struct fare_prefix dst;
 	struct fare_err err;
-	size_t n = 0;
+	size_t i, n = 0;
 
 	if (!fs)
 		return;
 	if (fs->nl) {
 		if (fare_route_flush(fs->nl, &n, &err))
 			fared_log("fare: flushing routes: %s", err.msg);
+		for (i = 0; i < fs->n_unreach; i++) {
+			fare_fib_prefix(&fs->unreach[i], &dst);
+			if (fare_route_unreachable(fs->nl, &dst, false, &err))
+				fared_log("fare: %s", err.msg);
+		}
 		fare_close(fs->nl);
 	}
 	fare_fib_free(fs->fib);
 	adv_free_all(fs);
 	free(fs->upa);
+	free(fs->unreach);
 	free(fs);
 	d->fare = NULL;
 }
@@ -657,33 +664,42 @@ static const struct rib_entry *covering(struct fared *d,
 	return NULL;
 }
 
-/* Whether x is in the UPA set; in or out as told. */
+/* Whether x is in the set *v; in or out as told. 1: it changed. */
+static int set_track(struct bgp_prefix **v, size_t *n,
+		     const struct bgp_prefix *x, bool in)
+{
+	struct bgp_prefix *nv;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!memcmp(&(*v)[i], x, sizeof(*x)))
+			break;
+	if (!in && i < *n) {
+		(*v)[i] = (*v)[--*n];
+		return 1;
+	}
+	if (!in || i < *n)
+		return 0;
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	(*v)[(*n)++] = *x;
+	return 1;
+}
+
 static int upa_track(struct fare_sync *fs, const struct bgp_prefix *x,
 		     bool in)
 {
-	struct bgp_prefix *v;
-	size_t i;
-
-	for (i = 0; i < fs->n_upa; i++)
-		if (!memcmp(&fs->upa[i], x, sizeof(*x)))
-			break;
-	if (!in && i < fs->n_upa)
-		fs->upa[i] = fs->upa[--fs->n_upa];
-	if (!in || i < fs->n_upa)
-		return 0;
-	v = realloc(fs->upa, (fs->n_upa + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	fs->upa = v;
-	fs->upa[fs->n_upa++] = *x;
-	return 0;
+	return set_track(&fs->upa, &fs->n_upa, x, in) < 0 ? -ENOMEM : 0;
 }
 
 /*
  * mpson-00 §4.1, see upa.h: a UPA path never forwards; a prefix with
- * only UPA paths takes its aggregate's planes minus theirs.
+ * only UPA paths takes its aggregate's planes minus theirs. True when
+ * none is left: the prefix is unreachable.
  */
-static void upa_compute(struct fared *d, const struct rib_entry *e,
+static bool upa_compute(struct fared *d, const struct rib_entry *e,
 			const struct fare_upa_info *ui, struct fare_route *want,
 			struct fare_fib_result *fr)
 {
@@ -693,33 +709,61 @@ static void upa_compute(struct fared *d, const struct rib_entry *e,
 	const struct rib_entry *a;
 	struct rib_path *paths;
 	struct rib_entry plain;
-	char pfx[BGP_PREFIX_STRLEN];
 
 	paths = malloc(e->n_paths * sizeof(*paths));
 	if (!paths) {
 		memset(want, 0, sizeof(*want));
 		fare_fib_prefix(&e->prefix, &want->dst);
 		fr->best = -1;
-		return;
+		return false;
 	}
 	fare_upa_strip(e, paths, &plain);
 	fare_fib_compute(&fs->cfg, &plain, NULL, fr, want);
 	free(paths);
 	if (ui->n_plain)
-		return;
+		return false;
 	a = covering(d, &e->prefix);
 	if (!a)
-		return;
+		return false;
 	fare_fib_compute(&fs->cfg, a, NULL, &afr, &agg);
-	if (!fare_upa_exception(&agg, ui, want) && agg.n_nexthops)
-		/*
-		 * fare.ko has no unreachable route: without X's own route
-		 * its packets follow the aggregate to planes that reported
-		 * X lost. Said loudly; see the issue 7 report.
-		 */
+	return !fare_upa_exception(&agg, ui, want) && agg.n_nexthops;
+}
+
+/*
+ * fare.ko has no unreachable route: an unreachable prefix gets a kernel
+ * "unreachable" route in fare's table instead (fare_route_unreachable()),
+ * put in before the fare route goes, so that its packets are dropped and
+ * counted rather than follow the aggregate to planes that cannot deliver.
+ * The queue is flushed on the way in so that fare.ko no longer has the
+ * prefix: on the way out its route is then an add, whose kernel route
+ * replaces the unreachable one; with no route left, the latter is removed.
+ */
+static void unreach_sync(struct fared *d, const struct fare_route *want,
+			 const struct bgp_prefix *x, bool unreach)
+{
+	struct fare_sync *fs = d->fare;
+	char pfx[BGP_PREFIX_STRLEN];
+	struct fare_err err;
+	int ret;
+
+	ret = set_track(&fs->unreach, &fs->n_unreach, x, unreach);
+	if (ret <= 0) {
+		if (ret)
+			fared_log("fare: %s: out of memory",
+				  bgp_prefix_str(x, pfx, sizeof(pfx)));
+		return;
+	}
+	if (!unreach && want->n_nexthops)
+		return;
+	if (fare_route_unreachable(fs->nl, &want->dst, unreach, &err))
+		fared_log("fare: %s: %s", bgp_prefix_str(x, pfx, sizeof(pfx)),
+			  err.msg);
+	else if (unreach)
 		fared_log("fare: %s: unreachable on every plane of its "
-			  "aggregate, but fare.ko cannot drop it",
-			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)));
+			  "aggregate: dropped", bgp_prefix_str(x, pfx,
+							       sizeof(pfx)));
+	if (unreach)
+		fare_sync_flush(d);
 }
 
 void fare_sync_changed(struct fared *d, const struct rib_entry *e)
@@ -731,13 +775,14 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 	int err = 0;
 
 	struct fare_upa_info ui;
+	bool unreach = false;
 	size_t i;
 
 	if (!fs)
 		return;
 	fare_upa_classify(&fs->cfg, e, &ui);
 	if (fs->cfg.opts.role == FARE_ROLE_HOST && ui.n_upa)
-		upa_compute(d, e, &ui, &want, &fr);
+		unreach = upa_compute(d, e, &ui, &want, &fr);
 	else
 		fare_fib_compute(&fs->cfg, e, NULL, &fr, &want);
 	if (fs->cfg.opts.role == FARE_ROLE_HOST &&
@@ -748,6 +793,8 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 	/* Without fare.ko there is nothing to keep in step with. */
 	if (fs->nl)
 		err = fare_fib_queue(fs->fib, &want);
+	if (fs->nl && !err)
+		unreach_sync(d, &want, &e->prefix, unreach);
 	if (!err && fs->cfg.opts.role != FARE_ROLE_HOST)
 		err = adv_update(fs, e, &fr);
 	if (err)

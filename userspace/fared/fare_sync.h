@@ -34,6 +34,9 @@ struct fare_sync {
 	/* Host: prefixes with UPA paths, programmed from their aggregate. */
 	struct bgp_prefix *upa;
 	size_t n_upa;
+	/* ... of which every plane of the aggregate reported: unreachable */
+	struct bgp_prefix *unreach;
+	size_t n_unreach;
 };
 
 /* Starts the FARE side when d->cfg has a role; 0 or -errno. */

@@ -168,6 +168,9 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 				     uint32_t seq,
 				     const struct fare_prefix *dst,
 				     const union fare_addr *src, uint32_t oif);
+struct nlmsghdr *fare_rtnl_msg_unreachable(void *buf, size_t buflen,
+					   uint16_t type, uint32_t seq,
+					   const struct fare_prefix *dst);
 struct nlmsghdr *fare_rtnl_msg_rule(void *buf, size_t buflen, uint32_t seq,
 				    uint8_t family);
 int fare_rtnl_rule_ensure(struct fare *f, uint8_t family,

@@ -136,6 +136,17 @@ int fare_route_add(struct fare *f, const struct fare_route *route,
 /* Remove the kernel route (if any), then the fare route. */
 int fare_route_del(struct fare *f, const struct fare_prefix *dst,
 		   struct fare_err *err);
+/*
+ * A prefix that no plane can deliver to (fare.ko has no unreachable route
+ * type). on: "unreachable PREFIX proto FARE_RTPROT" in table FARE_RT_TABLE
+ * (behind the same rule), replacing a "PREFIX dev fare0" route there; the
+ * kernel drops the prefix's packets, answers ICMP unreachable and counts
+ * them (OutNoRoutes in /proc/net/snmp, Ip6OutNoRoutes). The caller deletes
+ * the fare route itself. off: removes that route only (none is success);
+ * fare_route_add() of the prefix replaces it as well.
+ */
+int fare_route_unreachable(struct fare *f, const struct fare_prefix *dst,
+			   bool on, struct fare_err *err);
 int fare_route_get(struct fare *f, const struct fare_prefix *dst,
 		   struct fare_route *out, struct fare_err *err);
 int fare_route_dump(struct fare *f, fare_route_cb cb, void *arg,

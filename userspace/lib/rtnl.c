@@ -8,6 +8,8 @@
  * 0-FARE_RULE_UID_MAX lookup FARE_RT_TABLE"); the rule stays, harmless
  * once the table is empty. fare.ko's fallback lookups (no usable plane)
  * use a uid above the range, skip the table and find the normal route.
+ * A prefix no plane can deliver to gets "unreachable PREFIX proto
+ * FARE_RTPROT" in the same table instead (fare_route_unreachable()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -190,4 +192,70 @@ int fare_rtnl_route_remove(struct fare *f, const struct fare_prefix *dst,
 	if (ret)
 		return explain(err, ret, "removing", dst, NULL);
 	return 0;
+}
+
+struct nlmsghdr *fare_rtnl_msg_unreachable(void *buf, size_t buflen,
+					   uint16_t type, uint32_t seq,
+					   const struct fare_prefix *dst)
+{
+	size_t alen = dst->family == AF_INET ? sizeof(struct in_addr) :
+		      sizeof(struct in6_addr);
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+
+	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*rtm)) +
+		     MNL_ATTR_HDRLEN + MNL_ALIGN(alen))
+		return NULL;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	/* REPLACE: it takes the place of "PREFIX dev fare0" if there. */
+	if (type == RTM_NEWROUTE)
+		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
+	nlh->nlmsg_seq = seq;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = dst->family;
+	rtm->rtm_dst_len = dst->plen;
+	rtm->rtm_table = FARE_RT_TABLE;
+	rtm->rtm_protocol = FARE_RTPROT;
+	/* Removal too names the type: a fare0 route is not touched. */
+	rtm->rtm_type = RTN_UNREACHABLE;
+	rtm->rtm_scope = type == RTM_NEWROUTE ? RT_SCOPE_UNIVERSE :
+			 RT_SCOPE_NOWHERE;
+	mnl_attr_put(nlh, RTA_DST, alen, &dst->addr);
+	return nlh;
+}
+
+int fare_route_unreachable(struct fare *f, const struct fare_prefix *dst,
+			   bool on, struct fare_err *err)
+{
+	char what[FARE_PREFIX_STRLEN];
+	char reason[sizeof(err->msg)];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (on) {
+		ret = fare_rtnl_rule_ensure(f, dst->family, err);
+		if (ret)
+			return ret;
+	}
+	nlh = fare_rtnl_msg_unreachable(f->tx, sizeof(f->tx),
+					on ? RTM_NEWROUTE : RTM_DELROUTE,
+					fare_next_seq(f), dst);
+	if (!nlh)
+		return fare_err_set(err, -EMSGSIZE, "route request too long");
+	ret = fare_talk(f, f->rtnl, nlh, NULL, NULL, err);
+	if (!on && (ret == -ESRCH || ret == -ENOENT)) {
+		fare_err_clear(err);
+		return 0;
+	}
+	if (!ret || !err)
+		return ret;
+	snprintf(reason, sizeof(reason), "%s", err->msg);
+	return fare_err_set(err, ret,
+			    "%s the kernel route \"unreachable %s proto %d table %d\": %s",
+			    on ? "installing" : "removing",
+			    fare_prefix_format(dst, what, sizeof(what)),
+			    FARE_RTPROT, FARE_RT_TABLE,
+			    reason[0] ? reason : strerror(-ret));
 }
