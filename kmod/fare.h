@@ -91,6 +91,7 @@ struct fare_route {
 	struct list_head list;		/* fare_net.route_list, under lock */
 	struct rcu_head rcu;
 	struct fare_prefix key;
+	u64 seq;			/* insertion order: dumps resume by it */
 	u8 mode;			/* enum fare_mode */
 	struct fare_group __rcu *group;
 	struct fare_route_ctr __percpu *ctr;
@@ -128,6 +129,7 @@ struct fare_net {
 	struct mutex lock;
 	struct rhashtable routes;	/* RCU readers, keyed by fare_prefix */
 	struct list_head route_list;	/* insertion order, for dumps */
+	u64 route_seq;			/* the last fare_route.seq given */
 	unsigned int num_routes;
 	/* Routes per (family, prefix length); readers use the bitmaps. */
 	unsigned int plen_count[2][FARE_PLEN_SLOTS];

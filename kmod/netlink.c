@@ -608,49 +608,59 @@ static int fare_nl_route_get(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
- * A route dump resumes after the last route it sent, found again by its
- * prefix, so a dump of N routes costs O(N) whatever the number of
- * messages. If that route was deleted in between, the dump falls back to
- * skipping as many routes as it already sent.
+ * A route dump resumes after the last route it sent. The route list is in
+ * insertion order and every route carries its insertion sequence number,
+ * so "after" is well defined even when that route was deleted (or deleted
+ * and added again, which moves it to the tail) between two messages: the
+ * dump goes on with the first route whose number is larger. Routes that
+ * stay put are listed exactly once; routes added during the dump may or
+ * may not be. Finding the last route again by its prefix keeps a dump of
+ * N routes O(N) in the common case.
  */
 struct fare_route_dump_ctx {
 	struct fare_prefix last;
-	u32 sent;
+	u64 last_seq;
 	bool started;
 };
+
+static struct fare_route *
+fare_route_dump_resume(struct fare_net *fn, struct fare_route_dump_ctx *ctx)
+{
+	struct fare_route *rt;
+
+	if (!ctx->started)
+		return list_first_entry(&fn->route_list, struct fare_route,
+					list);
+	rt = fare_route_find(fn, &ctx->last);
+	if (rt && rt->seq == ctx->last_seq)
+		return list_next_entry(rt, list);
+	list_for_each_entry(rt, &fn->route_list, list)
+		if (rt->seq > ctx->last_seq)
+			break;
+	return rt;
+}
 
 static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct fare_route_dump_ctx *ctx = (void *)cb->ctx;
 	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
-	struct fare_route *rt, *from = NULL;
-	u32 skip = 0;
+	struct fare_route *rt;
 	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
 	mutex_lock(&fn->lock);
-	if (ctx->started) {
-		from = fare_route_find(fn, &ctx->last);
-		if (!from)
-			skip = ctx->sent;
-	}
-	rt = from ? list_next_entry(from, list) :
-		    list_first_entry(&fn->route_list, struct fare_route, list);
-	for (; !list_entry_is_head(rt, &fn->route_list, list);
+	for (rt = fare_route_dump_resume(fn, ctx);
+	     !list_entry_is_head(rt, &fn->route_list, list);
 	     rt = list_next_entry(rt, list)) {
-		if (skip) {
-			skip--;
-			continue;
-		}
 		err = fare_route_fill(skb, rt, fn, NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
 				      FARE_CMD_ROUTE_GET);
 		if (err)
 			break;
 		ctx->last = rt->key;
+		ctx->last_seq = rt->seq;
 		ctx->started = true;
-		ctx->sent++;
 	}
 	mutex_unlock(&fn->lock);
 	if (err && err != -EMSGSIZE)

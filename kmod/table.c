@@ -79,6 +79,8 @@ int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
 	err = rhashtable_insert_fast(&fn->routes, &rt->node, fare_route_params);
 	if (err)
 		return err;
+	/* The list stays sorted by seq: new routes only go to its tail. */
+	rt->seq = ++fn->route_seq;
 	list_add_tail_rcu(&rt->list, &fn->route_list);
 	fn->num_routes++;
 	if (!fn->plen_count[fam][rt->key.plen]++)
