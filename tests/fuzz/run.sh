@@ -21,11 +21,11 @@ CLANG=${CLANG:-$(command -v clang-14 || command -v clang || true)}
 
 FLAGS=(-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=all -I"$TOP/userspace/fared/bgp"
-       -I"$TOP/userspace/fared")
+       -I"$TOP/userspace/fared" -I"$TOP/uapi" -I"$TOP/userspace/lib")
 
 declare -A SOURCES=(
 	[bgp_msg]="$TOP/userspace/fared/bgp/msg.c $TOP/userspace/fared/bgp/update.c"
-	[fared_config]="$TOP/userspace/fared/config.c $TOP/userspace/fared/bgp/msg.c $TOP/userspace/fared/bgp/update.c"
+	[fared_config]="$TOP/userspace/fared/config.c $TOP/userspace/fared/fare_ec.c $TOP/userspace/fared/fare_policy.c $TOP/userspace/fared/bgp/msg.c $TOP/userspace/fared/bgp/update.c"
 )
 
 mkdir -p "$OUT"
