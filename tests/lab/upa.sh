@@ -1,0 +1,248 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Aggregates with unreachable host routes, mpson-00 §4.1, on a fared host
+# (topo_planes 4). Every leaf advertises the aggregate 198.51.100.0/24 with
+# a Path Bandwidth; a leaf that "lost" X = 198.51.100.1 also advertises
+# X/32 with the UPA extended community (0x03/0x09, PROTOCOL.md §6.1).
+# Host links 400G (50 GB/s); PB in GB/s 12/6/4/2 on planes 1-4:
+#
+#   phase  UPA for X from   X in fare.ko             of 120 (planes 1-4)
+#   1      plane 1          2:6 3:4 4:2 (3:2:1 x12/6) 0 60 40 20
+#   2      none             none (the /24: 6:3:2:1)  60 30 20 10
+#   3      planes 1-4       none; kernel: unreachable  every send refused
+#                                                     (EHOSTUNREACH), 0 at
+#                                                     the remote
+#   4      planes 1-3       4:12                     0 0 0 120
+#   5      planes 1-4, then fared stops: no route of its own left in 249.
+#
+# Per-packet mode sends whole periods of the smooth weighted round robin,
+# so each plane's count at the receiver is exact within 1. (120, not more:
+# a paced send costs ~10 ms a datagram under TCG.)
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+FARED=$FARE_ROOT/userspace/fared/fared
+DIR=$(mktemp -d /tmp/fare-upa.XXXXXX)
+CTL=$DIR/fared.sock
+AGG=198.51.100.0/24
+X=198.51.100.1/32
+# binary16 GB/s: 12 = 0x4a00, 6 = 0x4600, 4 = 0x4400, 2 = 0x4000.
+PB=(0 18944 17920 17408 16384)
+
+# bird_conf I UPA: leaf I's BIRD; UPA 1: also X with the UPA community.
+bird_conf()
+{
+	local upa=""
+
+	[ "$2" = 0 ] || upa="route $X blackhole {
+		bgp_ext_community.add((generic, 0x03090000, 0x0a0${1}0001));
+	};"
+	cat >"$DIR/bird$1.conf" <<EOC
+router id 10.$1.0.1;
+log "$DIR/bird$1.log" { warning, error };
+protocol device { }
+protocol static far {
+	ipv4;
+	route $AGG blackhole {
+		bgp_ext_community.add((unknown 0x0f, 10.$1.0.1, ${PB[$1]}));
+	};
+	$upa
+}
+protocol bgp tohost {
+	local 10.$1.0.1 as 6510$1;
+	neighbor 10.$1.0.2 as 65007;
+	hold time 90;
+	connect retry time 1;
+	connect delay time 1;
+	error wait time 1, 2;
+	ipv4 { import all; export where source = RTS_STATIC; };
+}
+EOC
+}
+
+# upa_from "1 0 0 0": which leaves advertise the UPA for X.
+UPA=(- 1 0 0 0)
+upa_from()
+{
+	local i=1 u
+
+	for u in $1; do
+		if [ "$u" != "${UPA[$i]}" ]; then
+			bird_conf $i "$u"
+			birdc -s "$DIR/bird$i.ctl" configure >/dev/null
+			UPA[$i]=$u
+		fi
+		i=$((i + 1))
+	done
+	log "UPA from \"$1\" at $(date +%T.%N)"
+}
+
+fared_conf()
+{
+	local i
+
+	cat <<EOC
+router-id 192.0.2.7
+local-as 65007
+hold-time 90
+connect-retry 1
+control-socket $CTL
+state-file $DIR/fared.state
+role host
+mode packet
+interface eth-p1 bandwidth 400G
+interface eth-p2 bandwidth 400G
+interface eth-p3 bandwidth 400G
+interface eth-p4 bandwidth 400G
+originate 192.0.2.7/32
+policy remote {
+	permit 198.51.100.0/24 le 32
+}
+policy self {
+	permit 192.0.2.7/32
+}
+EOC
+	for i in 1 2 3 4; do
+		cat <<EOC
+plane $i {
+	neighbor 10.$i.0.1 {
+		remote-as 6510$i
+		interface eth-p$i
+		import remote
+		export self
+	}
+}
+EOC
+	done
+}
+
+# weights PREFIX: "plane:weight ..." of PREFIX in fare.ko, or "none".
+weights()
+{
+	"$FARECTL" -j -n host route show | jq -r --arg d "$1" \
+		'[.[] | select(.dst == $d) | .nexthops[] |
+		  "\(.plane):\(.weight)"] | if length > 0 then join(" ")
+		  else "none" end'
+}
+
+weights_are() { [ "$(weights "$1")" = "$2" ]; }
+
+# The host's kernel route for X in fare's table: type and device.
+kroute()
+{
+	ip -n host -j route show table 249 exact "$X" |
+		jq -r '[.[] | "\(.type // "unicast") \(.dev // "-")"] |
+		       if length > 0 then join(",") else "none" end'
+}
+
+kroute_is() { [ "$(kroute)" = "$1" ]; }
+
+# settle PHASE X-WEIGHTS KROUTE: waits for fared, then checks both.
+settle()
+{
+	log "phase $1 at $(date +%T)"
+	wait_for 30 weights_are "$X" "$2" || true
+	wait_for 10 kroute_is "$3" || true
+	log "phase $1 settled at $(date +%T.%N)"
+	expect_eq "phase $1: X in fare.ko" "$(weights "$X")" "$2"
+	expect_eq "phase $1: the aggregate in fare.ko" "$(weights "$AGG")" \
+		"1:6 2:3 3:2 4:1"
+	expect_eq "phase $1: X's kernel route in table 249" "$(kroute)" "$3"
+}
+
+# send PHASE: 120 datagrams to X; the receiver's counts per plane.
+send()
+{
+	local log=$DIR/sink$1
+
+	sink_start "$log" --bind 198.51.100.1 --port 9100 --count 120 \
+		--timeout 60
+	ip netns exec host taskset -c 0 "$FARE_UDP" send --src 192.0.2.7 \
+		--dst 198.51.100.1 --port 9100 --count 120 --interval-us 20
+	rc=0
+	sink_wait "$log" || rc=$?
+	expect_eq "phase $1: every datagram arrived once" $rc 0
+}
+
+split_is()
+{
+	local phase=$1 i=1 want
+
+	shift
+	for want in "$@"; do
+		expect_near "phase $phase: plane $i" \
+			"$(sink_iface "$DIR/sink$phase" eth-leaf$i)" "$want" 1
+		i=$((i + 1))
+	done
+}
+
+remote_rx()
+{
+	local i n=0
+
+	for i in 1 2 3 4; do
+		n=$((n + $(rx_packets remote eth-leaf$i)))
+	done
+	echo $n
+}
+
+load_fare
+topo_planes 4
+for i in 1 2 3 4; do
+	bird_conf $i "${UPA[$i]}"
+	ip netns exec leaf$i bird -c "$DIR/bird$i.conf" -s "$DIR/bird$i.ctl" \
+		-P "$DIR/bird$i.pid"
+	LAB_PIDS+=("$(cat "$DIR/bird$i.pid")")
+done
+fared_conf >"$DIR/fared.conf"
+ip netns exec host "$FARED" -c "$DIR/fared.conf" >"$DIR/fared.log" 2>&1 &
+FARED_PID=$!
+LAB_PIDS+=("$FARED_PID")
+
+# Phase 1: plane 1 lost X; 3:2:1 scaled to the aggregate's sum, 12.
+wait_for 30 weights_are "$AGG" "1:6 2:3 3:2 4:1" || cat "$DIR/fared.log"
+settle 1 "2:6 3:4 4:2" "unicast fare0"
+"$FARECTL" bgp -s "$CTL" routes "$X"
+send 1
+split_is 1 0 60 40 20
+
+# Phase 2: the UPA withdrawn; X follows the aggregate.
+upa_from "0 0 0 0"
+settle 2 none none
+send 2
+split_is 2 60 30 20 10
+
+# Phase 3: every plane lost X: the kernel refuses to send to it. (IPv4
+# counts no OutNoRoutes for an unreachable route: that is ENETUNREACH only.)
+upa_from "1 1 1 1"
+settle 3 none "unreachable -"
+rx=$(remote_rx)
+out=$(ip netns exec host "$FARE_UDP" send --src 192.0.2.7 \
+	--dst 198.51.100.1 --port 9100 --count 120 --interval-us 20 \
+	--keep-going 1)
+expect_eq "phase 3: sends refused" "$out" "sent 120 in 1 flows (120 failed)"
+out=$(ip netns exec host "$FARE_UDP" send --src 192.0.2.7 \
+	--dst 198.51.100.1 --port 9100 --count 1 2>&1) || true
+expect_eq "phase 3: why" "$out" "fare-udp: sendto #0: No route to host"
+expect_eq "phase 3: packets at the remote" $(($(remote_rx) - rx)) 0
+
+# Phase 4: plane 4 has X again; its route replaces the unreachable one.
+upa_from "1 1 1 0"
+settle 4 "4:12" "unicast fare0"
+send 4
+split_is 4 0 0 0 120
+
+# Phase 5: unreachable again, then fared stops and takes it away.
+upa_from "1 1 1 1"
+settle 5 none "unreachable -"
+kill "$FARED_PID"
+rc=0
+wait "$FARED_PID" || rc=$?
+expect_eq "phase 5: fared's exit status" $rc 0
+expect_eq "phase 5: X's kernel route after fared" "$(kroute)" none
+expect_eq "phase 5: fare's table after fared" \
+	"$(ip -n host route show table 249 | wc -l)" 0
+
+cat "$DIR/fared.log"
+lab_result
