@@ -170,9 +170,11 @@ split_is()
 	local phase=$1 i=1 want
 
 	shift
+	# A plane that reported X gets nothing at all.
 	for want in "$@"; do
 		expect_near "phase $phase: plane $i" \
-			"$(sink_iface "$DIR/sink$phase" eth-leaf$i)" "$want" 1
+			"$(sink_iface "$DIR/sink$phase" eth-leaf$i)" "$want" \
+			$((want > 0))
 		i=$((i + 1))
 	done
 }
