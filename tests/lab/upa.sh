@@ -206,6 +206,9 @@ LAB_PIDS+=("$FARED_PID")
 wait_for 30 weights_are "$AGG" "1:6 2:3 3:2 4:1" || cat "$DIR/fared.log"
 settle 1 "2:6 3:4 4:2" "unicast fare0"
 "$FARECTL" bgp -s "$CTL" routes "$X"
+expect_eq "phase 1: why, as fared explains it" \
+	"$("$FARECTL" bgp -s "$CTL" routes "$X" | grep 'unreachable via')" \
+	"  fare: unreachable via plane 1 (UPA): the covering aggregate's other planes 2:6 3:4 4:2"
 send 1
 split_is 1 0 60 40 20
 
@@ -219,6 +222,9 @@ split_is 2 60 30 20 10
 # counts no OutNoRoutes for an unreachable route: that is ENETUNREACH only.)
 upa_from "1 1 1 1"
 settle 3 none "unreachable -"
+expect_eq "phase 3: why, as fared explains it" \
+	"$("$FARECTL" -j bgp -s "$CTL" routes "$X" | jq -c '.[0] | [.upa_planes, .unreachable]')" \
+	'[[1,2,3,4],true]'
 rx=$(remote_rx)
 out=$(ip netns exec host "$FARE_UDP" send --src 192.0.2.7 \
 	--dst 198.51.100.1 --port 9100 --count 120 --interval-us 20 \

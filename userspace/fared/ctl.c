@@ -215,6 +215,60 @@ static uint64_t adv_bps(uint16_t pb)
 	return bps;
 }
 
+/*
+ * A host prefix with UPA paths (mpson-00 §4.1) is not forwarded by them:
+ * it follows its covering aggregate minus the planes that reported it.
+ */
+static void upa_text(FILE *f, const struct fare_upa_info *ui,
+		     const struct fare_route *want, bool unreachable)
+{
+	unsigned int p, i;
+
+	fputs("  fare: unreachable via plane", f);
+	for (p = 1; p <= FARE_PLANE_ID_MAX; p++)
+		if (ui->plane[p])
+			fprintf(f, " %u", p);
+	if (unreachable) {
+		fputs(" (UPA): no plane left, dropped by an unreachable "
+		      "kernel route\n", f);
+		return;
+	}
+	if (ui->n_plain) {
+		fputs(" (UPA), ignored: the prefix has paths of its own\n", f);
+		return;
+	}
+	fputs(" (UPA): the covering aggregate's other planes", f);
+	for (i = 0; i < want->n_nexthops; i++)
+		fprintf(f, " %u:%u",
+			want->nexthops[i].plane_id, want->nexthops[i].weight);
+	fputc('\n', f);
+}
+
+static void upa_json(struct json *j, const struct fare_upa_info *ui,
+		     const struct fare_route *want, bool unreachable)
+{
+	unsigned int p, i;
+
+	json_key(j, "upa_planes");
+	json_open_array(j);
+	for (p = 1; p <= FARE_PLANE_ID_MAX; p++)
+		if (ui->plane[p])
+			json_u64(j, p);
+	json_close_array(j);
+	json_kv_bool(j, "unreachable", unreachable);
+	if (ui->n_plain || unreachable)
+		return;
+	json_key(j, "upa_nexthops");
+	json_open_array(j);
+	for (i = 0; i < want->n_nexthops; i++) {
+		json_open_object(j);
+		json_kv_u64(j, "plane", want->nexthops[i].plane_id);
+		json_kv_u64(j, "weight", want->nexthops[i].weight);
+		json_close_object(j);
+	}
+	json_close_array(j);
+}
+
 static int route_one(const struct rib_entry *e, void *arg)
 {
 	struct routes_ctx *rc = arg;
@@ -223,13 +277,16 @@ static int route_one(const struct rib_entry *e, void *arg)
 	struct fare_fib_path *fp = NULL;
 	struct fare_fib_result fr;
 	const struct fare_result *res = &fr.res;
+	struct fare_upa_info ui = { .n_upa = 0 };
+	bool unreachable = false;
 	size_t i;
 
 	bgp_prefix_str(&e->prefix, pfx, sizeof(pfx));
 	if (rc->d->fare) {
 		fp = calloc(e->n_paths, sizeof(*fp));
 		if (fp)
-			fare_sync_explain(rc->d, e, fp, &fr, &want);
+			fare_sync_explain(rc->d, e, fp, &fr, &want, &ui,
+					  &unreachable);
 	}
 	if (rc->j) {
 		json_open_object(rc->j);
@@ -305,6 +362,8 @@ static int route_one(const struct rib_entry *e, void *arg)
 				       want.mode == FARE_MODE_FLOW ? "flow" :
 				       want.mode == FARE_MODE_FLOWLET ?
 				       "flowlet" : "default");
+			if (ui.n_upa)
+				upa_json(rc->j, &ui, &want, unreachable);
 		}
 		json_close_object(rc->j);
 	} else if (fp) {
@@ -316,6 +375,8 @@ static int route_one(const struct rib_entry *e, void *arg)
 			want.mode == FARE_MODE_FLOW ? "flow" :
 			want.mode == FARE_MODE_FLOWLET ? "flowlet" :
 			"namespace default");
+		if (ui.n_upa)
+			upa_text(rc->f, &ui, &want, unreachable);
 	}
 	free(fp);
 	return 0;

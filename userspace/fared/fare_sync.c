@@ -830,10 +830,17 @@ void fare_sync_flush(struct fared *d)
 
 bool fare_sync_explain(struct fared *d, const struct rib_entry *e,
 		       struct fare_fib_path *paths, struct fare_fib_result *fr,
-		       struct fare_route *want)
+		       struct fare_route *want, struct fare_upa_info *ui,
+		       bool *unreachable)
 {
+	struct fare_fib_result upa_fr;
+
+	*unreachable = false;
 	if (!d->fare)
 		return false;
 	fare_fib_compute(&d->fare->cfg, e, paths, fr, want);
+	fare_upa_classify(&d->fare->cfg, e, ui);
+	if (d->fare->cfg.opts.role == FARE_ROLE_HOST && ui->n_upa)
+		*unreachable = upa_compute(d, e, ui, want, &upa_fr);
 	return true;
 }

@@ -15,6 +15,7 @@
 #define FARED_FARE_SYNC_H
 
 #include "fare_fib.h"
+#include "upa.h"
 #include "peer.h"
 
 struct fare_adv;
@@ -56,10 +57,16 @@ void fare_sync_peer_down(struct peer *p);
 /* The change-feed consumer and the once-per-iteration flush. */
 void fare_sync_changed(struct fared *d, const struct rib_entry *e);
 void fare_sync_flush(struct fared *d);
-/* Each of e's paths' fate (paths: e->n_paths of them); false: no FARE. */
+/*
+ * Each of e's paths' fate (paths: e->n_paths of them) and the route fared
+ * programs for e (want), the same one fare_sync_changed() programs: for a
+ * host prefix with UPA paths, its aggregate minus the reporting planes
+ * (ui says which; *unreachable when none is left). false: no FARE.
+ */
 bool fare_sync_explain(struct fared *d, const struct rib_entry *e,
 		       struct fare_fib_path *paths, struct fare_fib_result *fr,
-		       struct fare_route *want);
+		       struct fare_route *want, struct fare_upa_info *ui,
+		       bool *unreachable);
 
 /* The device's ethtool speed in bits/s; 0 when it reports none. */
 uint64_t fare_sync_ethtool_bps(const char *ifname);
