@@ -44,7 +44,7 @@ conf_head()
 	cat <<EOC
 router-id $2
 local-as $3
-hold-time 3
+hold-time 30
 connect-retry 1
 control-socket $DIR/$1.sock
 state-file $DIR/$1.state
@@ -167,7 +167,7 @@ protocol static own {
 }
 template bgp spine {
 	local as 65004;
-	hold time 3;
+	hold time 30;
 	connect retry time 1;
 	connect delay time 1;
 	error wait time 1, 2;

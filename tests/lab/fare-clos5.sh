@@ -108,7 +108,7 @@ for n in $NODES; do
 	cat >"$DIR/$n.conf" <<EOC
 router-id 10.0.0.$i
 local-as ${AS[$n]}
-hold-time 3
+hold-time 30
 connect-retry 1
 control-socket $DIR/$n.sock
 state-file $DIR/$n.state

@@ -43,7 +43,7 @@ protocol static far {
 protocol bgp tohost {
 	local 10.$1.0.1 as 6510$1;
 	neighbor 10.$1.0.2 as 65007;
-	hold time 3;
+	hold time 30;
 	connect retry time 1;
 	connect delay time 1;
 	error wait time 1, 2;
@@ -61,7 +61,7 @@ fared_conf()
 	cat <<EOC
 router-id 192.0.2.7
 local-as 65007
-hold-time 3
+hold-time 30
 connect-retry 1
 control-socket $CTL
 state-file $DIR/fared.state
