@@ -164,6 +164,130 @@ plane_add_all()
 	done
 }
 
+# ---- fared on the topo_planes host, one BIRD leaf per plane ----
+# The scenarios set LAB_DIR (their scratch directory) first.
+
+# leaf_bird_conf I HOLD ROUTES: leaf I's BIRD config, exporting the static
+# ROUTES (BIRD text) to the host over one eBGP session (AS 6510I - 65007).
+leaf_bird_conf()
+{
+	cat >"$LAB_DIR/bird$1.conf" <<EOC
+router id 10.$1.0.1;
+log "$LAB_DIR/bird$1.log" { warning, error };
+protocol device { }
+protocol static far {
+	ipv4;
+	$3
+}
+protocol bgp tohost {
+	local 10.$1.0.1 as 6510$1;
+	neighbor 10.$1.0.2 as 65007;
+	hold time $2;
+	connect retry time 1;
+	connect delay time 1;
+	error wait time 1, 2;
+	ipv4 { import all; export where source = RTS_STATIC; };
+}
+EOC
+}
+
+leaf_bird_start()
+{
+	ip netns exec leaf$1 bird -c "$LAB_DIR/bird$1.conf" \
+		-s "$LAB_DIR/bird$1.ctl" -P "$LAB_DIR/bird$1.pid"
+	LAB_PIDS+=("$(cat "$LAB_DIR/bird$1.pid")")
+}
+
+leaf_birdc() { birdc -s "$LAB_DIR/bird$1.ctl" "${@:2}"; }
+
+# fared_host_start HOLD PLANE4_BANDWIDTH: fared as the host (192.0.2.7,
+# AS 65007, packet mode) with a session per plane, importing
+# 198.51.100.0/24 and longer, originating its loopback; sets FARED_PID.
+fared_host_start()
+{
+	local i
+
+	{
+		cat <<EOC
+router-id 192.0.2.7
+local-as 65007
+hold-time $1
+connect-retry 1
+control-socket $LAB_DIR/fared.sock
+state-file $LAB_DIR/fared.state
+role host
+mode packet
+interface eth-p1 bandwidth 400G
+interface eth-p2 bandwidth 400G
+interface eth-p3 bandwidth 400G
+interface eth-p4 bandwidth $2
+originate 192.0.2.7/32
+policy remote {
+	permit 198.51.100.0/24 le 32
+}
+policy self {
+	permit 192.0.2.7/32
+}
+EOC
+		for i in 1 2 3 4; do
+			cat <<EOC
+plane $i {
+	neighbor 10.$i.0.1 {
+		remote-as 6510$i
+		interface eth-p$i
+		import remote
+		export self
+	}
+}
+EOC
+		done
+	} >"$LAB_DIR/fared.conf"
+	ip netns exec host "$FARE_ROOT/userspace/fared/fared" \
+		-c "$LAB_DIR/fared.conf" >"$LAB_DIR/fared.log" 2>&1 &
+	FARED_PID=$!
+	LAB_PIDS+=("$FARED_PID")
+}
+
+# host_weights PREFIX: "plane:weight ..." of PREFIX in fare.ko, or "none".
+host_weights()
+{
+	"$FARECTL" -j -n host route show | jq -r --arg d "$1" \
+		'[.[] | select(.dst == $d) | .nexthops[] |
+		  "\(.plane):\(.weight)"] | if length > 0 then join(" ")
+		  else "none" end'
+}
+
+host_weights_are() { [ "$(host_weights "$1")" = "$2" ]; }
+
+# send_phase N PHASE: N paced datagrams from the host's loopback to
+# 198.51.100.1; the receiver's report goes to $LAB_DIR/sinkPHASE.
+send_phase()
+{
+	local log=$LAB_DIR/sink$2 rc=0
+
+	sink_start "$log" --bind 198.51.100.1 --port 9100 --count "$1" \
+		--timeout 60
+	ip netns exec host taskset -c 0 "$FARE_UDP" send --src 192.0.2.7 \
+		--dst 198.51.100.1 --port 9100 --count "$1" --interval-us 20
+	sink_wait "$log" || rc=$?
+	expect_eq "phase $2: every datagram arrived once" $rc 0
+}
+
+# split_is PHASE COUNT...: the receiver got COUNT on plane 1, 2, ... in
+# that phase, each within 1 (packet mode), and exactly 0 where 0 is due.
+split_is()
+{
+	local phase=$1 i=1 want
+
+	shift
+	for want in "$@"; do
+		expect_near "phase $phase: plane $i" \
+			"$(sink_iface "$LAB_DIR/sink$phase" eth-leaf$i)" \
+			"$want" $((want > 0))
+		i=$((i + 1))
+	done
+}
+
 # sink_start LOG ARGS...: the receiver on the remote; waits until bound.
 sink_start()
 {

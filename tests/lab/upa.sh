@@ -22,9 +22,8 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-FARED=$FARE_ROOT/userspace/fared/fared
-DIR=$(mktemp -d /tmp/fare-upa.XXXXXX)
-CTL=$DIR/fared.sock
+LAB_DIR=$(mktemp -d /tmp/fare-upa.XXXXXX)
+CTL=$LAB_DIR/fared.sock
 AGG=198.51.100.0/24
 X=198.51.100.1/32
 # binary16 GB/s: 12 = 0x4a00, 6 = 0x4600, 4 = 0x4400, 2 = 0x4000.
@@ -38,27 +37,10 @@ bird_conf()
 	[ "$2" = 0 ] || upa="route $X blackhole {
 		bgp_ext_community.add((generic, 0x03090000, 0x0a0${1}0001));
 	};"
-	cat >"$DIR/bird$1.conf" <<EOC
-router id 10.$1.0.1;
-log "$DIR/bird$1.log" { warning, error };
-protocol device { }
-protocol static far {
-	ipv4;
-	route $AGG blackhole {
+	leaf_bird_conf $1 90 "route $AGG blackhole {
 		bgp_ext_community.add((unknown 0x0f, 10.$1.0.1, ${PB[$1]}));
 	};
-	$upa
-}
-protocol bgp tohost {
-	local 10.$1.0.1 as 6510$1;
-	neighbor 10.$1.0.2 as 65007;
-	hold time 90;
-	connect retry time 1;
-	connect delay time 1;
-	error wait time 1, 2;
-	ipv4 { import all; export where source = RTS_STATIC; };
-}
-EOC
+	$upa"
 }
 
 # upa_from "1 0 0 0": which leaves advertise the UPA for X.
@@ -70,7 +52,7 @@ upa_from()
 	for u in $1; do
 		if [ "$u" != "${UPA[$i]}" ]; then
 			bird_conf $i "$u"
-			birdc -s "$DIR/bird$i.ctl" configure >/dev/null
+			leaf_birdc $i configure >/dev/null
 			UPA[$i]=$u
 		fi
 		i=$((i + 1))
@@ -78,55 +60,8 @@ upa_from()
 	log "UPA from \"$1\" at $(date +%T.%N)"
 }
 
-fared_conf()
-{
-	local i
-
-	cat <<EOC
-router-id 192.0.2.7
-local-as 65007
-hold-time 90
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
-role host
-mode packet
-interface eth-p1 bandwidth 400G
-interface eth-p2 bandwidth 400G
-interface eth-p3 bandwidth 400G
-interface eth-p4 bandwidth 400G
-originate 192.0.2.7/32
-policy remote {
-	permit 198.51.100.0/24 le 32
-}
-policy self {
-	permit 192.0.2.7/32
-}
-EOC
-	for i in 1 2 3 4; do
-		cat <<EOC
-plane $i {
-	neighbor 10.$i.0.1 {
-		remote-as 6510$i
-		interface eth-p$i
-		import remote
-		export self
-	}
-}
-EOC
-	done
-}
-
-# weights PREFIX: "plane:weight ..." of PREFIX in fare.ko, or "none".
-weights()
-{
-	"$FARECTL" -j -n host route show | jq -r --arg d "$1" \
-		'[.[] | select(.dst == $d) | .nexthops[] |
-		  "\(.plane):\(.weight)"] | if length > 0 then join(" ")
-		  else "none" end'
-}
-
-weights_are() { [ "$(weights "$1")" = "$2" ]; }
+weights() { host_weights "$1"; }
+weights_are() { host_weights_are "$1" "$2"; }
 
 # The host's kernel route for X in fare's table: type and device.
 kroute()
@@ -151,33 +86,8 @@ settle()
 	expect_eq "phase $1: X's kernel route in table 249" "$(kroute)" "$3"
 }
 
-# send PHASE: 120 datagrams to X; the receiver's counts per plane.
-send()
-{
-	local log=$DIR/sink$1
-
-	sink_start "$log" --bind 198.51.100.1 --port 9100 --count 120 \
-		--timeout 60
-	ip netns exec host taskset -c 0 "$FARE_UDP" send --src 192.0.2.7 \
-		--dst 198.51.100.1 --port 9100 --count 120 --interval-us 20
-	rc=0
-	sink_wait "$log" || rc=$?
-	expect_eq "phase $1: every datagram arrived once" $rc 0
-}
-
-split_is()
-{
-	local phase=$1 i=1 want
-
-	shift
-	# A plane that reported X gets nothing at all.
-	for want in "$@"; do
-		expect_near "phase $phase: plane $i" \
-			"$(sink_iface "$DIR/sink$phase" eth-leaf$i)" "$want" \
-			$((want > 0))
-		i=$((i + 1))
-	done
-}
+# send PHASE: 120 datagrams to X (paced: see above).
+send() { send_phase 120 "$1"; }
 
 remote_rx()
 {
@@ -193,17 +103,12 @@ load_fare
 topo_planes 4
 for i in 1 2 3 4; do
 	bird_conf $i "${UPA[$i]}"
-	ip netns exec leaf$i bird -c "$DIR/bird$i.conf" -s "$DIR/bird$i.ctl" \
-		-P "$DIR/bird$i.pid"
-	LAB_PIDS+=("$(cat "$DIR/bird$i.pid")")
+	leaf_bird_start $i
 done
-fared_conf >"$DIR/fared.conf"
-ip netns exec host "$FARED" -c "$DIR/fared.conf" >"$DIR/fared.log" 2>&1 &
-FARED_PID=$!
-LAB_PIDS+=("$FARED_PID")
+fared_host_start 90 400G
 
 # Phase 1: plane 1 lost X; 3:2:1 scaled to the aggregate's sum, 12.
-wait_for 30 weights_are "$AGG" "1:6 2:3 3:2 4:1" || cat "$DIR/fared.log"
+wait_for 30 weights_are "$AGG" "1:6 2:3 3:2 4:1" || cat "$LAB_DIR/fared.log"
 settle 1 "2:6 3:4 4:2" "unicast fare0"
 "$FARECTL" bgp -s "$CTL" routes "$X"
 expect_eq "phase 1: why, as fared explains it" \
@@ -252,5 +157,5 @@ expect_eq "phase 5: X's kernel route after fared" "$(kroute)" none
 expect_eq "phase 5: fare's table after fared" \
 	"$(ip -n host route show table 249 | wc -l)" 0
 
-cat "$DIR/fared.log"
+cat "$LAB_DIR/fared.log"
 lab_result
