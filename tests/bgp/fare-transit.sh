@@ -12,9 +12,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-command -v valgrind >/dev/null || fail "valgrind is not installed"
-FARED_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=all
-	--error-exitcode=99 --log-file=$DIR/valgrind.log"
+fared_under_valgrind
 R_AS=4200000003
 PFX=10.202.1.0/24
 
@@ -135,10 +133,5 @@ wait_for 10 "the far side's route to go" sh -c "! birdc -s $FAR_SOCK \
 	show route $PFX protocol far4 | grep -q $PFX"
 echo "ok: a withdrawal is passed on"
 
-kill -TERM "$FARED_PID"
-wait "$FARED_PID"
-rc=$?
-FARED_PID=
-[ $rc -eq 0 ] || { cat "$DIR/valgrind.log"; fail "fared exited $rc"; }
-[ -s "$DIR/valgrind.log" ] && { cat "$DIR/valgrind.log"; fail "valgrind"; }
+stop_fared_clean
 echo "ok: under valgrind, no error, no leak"

@@ -7,9 +7,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 FLAPS=${FBGP_FLAPS:-100}
-command -v valgrind >/dev/null || fail "valgrind is not installed"
-FARED_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=all
-	--error-exitcode=99 --log-file=$DIR/valgrind.log"
+fared_under_valgrind
 # BIRD waits for fared to connect: when both sides connect at once, the
 # connection that loses the race may end an Established session (RFC 4724
 # §8 treats a new connection from a graceful restart peer as a restart),
@@ -28,10 +26,5 @@ done
 [ "$(fared_field $B4 flaps)" = "$FLAPS" ] ||
 	fail "flaps counted: $(fared_field $B4 flaps), want $FLAPS"
 fared_established $B6 || fail "the IPv6 session suffered"
-kill -TERM "$FARED_PID"
-wait "$FARED_PID"
-rc=$?
-FARED_PID=
-[ $rc -eq 0 ] || { cat "$DIR/valgrind.log"; fail "fared exited $rc"; }
-[ -s "$DIR/valgrind.log" ] && { cat "$DIR/valgrind.log"; fail "valgrind"; }
+stop_fared_clean
 echo "ok: $FLAPS flaps under valgrind, no error, no leak"

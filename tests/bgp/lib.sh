@@ -184,6 +184,28 @@ start_fared()
 	FARED_PID=$!
 }
 
+# fared_under_valgrind: start_fared runs fared under valgrind from now on;
+# stop_fared_clean then fails the scenario on any error or leak.
+fared_under_valgrind()
+{
+	command -v valgrind >/dev/null || fail "valgrind is not installed"
+	FARED_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=all
+		--error-exitcode=99 --log-file=$DIR/valgrind.log"
+}
+
+# stop_fared_clean: SIGTERM; fared must exit 0 (and valgrind say nothing).
+stop_fared_clean()
+{
+	local rc=0
+
+	kill -TERM "$FARED_PID"
+	wait "$FARED_PID" || rc=$?
+	FARED_PID=
+	[ $rc -eq 0 ] || { cat "$DIR/valgrind.log"; fail "fared exited $rc"; }
+	[ -s "$DIR/valgrind.log" ] && { cat "$DIR/valgrind.log"; fail "valgrind"; }
+	return 0
+}
+
 ctl()
 {
 	python3 - "$CTL" "$*" <<'EOP'

@@ -106,9 +106,7 @@ BIRD_F4_EXTRA="passive on;"
 sed -i 's/^hold-time 6$/hold-time 60/' "$DIR/fared.conf"
 # bringup, on the namespaces set up above; fared under valgrind, for the
 # ORF lists it grows and frees.
-command -v valgrind >/dev/null || fail "valgrind is not installed"
-FARED_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=all
-	--error-exitcode=99 --log-file=$DIR/valgrind.log"
+fared_under_valgrind
 write_bird_conf
 sed -i 's/^\thold time 6;$/\thold time 60;/' "$DIR/bird.conf"
 grep -q "hold time 60;" "$DIR/bird.conf" || fail "bird.conf: hold time"
@@ -197,10 +195,5 @@ bird_established fared4 || fail "BIRD dropped fared4"
 [ "$(fared_field $RR4 flaps)" = 0 ] || fail "FRR session flapped"
 echo "ok: BIRD peers (no ORF capability) never got ORF and stayed up"
 
-kill -TERM "$FARED_PID"
-wait "$FARED_PID"
-rc=$?
-FARED_PID=
-[ $rc -eq 0 ] || { cat "$DIR/valgrind.log"; fail "fared exited $rc"; }
-[ -s "$DIR/valgrind.log" ] && { cat "$DIR/valgrind.log"; fail "valgrind"; }
+stop_fared_clean
 echo "ok: fared exits cleanly under valgrind, no error, no leak"
