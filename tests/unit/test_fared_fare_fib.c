@@ -111,16 +111,9 @@ static void entry_set2(struct entry *en, const char *pfx, size_t n,
 /* "1:2 2:2 3:1 4:2" */
 static const char *nh_str(const struct fare_route *r)
 {
-	static char buf[256];
-	size_t at = 0;
-	unsigned int i;
+	static char buf[FARE_FIB_NEXTHOPS_STRLEN];
 
-	buf[0] = '\0';
-	for (i = 0; i < r->n_nexthops; i++)
-		at += snprintf(buf + at, sizeof(buf) - at, "%s%u:%u",
-			       i ? " " : "", r->nexthops[i].plane_id,
-			       r->nexthops[i].weight);
-	return buf;
+	return fare_fib_nexthops_str(r, buf, sizeof(buf));
 }
 
 static const unsigned int p1234[] = { 1, 2, 3, 4 };

@@ -222,7 +222,8 @@ static uint64_t adv_bps(uint16_t pb)
 static void upa_text(FILE *f, const struct fare_upa_info *ui,
 		     const struct fare_route *want, bool unreachable)
 {
-	unsigned int p, i;
+	char nh[FARE_FIB_NEXTHOPS_STRLEN];
+	unsigned int p;
 
 	fputs("  fare: unreachable via plane", f);
 	for (p = 1; p <= FARE_PLANE_ID_MAX; p++)
@@ -237,11 +238,8 @@ static void upa_text(FILE *f, const struct fare_upa_info *ui,
 		fputs(" (UPA), ignored: the prefix has paths of its own\n", f);
 		return;
 	}
-	fputs(" (UPA): the covering aggregate's other planes", f);
-	for (i = 0; i < want->n_nexthops; i++)
-		fprintf(f, " %u:%u",
-			want->nexthops[i].plane_id, want->nexthops[i].weight);
-	fputc('\n', f);
+	fprintf(f, " (UPA): the covering aggregate's other planes %s\n",
+		fare_fib_nexthops_str(want, nh, sizeof(nh)));
 }
 
 static void upa_json(struct json *j, const struct fare_upa_info *ui,

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -443,4 +444,19 @@ bool fare_fib_get(const struct fare_fib *fib, const struct fare_prefix *dst,
 		return false;
 	rt_to(dst, (*pe)->have, out);
 	return true;
+}
+
+char *fare_fib_nexthops_str(const struct fare_route *r, char *buf, size_t len)
+{
+	size_t at = 0;
+	unsigned int i;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < r->n_nexthops && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s%u:%u", i ? " " : "",
+			       r->nexthops[i].plane_id,
+			       r->nexthops[i].weight);
+	return buf;
 }

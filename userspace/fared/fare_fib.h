@@ -126,4 +126,9 @@ bool fare_fib_get(const struct fare_fib *fib, const struct fare_prefix *dst,
 /* A RIB prefix as a fare.ko prefix. */
 void fare_fib_prefix(const struct bgp_prefix *p, struct fare_prefix *out);
 
+/* Enough for FARE_NEXTHOP_MAX next hops as "255:4294967295 ". */
+#define FARE_FIB_NEXTHOPS_STRLEN	(FARE_NEXTHOP_MAX * 16)
+/* r's next hops as "plane:weight ..." (e.g. "1:2 2:2 3:1"); returns buf. */
+char *fare_fib_nexthops_str(const struct fare_route *r, char *buf, size_t len);
+
 #endif /* FARED_FARE_FIB_H */
