@@ -7,7 +7,9 @@
 #ifndef FARE_INT_H
 #define FARE_INT_H
 
+#include <netinet/in.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include "libfare.h"
 
@@ -46,6 +48,19 @@ struct fare {
 
 /* Called for every data message of a reply; returns 0 or a negative errno. */
 typedef int (*fare_msg_cb)(const struct nlmsghdr *nlh, void *arg);
+
+/* Octets of an address of family: 4, 16, or 0 for another family. */
+static inline size_t fare_addr_len(uint8_t family)
+{
+	switch (family) {
+	case AF_INET:
+		return sizeof(struct in_addr);
+	case AF_INET6:
+		return sizeof(struct in6_addr);
+	default:
+		return 0;
+	}
+}
 
 static inline uint32_t fare_next_seq(struct fare *f)
 {

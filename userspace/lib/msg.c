@@ -117,22 +117,10 @@ int fare_msg_put_plane(struct nlmsghdr *nlh, size_t buflen,
 	return 0;
 }
 
-static size_t addr_len(uint8_t family)
-{
-	switch (family) {
-	case AF_INET:
-		return sizeof(struct in_addr);
-	case AF_INET6:
-		return sizeof(struct in6_addr);
-	default:
-		return 0;
-	}
-}
-
 int fare_msg_put_prefix(struct nlmsghdr *nlh, size_t buflen,
 			const struct fare_prefix *dst, struct fare_err *err)
 {
-	size_t alen = addr_len(dst->family);
+	size_t alen = fare_addr_len(dst->family);
 
 	if (!alen)
 		return fare_err_set(err, -EAFNOSUPPORT,
@@ -357,7 +345,7 @@ int fare_msg_parse_route(const struct nlmsghdr *nlh, struct fare_route *out,
 	    !len_is(tb[FARE_A_ROUTE_PLEN], 1))
 		return malformed(err, "route without family, destination or length");
 	out->dst.family = mnl_attr_get_u8(tb[FARE_A_ROUTE_FAMILY]);
-	alen = addr_len(out->dst.family);
+	alen = fare_addr_len(out->dst.family);
 	if (!alen || !len_is(tb[FARE_A_ROUTE_DST], alen))
 		return malformed(err, "route destination of the wrong family");
 	memcpy(&out->dst.addr, mnl_attr_get_payload(tb[FARE_A_ROUTE_DST]),

@@ -21,30 +21,44 @@
 
 #include "fare_int.h"
 
-struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
-				     uint32_t seq,
-				     const struct fare_prefix *dst,
-				     const union fare_addr *src, uint32_t oif)
+/*
+ * The part every message about one of fare's kernel routes shares: a
+ * request for dst in fare's table and protocol, acked; a new route
+ * replaces whatever fare route to dst is there.
+ */
+static struct rtmsg *route_msg_start(void *buf, uint16_t type, uint32_t seq,
+				     const struct fare_prefix *dst)
 {
-	size_t alen = dst->family == AF_INET ? sizeof(struct in_addr) :
-		      sizeof(struct in6_addr);
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct rtmsg *rtm;
 
-	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*rtm)) +
-		     3 * MNL_ATTR_HDRLEN + 2 * MNL_ALIGN(alen) + 4)
-		return NULL;
-	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	if (type == RTM_NEWROUTE)
+		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
 	nlh->nlmsg_seq = seq;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = dst->family;
 	rtm->rtm_dst_len = dst->plen;
 	rtm->rtm_table = FARE_RT_TABLE;
 	rtm->rtm_protocol = FARE_RTPROT;
+	return rtm;
+}
+
+struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
+				     uint32_t seq,
+				     const struct fare_prefix *dst,
+				     const union fare_addr *src, uint32_t oif)
+{
+	size_t alen = fare_addr_len(dst->family);
+	struct nlmsghdr *nlh = buf;
+	struct rtmsg *rtm;
+
+	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*rtm)) +
+		     3 * MNL_ATTR_HDRLEN + 2 * MNL_ALIGN(alen) + 4)
+		return NULL;
+	rtm = route_msg_start(buf, type, seq, dst);
 	if (type == RTM_NEWROUTE) {
-		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
 		rtm->rtm_scope = RT_SCOPE_LINK;
 		rtm->rtm_type = RTN_UNICAST;
 	} else {
@@ -198,26 +212,15 @@ struct nlmsghdr *fare_rtnl_msg_unreachable(void *buf, size_t buflen,
 					   uint16_t type, uint32_t seq,
 					   const struct fare_prefix *dst)
 {
-	size_t alen = dst->family == AF_INET ? sizeof(struct in_addr) :
-		      sizeof(struct in6_addr);
-	struct nlmsghdr *nlh;
+	size_t alen = fare_addr_len(dst->family);
+	struct nlmsghdr *nlh = buf;
 	struct rtmsg *rtm;
 
 	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*rtm)) +
 		     MNL_ATTR_HDRLEN + MNL_ALIGN(alen))
 		return NULL;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	/* REPLACE: it takes the place of "PREFIX dev fare0" if there. */
-	if (type == RTM_NEWROUTE)
-		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
-	nlh->nlmsg_seq = seq;
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	rtm->rtm_family = dst->family;
-	rtm->rtm_dst_len = dst->plen;
-	rtm->rtm_table = FARE_RT_TABLE;
-	rtm->rtm_protocol = FARE_RTPROT;
+	/* As a new route it takes the place of "PREFIX dev fare0". */
+	rtm = route_msg_start(buf, type, seq, dst);
 	/* Removal too names the type: a fare0 route is not touched. */
 	rtm->rtm_type = RTN_UNREACHABLE;
 	rtm->rtm_scope = type == RTM_NEWROUTE ? RT_SCOPE_UNIVERSE :
