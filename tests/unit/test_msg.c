@@ -241,6 +241,54 @@ TEST(config_set_sends_only_the_fields_set)
 	CHECK_INT(back.ifindex, 0);
 }
 
+TEST(nexthop_bandwidth_is_sent_only_when_set_and_reads_back)
+{
+	const struct nlattr *hops, *e;
+	struct fare_route back;
+	struct nlmsghdr *nlh;
+	int with = 0;
+
+	make_route();
+	route.nexthops[1].bandwidth = 1250000000ull * 8;
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, NULL), 0);
+	hops = find(nlh, FARE_A_ROUTE_NEXTHOPS);
+	mnl_attr_for_each_nested(e, hops)
+		if (find_nested(e, FARE_A_NH_BANDWIDTH))
+			with++;
+	CHECK_INT(with, 1);
+	CHECK_INT(fare_msg_parse_route(nlh, &back, NULL), 0);
+	CHECK_INT(back.nexthops[0].bandwidth, 0);
+	CHECK(back.nexthops[1].bandwidth == 10000000000ull);
+}
+
+TEST(config_set_sends_tier_hops_and_spill_bias)
+{
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_TIER_HOPS | FARE_CONFIG_SPILL_BIAS,
+		.n_tier_hops = 3, .tier_hops = { 3, 4, 6 },
+		.spill_bias = 1000,
+	};
+	struct fare_config back;
+	struct nlmsghdr *nlh;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 1);
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, NULL), 0);
+	CHECK_INT(mnl_attr_get_payload_len(find(nlh, FARE_A_CONFIG_TIER_HOPS)),
+		  3);
+	CHECK_INT(fare_msg_parse_config(nlh, &back, NULL), 0);
+	CHECK_INT(back.set, FARE_CONFIG_TIER_HOPS | FARE_CONFIG_SPILL_BIAS);
+	CHECK_INT(back.n_tier_hops, 3);
+	CHECK_INT(back.tier_hops[2], 6);
+	CHECK_INT(back.spill_bias, 1000);
+
+	cfg.n_tier_hops = 0;
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 1);
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, NULL), -EINVAL);
+	cfg.n_tier_hops = FARE_TIER_MAX + 2;
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, NULL), -EINVAL);
+}
+
 /* A reply as the kernel sends it: u64 counters after a FARE_A_PAD. */
 static struct nlmsghdr *plane_reply(void *b, uint32_t seq, uint32_t id)
 {
@@ -407,6 +455,49 @@ TEST(config_and_stats_replies_are_read)
 	CHECK_INT(st.noroute_packets, 1);
 	CHECK_INT(st.noplane_packets, 2);
 	CHECK_INT(st.error_packets, 3);
+	CHECK_INT(st.tiers[0].packets, 0);
+}
+
+static void put_tier(struct nlmsghdr *nlh, uint8_t idx, uint64_t base)
+{
+	struct nlattr *e;
+
+	e = mnl_attr_nest_start(nlh, FARE_A_STATS_TIERS_ENTRY);
+	mnl_attr_put_u8(nlh, FARE_A_TIER_INDEX, idx);
+	mnl_attr_put(nlh, FARE_A_TIER_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, FARE_A_TIER_TX_PACKETS, base);
+	mnl_attr_put_u64(nlh, FARE_A_TIER_TX_BYTES, base * 100);
+	mnl_attr_put_u64(nlh, FARE_A_TIER_SPILLS, base / 10);
+	mnl_attr_nest_end(nlh, e);
+}
+
+TEST(stats_reply_reads_tier_counters_and_folds_unknown_tiers)
+{
+	struct fare_stats st;
+	struct nlmsghdr *nlh;
+	struct nlattr *tiers;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_STATS_GET, 0, 1);
+	tiers = mnl_attr_nest_start(nlh, FARE_A_STATS_TIERS);
+	put_tier(nlh, 0, 1000);
+	put_tier(nlh, 1, 50);
+	put_tier(nlh, FARE_TIER_MAX, 20);
+	put_tier(nlh, FARE_TIER_MAX + 1, 30);
+	mnl_attr_nest_end(nlh, tiers);
+	CHECK_INT(fare_msg_parse_stats(nlh, &st, NULL), 0);
+	CHECK_INT(st.tiers[0].packets, 1000);
+	CHECK_INT(st.tiers[0].bytes, 100000);
+	CHECK_INT(st.tiers[0].spills, 100);
+	CHECK_INT(st.tiers[1].packets, 50);
+	CHECK_INT(st.tiers[2].packets, 0);
+	CHECK_INT(st.tiers[FARE_TIER_MAX].packets, 50);
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_STATS_GET, 0, 1);
+	tiers = mnl_attr_nest_start(nlh, FARE_A_STATS_TIERS);
+	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh,
+						   FARE_A_STATS_TIERS_ENTRY));
+	mnl_attr_nest_end(nlh, tiers);
+	CHECK_INT(fare_msg_parse_stats(nlh, &st, NULL), -EPROTO);
 }
 
 /* NLMSG_ERROR as netlink_ack() builds it. */

@@ -203,7 +203,10 @@ TEST(config_json_has_null_dev_without_fare0)
 
 TEST(drops_line_names_each_counter)
 {
-	struct fare_stats s = { 1, 2, 3, 4 };
+	struct fare_stats s = {
+		.noroute_packets = 1, .noplane_packets = 2, .error_packets = 3,
+		.fallback_packets = 4,
+	};
 	struct fc_out o;
 	struct capture c;
 

@@ -40,6 +40,14 @@
 /* Range of FARE_A_CONFIG_FLOWLET_US, the flowlet idle gap. */
 #define FARE_FLOWLET_US_MIN	1
 #define FARE_FLOWLET_US_MAX	10000000
+/*
+ * Tier spill-over (Documentation/datapath.md, "Tier spill-over (UGAL-L)").
+ * Per-tier counters cover tiers 0..FARE_TIER_MAX; a next hop of a higher
+ * tier counts in FARE_TIER_MAX. FARE_A_CONFIG_TIER_HOPS holds 1 to
+ * FARE_TIER_MAX + 1 hop counts (u8, each at least 1).
+ */
+#define FARE_TIER_MAX		7
+#define FARE_SPILL_BIAS_DEFAULT	65536	/* bytes */
 
 enum fare_mode {
 	FARE_MODE_DEFAULT,	/* the namespace default (route only) */
@@ -94,6 +102,9 @@ enum fare_attr {
 	FARE_A_REPLACE,			/* flag: a NEW may replace what exists */
 	FARE_A_ROUTE_FALLBACK_PACKETS,	/* u64, no usable plane: normal route */
 	FARE_A_STATS_FALLBACK_PACKETS,	/* u64, no usable plane: normal route */
+	FARE_A_CONFIG_TIER_HOPS,	/* binary, u8 hop count H per tier */
+	FARE_A_CONFIG_SPILL_BIAS,	/* u32, spill bias T, bytes */
+	FARE_A_STATS_TIERS,		/* nest of FARE_A_STATS_TIERS_ENTRY */
 	__FARE_A_MAX,
 };
 
@@ -116,10 +127,32 @@ enum fare_nh_attr {
 	FARE_A_NH_TIER,			/* u8, 0 = preferred (default 0) */
 	FARE_A_NH_TX_PACKETS,		/* u64, packets sent via this hop */
 	FARE_A_NH_TX_BYTES,		/* u64, bytes sent via this hop */
+	FARE_A_NH_BANDWIDTH,		/* u64, path bytes per second, 0 none */
 	__FARE_A_NH_MAX,
 };
 
 #define FARE_A_NH_MAX (__FARE_A_NH_MAX - 1)
+
+/* Inside FARE_A_STATS_TIERS: one FARE_A_STATS_TIERS_ENTRY per tier. */
+enum fare_stats_tiers_attr {
+	FARE_A_STATS_TIERS_UNSPEC,
+	FARE_A_STATS_TIERS_ENTRY,	/* nest of enum fare_tier_attr */
+	__FARE_A_STATS_TIERS_MAX,
+};
+
+#define FARE_A_STATS_TIERS_MAX (__FARE_A_STATS_TIERS_MAX - 1)
+
+enum fare_tier_attr {
+	FARE_A_TIER_UNSPEC,
+	FARE_A_TIER_PAD,
+	FARE_A_TIER_INDEX,		/* u8, 0..FARE_TIER_MAX */
+	FARE_A_TIER_TX_PACKETS,		/* u64, packets sent via the tier */
+	FARE_A_TIER_TX_BYTES,		/* u64, bytes sent via the tier */
+	FARE_A_TIER_SPILLS,		/* u64, decisions spilled to the tier */
+	__FARE_A_TIER_MAX,
+};
+
+#define FARE_A_TIER_MAX (__FARE_A_TIER_MAX - 1)
 
 /* FARE_A_PLANE_FLAGS */
 enum fare_plane_flags {

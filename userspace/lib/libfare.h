@@ -56,6 +56,7 @@ struct fare_nexthop {
 	uint32_t plane_id;
 	uint32_t weight;	/* 1..UINT32_MAX */
 	uint8_t tier;		/* 0 = preferred */
+	uint64_t bandwidth;	/* bytes per second, 0 = none */
 	/* filled by get and dump only */
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
@@ -81,6 +82,8 @@ struct fare_route {
 #define FARE_CONFIG_MODE	(1U << 0)
 #define FARE_CONFIG_FLOWLET_US	(1U << 1)
 #define FARE_CONFIG_HASH_SEED	(1U << 2)
+#define FARE_CONFIG_TIER_HOPS	(1U << 3)
+#define FARE_CONFIG_SPILL_BIAS	(1U << 4)
 
 struct fare_config {
 	unsigned int set;	/* FARE_CONFIG_* mask, for fare_config_set() */
@@ -88,6 +91,17 @@ struct fare_config {
 	uint32_t flowlet_us;
 	uint32_t hash_seed;
 	uint32_t ifindex;	/* read only: fare0's ifindex, 0 if none yet */
+	/* Tier spill-over: hop count H of tiers 0..n_tier_hops - 1, bias T. */
+	unsigned int n_tier_hops;	/* 1..FARE_TIER_MAX + 1 */
+	uint8_t tier_hops[FARE_TIER_MAX + 1];
+	uint32_t spill_bias;	/* bytes */
+};
+
+/* Counters of one tier; a tier above FARE_TIER_MAX counts in the last. */
+struct fare_tier_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t spills;	/* decisions that spilled to this tier */
 };
 
 struct fare_stats {
@@ -95,6 +109,8 @@ struct fare_stats {
 	uint64_t noplane_packets;
 	uint64_t error_packets;
 	uint64_t fallback_packets;
+	/* Zero when the kernel sends no tier counters. */
+	struct fare_tier_stats tiers[FARE_TIER_MAX + 1];
 };
 
 /*

@@ -181,7 +181,11 @@ int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
 		    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_NH_WEIGHT,
 					    nh->weight) ||
 		    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_NH_TIER,
-					   nh->tier)) {
+					   nh->tier) ||
+		    /* Only when set, so that older kernels still take it. */
+		    (nh->bandwidth &&
+		     !mnl_attr_put_u64_check(nlh, buflen, FARE_A_NH_BANDWIDTH,
+					     nh->bandwidth))) {
 			mnl_attr_nest_cancel(nlh, hops);
 			return too_long(err);
 		}
@@ -211,6 +215,20 @@ int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
 	if ((cfg->set & FARE_CONFIG_HASH_SEED) &&
 	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_HASH_SEED,
 				    cfg->hash_seed))
+		return too_long(err);
+	if (cfg->set & FARE_CONFIG_TIER_HOPS) {
+		if (!cfg->n_tier_hops || cfg->n_tier_hops > FARE_TIER_MAX + 1)
+			return fare_err_set(err, -EINVAL,
+					    "%u tier hop counts, 1..%u allowed",
+					    cfg->n_tier_hops,
+					    FARE_TIER_MAX + 1);
+		if (!mnl_attr_put_check(nlh, buflen, FARE_A_CONFIG_TIER_HOPS,
+					cfg->n_tier_hops, cfg->tier_hops))
+			return too_long(err);
+	}
+	if ((cfg->set & FARE_CONFIG_SPILL_BIAS) &&
+	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_SPILL_BIAS,
+				    cfg->spill_bias))
 		return too_long(err);
 	return 0;
 }
@@ -318,7 +336,8 @@ static int parse_nexthop(const struct nlattr *entry, struct fare_nexthop *nh,
 		return malformed(err, "next hop without a plane or weight");
 	if (bad_len(tb[FARE_A_NH_TIER], 1) ||
 	    bad_len(tb[FARE_A_NH_TX_PACKETS], 8) ||
-	    bad_len(tb[FARE_A_NH_TX_BYTES], 8))
+	    bad_len(tb[FARE_A_NH_TX_BYTES], 8) ||
+	    bad_len(tb[FARE_A_NH_BANDWIDTH], 8))
 		return malformed(err, "next hop attribute of the wrong size");
 	nh->plane_id = mnl_attr_get_u32(tb[FARE_A_NH_PLANE_ID]);
 	nh->weight = mnl_attr_get_u32(tb[FARE_A_NH_WEIGHT]);
@@ -326,6 +345,7 @@ static int parse_nexthop(const struct nlattr *entry, struct fare_nexthop *nh,
 		nh->tier = mnl_attr_get_u8(tb[FARE_A_NH_TIER]);
 	nh->tx_packets = get_u64(tb[FARE_A_NH_TX_PACKETS]);
 	nh->tx_bytes = get_u64(tb[FARE_A_NH_TX_BYTES]);
+	nh->bandwidth = get_u64(tb[FARE_A_NH_BANDWIDTH]);
 	return 0;
 }
 
@@ -389,7 +409,8 @@ int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 	if (bad_len(tb[FARE_A_CONFIG_MODE], 1) ||
 	    bad_len(tb[FARE_A_CONFIG_FLOWLET_US], 4) ||
 	    bad_len(tb[FARE_A_CONFIG_HASH_SEED], 4) ||
-	    bad_len(tb[FARE_A_CONFIG_IFINDEX], 4))
+	    bad_len(tb[FARE_A_CONFIG_IFINDEX], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_SPILL_BIAS], 4))
 		return malformed(err, "config attribute of the wrong size");
 	if (tb[FARE_A_CONFIG_MODE]) {
 		out->mode = mnl_attr_get_u8(tb[FARE_A_CONFIG_MODE]);
@@ -405,6 +426,46 @@ int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 	}
 	if (tb[FARE_A_CONFIG_IFINDEX])
 		out->ifindex = mnl_attr_get_u32(tb[FARE_A_CONFIG_IFINDEX]);
+	if (tb[FARE_A_CONFIG_TIER_HOPS]) {
+		size_t n = mnl_attr_get_payload_len(tb[FARE_A_CONFIG_TIER_HOPS]);
+
+		if (!n || n > sizeof(out->tier_hops))
+			return malformed(err, "tier hop counts of the wrong size");
+		memcpy(out->tier_hops,
+		       mnl_attr_get_payload(tb[FARE_A_CONFIG_TIER_HOPS]), n);
+		out->n_tier_hops = n;
+		out->set |= FARE_CONFIG_TIER_HOPS;
+	}
+	if (tb[FARE_A_CONFIG_SPILL_BIAS]) {
+		out->spill_bias = mnl_attr_get_u32(tb[FARE_A_CONFIG_SPILL_BIAS]);
+		out->set |= FARE_CONFIG_SPILL_BIAS;
+	}
+	return 0;
+}
+
+static int parse_tier_stats(const struct nlattr *entry,
+			    struct fare_stats *out, struct fare_err *err)
+{
+	const struct nlattr *tb[FARE_A_TIER_MAX + 1];
+	struct fare_tier_stats *t;
+	unsigned int idx;
+
+	if (parse_table(NULL, entry, tb, FARE_A_TIER_MAX) < 0)
+		return malformed(err, "bad tier counter attributes");
+	if (!tb[FARE_A_TIER_INDEX] || !len_is(tb[FARE_A_TIER_INDEX], 1))
+		return malformed(err, "tier counters without a tier");
+	if (bad_len(tb[FARE_A_TIER_TX_PACKETS], 8) ||
+	    bad_len(tb[FARE_A_TIER_TX_BYTES], 8) ||
+	    bad_len(tb[FARE_A_TIER_SPILLS], 8))
+		return malformed(err, "tier counter of the wrong size");
+	idx = mnl_attr_get_u8(tb[FARE_A_TIER_INDEX]);
+	/* A newer kernel's higher tiers add to the last one known here. */
+	if (idx > FARE_TIER_MAX)
+		idx = FARE_TIER_MAX;
+	t = &out->tiers[idx];
+	t->packets += get_u64(tb[FARE_A_TIER_TX_PACKETS]);
+	t->bytes += get_u64(tb[FARE_A_TIER_TX_BYTES]);
+	t->spills += get_u64(tb[FARE_A_TIER_SPILLS]);
 	return 0;
 }
 
@@ -412,6 +473,8 @@ int fare_msg_parse_stats(const struct nlmsghdr *nlh, struct fare_stats *out,
 			 struct fare_err *err)
 {
 	const struct nlattr *tb[FARE_A_MAX + 1];
+	const struct nlattr *entry;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (parse_table(nlh, NULL, tb, FARE_A_MAX) < 0)
@@ -425,6 +488,15 @@ int fare_msg_parse_stats(const struct nlmsghdr *nlh, struct fare_stats *out,
 	out->noplane_packets = get_u64(tb[FARE_A_STATS_NOPLANE_PACKETS]);
 	out->error_packets = get_u64(tb[FARE_A_STATS_ERROR_PACKETS]);
 	out->fallback_packets = get_u64(tb[FARE_A_STATS_FALLBACK_PACKETS]);
+	if (!tb[FARE_A_STATS_TIERS])
+		return 0;
+	mnl_attr_for_each_nested(entry, tb[FARE_A_STATS_TIERS]) {
+		if (mnl_attr_get_type(entry) != FARE_A_STATS_TIERS_ENTRY)
+			continue;
+		ret = parse_tier_stats(entry, out, err);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
