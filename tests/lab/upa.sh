@@ -15,6 +15,8 @@
 #                                                     the remote
 #   4      planes 1-3       4:12                     0 0 0 120
 #   5      planes 1-4, then fared stops: no route of its own left in 249.
+#   6      planes 1-4, fared killed (-9): X stays unreachable until
+#          "farectl route flush" removes it.
 #
 # Per-packet mode sends whole periods of the smooth weighted round robin,
 # so each plane's count at the receiver is exact within 1. (120, not more:
@@ -155,6 +157,20 @@ wait "$FARED_PID" || rc=$?
 expect_eq "phase 5: fared's exit status" $rc 0
 expect_eq "phase 5: X's kernel route after fared" "$(kroute)" none
 expect_eq "phase 5: fare's table after fared" \
+	"$(ip -n host route show table 249 | wc -l)" 0
+
+# Phase 6: a fared killed outright cannot take its unreachable route away;
+# "farectl route flush" (which fared also runs when it starts) does.
+cat "$LAB_DIR/fared.log"
+fared_host_start 90 400G
+settle 6 none "unreachable -"
+kill -9 "$FARED_PID"
+wait "$FARED_PID" 2>/dev/null || true
+expect_eq "phase 6: X's kernel route after kill -9" "$(kroute)" \
+	"unreachable -"
+ip netns exec host "$FARECTL" route flush
+expect_eq "phase 6: X's kernel route after route flush" "$(kroute)" none
+expect_eq "phase 6: fare's table after route flush" \
 	"$(ip -n host route show table 249 | wc -l)" 0
 
 cat "$LAB_DIR/fared.log"

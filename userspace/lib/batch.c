@@ -686,7 +686,9 @@ int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 	fare_err_clear(err);
 	if (deleted)
 		*deleted = 0;
-	ret = fare_route_dump(f, collect_prefix, &l, err);
+	ret = fare_rtnl_unreachable_flush(f, &count, err);
+	if (!ret)
+		ret = fare_route_dump(f, collect_prefix, &l, err);
 	if (!ret)
 		ret = fare_config_get(f, &cfg, err);
 	if (ret || !l.n)

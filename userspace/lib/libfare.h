@@ -202,8 +202,9 @@ int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
 		      size_t *failed, struct fare_err *err);
 
 /*
- * Delete every fare route of the namespace and its kernel route, in bulk.
- * *deleted (if not NULL) counts the routes removed.
+ * Delete every fare route of the namespace and its kernel route, in bulk,
+ * and every unreachable route fare_route_unreachable() left in
+ * FARE_RT_TABLE. *deleted (if not NULL) counts the routes removed.
  */
 int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err);
 
