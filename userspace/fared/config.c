@@ -507,6 +507,49 @@ uint8_t fared_mode_of(const struct fared_config *cfg,
 }
 
 /*
+ * tier-community minimal|transit|reflect ASN:VALUE|GLOBAL:LOCAL1:LOCAL2
+ * (Dragonfly+ C1, C2, C3; see tier.h).
+ */
+static void tier_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fare_tier_cfg *t = &ps->cfg->tiers;
+	struct fare_tier_community c;
+	char text[40];
+	int i, k;
+
+	for (i = 0; argc == 3 && i < FARE_TIER_NCOMM; i++)
+		if (!strcmp(argv[1], fare_tier_comm_name(i)))
+			break;
+	if (argc != 3 || i == FARE_TIER_NCOMM) {
+		problem(ps, ps->line, "expected \"tier-community "
+			"minimal|transit|reflect COMMUNITY\"");
+		return;
+	}
+	if (fare_tier_community_parse(argv[2], &c)) {
+		problem(ps, ps->line, "bad community \"%s\" (use ASN:VALUE, "
+			"each 0..65535, or a large community "
+			"GLOBAL:LOCAL1:LOCAL2)", argv[2]);
+		return;
+	}
+	c.line = ps->line;
+	if (t->c[i].set) {
+		problem(ps, ps->line, "tier-community %s is already given at "
+			"line %d", argv[1], t->c[i].line);
+		return;
+	}
+	for (k = 0; k < FARE_TIER_NCOMM; k++)
+		if (fare_tier_community_eq(&t->c[k], &c)) {
+			problem(ps, ps->line, "%s is already the %s "
+				"community (line %d)",
+				fare_tier_community_str(&c, text,
+							sizeof(text)),
+				fare_tier_comm_name(k), t->c[k].line);
+			return;
+		}
+	t->c[i] = c;
+}
+
+/*
  * A host originates its prefixes on every plane with PB = maximum (fare-04
  * §4.1, mpson-00 §3): the leaf clamps it to the access link. A PB already
  * written on the line is kept as it is.
@@ -691,6 +734,8 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 		originate_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "orf-prefix")) {
 		orf_prefix_statement(ps, argv, argc);
+	} else if (!strcmp(argv[0], "tier-community")) {
+		tier_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "role") ||
 		   !strcmp(argv[0], "path-bandwidth") ||
 		   !strcmp(argv[0], "link-bandwidth") ||
@@ -905,6 +950,28 @@ static int find_policy(const struct fared_config *cfg, const char *name)
 	return -1;
 }
 
+/* Dragonfly+ tiers: a host's, and C1 and C2 both, or none at all. */
+static void tier_finish(struct parser *ps)
+{
+	struct fare_tier_cfg *t = &ps->cfg->tiers;
+	int i, line = 0;
+
+	for (i = 0; i < FARE_TIER_NCOMM; i++)
+		if (t->c[i].set && (!line || t->c[i].line < line))
+			line = t->c[i].line;
+	if (!line)
+		return;
+	if (!ps->cfg->fare || ps->cfg->role != FARE_ROLE_HOST)
+		problem(ps, line, "tier-community needs \"role host\"");
+	for (i = FARE_TIER_C1; i <= FARE_TIER_C2; i++)
+		if (!t->c[i].set)
+			problem(ps, line, "tier-community %s is missing: "
+				"Dragonfly+ tiers need the minimal (C1) and "
+				"transit (C2) communities",
+				fare_tier_comm_name(i));
+	t->enabled = t->c[FARE_TIER_C1].set && t->c[FARE_TIER_C2].set;
+}
+
 /* Cross-references and defaults, once every line is read. */
 static void finish(struct parser *ps)
 {
@@ -998,6 +1065,7 @@ static void finish(struct parser *ps)
 			"role");
 	for (i = 0; cfg->fare && i < cfg->n_originates; i++)
 		origin_pb(ps, &cfg->originates[i]);
+	tier_finish(ps);
 }
 
 /* Splits a line into tokens in place; "{" and "}" stand alone. */

@@ -14,6 +14,7 @@
 
 #include "bgp.h"
 #include "fare_policy.h"
+#include "tier.h"
 
 #define FARED_NAME_MAX	32
 
@@ -125,6 +126,8 @@ struct fared_config {
 	size_t n_multihomes;
 	bool attach_nontransitive;	/* super-spine */
 	bool lower_to_next_next_hop;	/* spine, for upstream routes */
+	/* Dragonfly+: "tier-community minimal|transit|reflect VALUE". */
+	struct fare_tier_cfg tiers;
 };
 
 /* The multi-homing of prefix: the first matching "multihomed" line. */

@@ -163,33 +163,75 @@ static void nh_str(const struct rib_attrs *a, char *buf)
 		inet_ntop(AF_INET, a->next_hop, buf, BGP_PREFIX_STRLEN);
 }
 
-/* Why path i of a prefix got its weight in fare.ko (FARE side only). */
-static void fare_why(const struct fare_fib_path *fp, char *buf, size_t len)
+/* "tier 1 LGGL (C2 transit 65000:2)", for a path's tier with tiers on. */
+static void tier_text(const struct fare_tier_cfg *t,
+		      const struct fare_fib_path *fp, char *buf, size_t len)
 {
-	char why[256];
+	char c[40];
 
+	if (fp->tier == FARE_TIER_INTRA) {
+		snprintf(buf, len, "intra-group (none of C1, C2, C3): "
+			 "minimal, tier 0");
+		return;
+	}
+	snprintf(buf, len, "tier %u %s (C%d %s %s)", fp->tier,
+		 fare_tier_signature(fp->tier), fp->tier_by + 1,
+		 fare_tier_comm_name(fp->tier_by),
+		 fare_tier_community_str(&t->c[fp->tier_by], c, sizeof(c)));
+}
+
+/* Why path i of a prefix got its weight in fare.ko (FARE side only). */
+static void fare_why(const struct fare_tier_cfg *t,
+		     const struct fare_fib_path *fp, char *buf, size_t len)
+{
+	char why[256], tier[96] = "";
+
+	if (t && t->enabled && fp->peer.plane) {
+		tier_text(t, fp, tier, sizeof(tier) - 2);
+		strcat(tier, ": ");
+	}
 	if (!fp->peer.plane)
 		snprintf(buf, len, "no plane: not used");
+	else if (fp->minimal_only)
+		snprintf(buf, len, "plane %u: %sthe prefix is intra-group: "
+			 "minimal only, not used", fp->peer.plane, tier);
 	else if (fp->longer)
-		snprintf(buf, len, "plane %u: AS path longer than the "
-			 "shortest: not equal-cost, not used", fp->peer.plane);
+		snprintf(buf, len, "plane %u: %sAS path longer than the "
+			 "shortest: not equal-cost, not used", fp->peer.plane,
+			 tier);
+	else if (fp->duplicate && tier[0])
+		snprintf(buf, len, "plane %u: %splane %u already has a path "
+			 "of this or a better tier: not used", fp->peer.plane,
+			 tier, fp->peer.plane);
 	else if (fp->duplicate)
 		snprintf(buf, len, "plane %u: plane %u already has a path: "
 			 "not used", fp->peer.plane, fp->peer.plane);
 	else
-		snprintf(buf, len, "plane %u: %s", fp->peer.plane,
+		snprintf(buf, len, "plane %u: %s%s", fp->peer.plane, tier,
 			 fare_explain(&fp->out, why, sizeof(why)));
 }
 
-static void fare_json(struct json *j, const struct fare_fib_path *fp)
+static void fare_json(struct json *j, const struct fare_tier_cfg *t,
+		      const struct fare_fib_path *fp)
 {
-	char why[320];
+	char why[420], c[40];
 
 	json_key(j, "fare");
 	json_open_object(j);
 	json_kv_u64(j, "plane", fp->peer.plane);
 	json_kv_bool(j, "duplicate", fp->duplicate);
 	json_kv_bool(j, "longer", fp->longer);
+	if (t && t->enabled) {
+		bool intra = fp->tier == FARE_TIER_INTRA;
+
+		json_kv_u64(j, "tier", intra ? 0 : fp->tier);
+		json_kv_bool(j, "intra_group", intra);
+		json_kv_string(j, "signature", fare_tier_signature(fp->tier));
+		json_kv_string(j, "tier_community", intra ? "" :
+			       fare_tier_community_str(&t->c[fp->tier_by], c,
+						       sizeof(c)));
+		json_kv_bool(j, "minimal_only", fp->minimal_only);
+	}
 	if (fare_fib_weighed(fp)) {
 		json_kv_u64(j, "weight", fp->out.weight);
 		json_kv_string(j, "rule", fare_rule_text(fp->out.rule));
@@ -202,7 +244,7 @@ static void fare_json(struct json *j, const struct fare_fib_path *fp)
 		if (fp->out.link_bps != FARE_BW_INF)
 			json_kv_u64(j, "link_bps", fp->out.link_bps);
 	}
-	fare_why(fp, why, sizeof(why));
+	fare_why(t, fp, why, sizeof(why));
 	json_kv_string(j, "explain", why);
 	json_close_object(j);
 }
@@ -267,10 +309,33 @@ static void upa_json(struct json *j, const struct fare_upa_info *ui,
 	json_close_array(j);
 }
 
+/* What fare.ko gets for the prefix; with tiers, whether intra-group. */
+static void nexthops_json(struct json *j, const struct fare_fib_result *fr,
+			  const struct fare_route *want)
+{
+	unsigned int i;
+
+	json_kv_bool(j, "tiers", fr->tiers);
+	if (fr->tiers)
+		json_kv_bool(j, "intra_group", fr->intra);
+	json_key(j, "nexthops");
+	json_open_array(j);
+	for (i = 0; i < want->n_nexthops; i++) {
+		json_open_object(j);
+		json_kv_u64(j, "plane", want->nexthops[i].plane_id);
+		json_kv_u64(j, "weight", want->nexthops[i].weight);
+		json_kv_u64(j, "tier", want->nexthops[i].tier);
+		json_close_object(j);
+	}
+	json_close_array(j);
+}
+
 static int route_one(const struct rib_entry *e, void *arg)
 {
 	struct routes_ctx *rc = arg;
-	char pfx[BGP_PREFIX_STRLEN], nh[BGP_PREFIX_STRLEN], why[320];
+	char pfx[BGP_PREFIX_STRLEN], nh[BGP_PREFIX_STRLEN], why[420];
+	const struct fare_tier_cfg *t = rc->d->fare ?
+					&rc->d->fare->cfg.tiers : NULL;
 	static struct fare_route want;
 	struct fare_fib_path *fp = NULL;
 	struct fare_fib_result fr;
@@ -310,7 +375,7 @@ static int route_one(const struct rib_entry *e, void *arg)
 			}
 			fputc('\n', rc->f);
 			if (fp) {
-				fare_why(&fp[i], why, sizeof(why));
+				fare_why(t, &fp[i], why, sizeof(why));
 				fprintf(rc->f, "  fare: %s\n", why);
 			}
 			continue;
@@ -339,7 +404,7 @@ static int route_one(const struct rib_entry *e, void *arg)
 		}
 		json_close_array(rc->j);
 		if (fp)
-			fare_json(rc->j, &fp[i]);
+			fare_json(rc->j, t, &fp[i]);
 		json_close_object(rc->j);
 	}
 	if (rc->j) {
@@ -362,6 +427,7 @@ static int route_one(const struct rib_entry *e, void *arg)
 				       "flowlet" : "default");
 			if (ui.n_upa)
 				upa_json(rc->j, &ui, &want, unreachable);
+			nexthops_json(rc->j, &fr, &want);
 		}
 		json_close_object(rc->j);
 	} else if (fp) {
@@ -375,6 +441,15 @@ static int route_one(const struct rib_entry *e, void *arg)
 			"namespace default");
 		if (ui.n_upa)
 			upa_text(rc->f, &ui, &want, unreachable);
+		if (fr.tiers) {
+			char nhs[FARE_FIB_NEXTHOPS_STRLEN];
+
+			fprintf(rc->f, "  fare: dragonfly tiers%s: "
+				"plane:weight[/tier] %s\n", fr.intra ?
+				", intra-group: minimal only" : "",
+				fare_fib_nexthops_str(&want, nhs,
+						      sizeof(nhs)));
+		}
 	}
 	free(fp);
 	return 0;

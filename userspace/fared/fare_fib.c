@@ -20,7 +20,8 @@
 #define DEFAULT_CHUNK	1024
 
 struct fib_nh {
-	uint32_t plane, weight;
+	uint64_t bandwidth;
+	uint32_t plane, weight, tier, pad;
 };
 
 struct fib_rt {
@@ -66,6 +67,32 @@ static int nh_plane_cmp(const void *x, const void *y)
 	return a->plane_id < b->plane_id ? -1 : a->plane_id > b->plane_id;
 }
 
+/*
+ * The bandwidth a path's weight derives from, min(link, PB), in bytes
+ * per second for fare.ko; 0 when the path has no PB or no bound.
+ */
+static uint64_t bw_bytes(const struct fare_path_out *o)
+{
+	if (o->origin == FARE_BW_NONE || o->bw_bps == FARE_BW_INF)
+		return 0;
+	return o->bw_bps / 8;
+}
+
+/* Path i of e: its peer, and its tier and the community behind it. */
+static void path_info(const struct fare_fib_cfg *cfg, const struct rib_entry *e,
+		      size_t i, struct fare_fib_peer *peer, uint8_t *tier,
+		      int *by)
+{
+	const struct rib_attrs *a = e->paths[i].attrs;
+
+	cfg->peer_of(cfg->arg, e->paths[i].peer, peer);
+	if (peer->plane > FARE_PLANE_ID_MAX)
+		peer->plane = 0;
+	*tier = fare_tier_classify(&cfg->tiers, a->communities,
+				   a->communities_len, a->large_communities,
+				   a->large_communities_len, by);
+}
+
 void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		      const struct rib_entry *e, struct fare_fib_path *paths,
 		      struct fare_fib_result *fr, struct fare_route *want)
@@ -73,38 +100,71 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 	struct fare_path_in in[FARE_NEXTHOP_MAX];
 	struct fare_path_out out[FARE_NEXTHOP_MAX];
 	struct fare_policy_opts opts = cfg->opts;
-	struct fare_fib_peer peer[FARE_NEXTHOP_MAX];
+	struct fare_fib_peer peer[FARE_NEXTHOP_MAX], pi;
 	size_t idx[FARE_NEXTHOP_MAX], i, m = 0, shortest = SIZE_MAX;
-	bool seen[FARE_PLANE_ID_MAX + 1] = { false }, all_up = true;
+	/* Per plane, the path that counts and its tier. */
+	size_t pick[FARE_PLANE_ID_MAX + 1];
+	uint8_t pick_tier[FARE_PLANE_ID_MAX + 1], ntier[FARE_NEXTHOP_MAX];
+	bool all_up = true, intra = false;
+	uint8_t tier;
+	int by;
 
 	memset(want, 0, sizeof(*want));
 	fare_fib_prefix(&e->prefix, &want->dst);
 	want->mode = FARE_MODE_DEFAULT;
 	if (cfg->prefix_of)
 		cfg->prefix_of(cfg->arg, &e->prefix, &want->mode, &opts);
-	for (i = 0; i < e->n_paths; i++)
+	fr->best = -1;
+	fr->tiers = cfg->tiers.enabled;
+	/* Intra-group: some usable path carries none of C1, C2, C3. */
+	for (i = 0; cfg->tiers.enabled && i < e->n_paths && !intra; i++) {
+		path_info(cfg, e, i, &pi, &tier, &by);
+		intra = pi.plane && tier == FARE_TIER_INTRA;
+	}
+	fr->intra = intra;
+	/* Equal cost: the shortest AS path among the paths in the running. */
+	for (i = 0; i < e->n_paths; i++) {
+		if (intra) {
+			path_info(cfg, e, i, &pi, &tier, &by);
+			if (tier != FARE_TIER_INTRA)
+				continue;
+		}
 		if (e->paths[i].attrs->as_path_len < shortest)
 			shortest = e->paths[i].attrs->as_path_len;
-	fr->best = -1;
+	}
+	for (i = 0; i <= FARE_PLANE_ID_MAX; i++)
+		pick[i] = SIZE_MAX;
+	/* Per plane, the first path of the lowest tier. */
+	for (i = 0; i < e->n_paths; i++) {
+		path_info(cfg, e, i, &pi, &tier, &by);
+		if (!pi.plane || (intra && tier != FARE_TIER_INTRA) ||
+		    e->paths[i].attrs->as_path_len > shortest)
+			continue;
+		if (pick[pi.plane] == SIZE_MAX || tier < pick_tier[pi.plane]) {
+			pick[pi.plane] = i;
+			pick_tier[pi.plane] = tier;
+		}
+	}
 	for (i = 0; i < e->n_paths; i++) {
 		const struct rib_attrs *a = e->paths[i].attrs;
 		struct fare_fib_path fp = { 0 };
 
-		cfg->peer_of(cfg->arg, e->paths[i].peer, &fp.peer);
-		if (fp.peer.plane > FARE_PLANE_ID_MAX)
-			fp.peer.plane = 0;
-		fp.longer = a->as_path_len > shortest;
-		if (fp.peer.plane && !fp.longer &&
-		    (seen[fp.peer.plane] || m == FARE_NEXTHOP_MAX))
+		path_info(cfg, e, i, &fp.peer, &fp.tier, &fp.tier_by);
+		fp.minimal_only = fp.peer.plane && intra &&
+				  fp.tier != FARE_TIER_INTRA;
+		fp.longer = !fp.minimal_only && a->as_path_len > shortest;
+		if (fp.peer.plane && !fp.longer && !fp.minimal_only &&
+		    (pick[fp.peer.plane] != i || m == FARE_NEXTHOP_MAX))
 			fp.duplicate = true;
 		if (fare_fib_weighed(&fp)) {
-			seen[fp.peer.plane] = true;
 			fare_ec_find_bw(a->ext_communities,
 					a->ext_communities_len, &cfg->ec,
 					&in[m].bw);
 			in[m].link_bps = fp.peer.link_bps;
 			all_up &= fp.peer.upstream;
 			peer[m] = fp.peer;
+			/* Intra-group paths are minimal: tier 0. */
+			ntier[m] = fp.tier == FARE_TIER_INTRA ? 0 : fp.tier;
 			idx[m++] = i;
 			if (fr->best < 0)
 				fr->best = (int)i;
@@ -126,6 +186,8 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		nh = &want->nexthops[want->n_nexthops++];
 		nh->plane_id = peer[i].plane;
 		nh->weight = out[i].weight;
+		nh->tier = ntier[i];
+		nh->bandwidth = bw_bytes(&out[i]);
 	}
 	qsort(want->nexthops, want->n_nexthops, sizeof(want->nexthops[0]),
 	      nh_plane_cmp);
@@ -197,6 +259,9 @@ static struct fib_rt *rt_from(const struct fare_route *r)
 	for (i = 0; i < r->n_nexthops; i++) {
 		rt->nh[i].plane = r->nexthops[i].plane_id;
 		rt->nh[i].weight = r->nexthops[i].weight;
+		rt->nh[i].tier = r->nexthops[i].tier;
+		rt->nh[i].bandwidth = r->nexthops[i].bandwidth;
+		rt->nh[i].pad = 0;
 	}
 	return rt;
 }
@@ -214,6 +279,8 @@ static void rt_to(const struct fare_prefix *dst, const struct fib_rt *rt,
 		memset(&r->nexthops[i], 0, sizeof(r->nexthops[i]));
 		r->nexthops[i].plane_id = rt->nh[i].plane;
 		r->nexthops[i].weight = rt->nh[i].weight;
+		r->nexthops[i].tier = (uint8_t)rt->nh[i].tier;
+		r->nexthops[i].bandwidth = rt->nh[i].bandwidth;
 	}
 }
 
@@ -454,9 +521,13 @@ char *fare_fib_nexthops_str(const struct fare_route *r, char *buf, size_t len)
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	for (i = 0; i < r->n_nexthops && at < len; i++)
+	for (i = 0; i < r->n_nexthops && at < len; i++) {
 		at += snprintf(buf + at, len - at, "%s%u:%u", i ? " " : "",
 			       r->nexthops[i].plane_id,
 			       r->nexthops[i].weight);
+		if (r->nexthops[i].tier && at < len)
+			at += snprintf(buf + at, len - at, "/t%u",
+				       r->nexthops[i].tier);
+	}
 	return buf;
 }

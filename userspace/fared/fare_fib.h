@@ -13,7 +13,16 @@
  *
  * Per plane one path counts: a plane is one next hop in fare.ko, so a
  * second path from the same plane (an IPv4 and an IPv6 session of the
- * same leaf both carrying the prefix) is listed but not weighed.
+ * same leaf both carrying the prefix, or ADD-PATH's several paths of one
+ * session) is listed but not weighed.
+ *
+ * Dragonfly+ tiers (cfg->tiers enabled, see tier.h): each path's tier
+ * comes from its communities. A prefix with any intra-group path (none
+ * of C1, C2, C3) on a plane uses only its intra-group paths, at tier 0
+ * (draft §5: intra-group traffic MUST use minimal routing). Per plane
+ * the path of the lowest (best) tier counts, the first of them in RIB
+ * order on a tie: the plane's next hop gets that tier and that path's
+ * FARE weight. Without tiers every path is tier 0, as before.
  */
 #ifndef FARED_FARE_FIB_H
 #define FARED_FARE_FIB_H
@@ -25,6 +34,7 @@
 #include "fare_policy.h"
 #include "libfare.h"
 #include "rib.h"
+#include "tier.h"
 
 /* What fared knows of a RIB peer. */
 struct fare_fib_peer {
@@ -54,6 +64,7 @@ struct fare_fib_cfg {
 	fare_fib_peer_fn peer_of;
 	fare_fib_prefix_fn prefix_of;	/* NULL: default mode, no n */
 	void *arg;
+	struct fare_tier_cfg tiers;	/* Dragonfly+; not enabled: tier 0 */
 };
 
 /* One path's fate, for the explanation. */
@@ -61,12 +72,17 @@ struct fare_fib_path {
 	struct fare_fib_peer peer;
 	bool duplicate;			/* its plane already has a path */
 	bool longer;			/* AS path longer than the shortest */
+	/* Tiers: tiered, and the prefix has intra-group paths: not used. */
+	bool minimal_only;
+	uint8_t tier;			/* 0..2, or FARE_TIER_INTRA */
+	int tier_by;			/* enum fare_tier_comm; -1: none */
 	struct fare_path_out out;	/* valid when weighed */
 };
 
 static inline bool fare_fib_weighed(const struct fare_fib_path *p)
 {
-	return p->peer.plane && !p->duplicate && !p->longer;
+	return p->peer.plane && !p->duplicate && !p->longer &&
+	       !p->minimal_only;
 }
 
 struct fare_fib_result {
@@ -74,6 +90,8 @@ struct fare_fib_result {
 	enum fare_role role;		/* the rules applied */
 	/* The path whose attributes a transit role passes on; -1: none. */
 	int best;
+	bool tiers;			/* Dragonfly+ tiers applied */
+	bool intra;			/* ... and intra-group: minimal only */
 };
 
 /*
@@ -126,9 +144,12 @@ bool fare_fib_get(const struct fare_fib *fib, const struct fare_prefix *dst,
 /* A RIB prefix as a fare.ko prefix. */
 void fare_fib_prefix(const struct bgp_prefix *p, struct fare_prefix *out);
 
-/* Enough for FARE_NEXTHOP_MAX next hops as "255:4294967295 ". */
-#define FARE_FIB_NEXTHOPS_STRLEN	(FARE_NEXTHOP_MAX * 16)
-/* r's next hops as "plane:weight ..." (e.g. "1:2 2:2 3:1"); returns buf. */
+/* Enough for FARE_NEXTHOP_MAX next hops as "255:4294967295/t255 ". */
+#define FARE_FIB_NEXTHOPS_STRLEN	(FARE_NEXTHOP_MAX * 21)
+/*
+ * r's next hops as "plane:weight ..." (e.g. "1:2 2:2 3:1"), a tier other
+ * than 0 as "/tN" (e.g. "1:2 2:1/t1"); returns buf.
+ */
 char *fare_fib_nexthops_str(const struct fare_route *r, char *buf, size_t len);
 
 #endif /* FARED_FARE_FIB_H */

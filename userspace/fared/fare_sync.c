@@ -542,6 +542,7 @@ static void set_opts(struct fare_sync *fs)
 	fs->cfg.opts.role = cfg->role;
 	fs->cfg.opts.attach_nontransitive = cfg->attach_nontransitive;
 	fs->cfg.opts.lower_to_next_next_hop = cfg->lower_to_next_next_hop;
+	fs->cfg.tiers = cfg->tiers;
 }
 
 int fare_sync_start(struct fared *d)

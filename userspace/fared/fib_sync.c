@@ -33,6 +33,8 @@ static int nh_cmp(const void *x, const void *y)
 		return a->plane_id < b->plane_id ? -1 : 1;
 	if (a->weight != b->weight)
 		return a->weight < b->weight ? -1 : 1;
+	if (a->bandwidth != b->bandwidth)
+		return a->bandwidth < b->bandwidth ? -1 : 1;
 	return (int)a->tier - (int)b->tier;
 }
 
@@ -46,6 +48,7 @@ static void nh_key(const struct fare_route *r, struct fare_nexthop *out)
 		out[i].plane_id = r->nexthops[i].plane_id;
 		out[i].weight = r->nexthops[i].weight;
 		out[i].tier = r->nexthops[i].tier;
+		out[i].bandwidth = r->nexthops[i].bandwidth;
 	}
 	qsort(out, r->n_nexthops, sizeof(*out), nh_cmp);
 }
