@@ -51,6 +51,8 @@ struct parser {
 	unsigned int plane;
 	struct neighbor_refs *refs;
 	int router_id_line, local_as_line;
+	/* Route-table suppression statements, for suppress_finish(). */
+	int upa_line, fs_tag_line, fs_honour_line;
 };
 
 static void problem(struct parser *ps, int line, const char *fmt, ...)
@@ -371,6 +373,63 @@ static void originate_statement(struct parser *ps, char **argv, int argc)
 		}
 		o->ext_communities_len += 8;
 	}
+}
+
+/*
+ * upa originate [drop]
+ * fib-suppress tag|honour
+ * fib-suppress sub-type N
+ * (route-table suppression, see suppress.h; checked in suppress_finish())
+ */
+static void suppress_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	uint32_t v;
+
+	if (!strcmp(argv[0], "upa")) {
+		if ((argc != 2 && argc != 3) || strcmp(argv[1], "originate") ||
+		    (argc == 3 && strcmp(argv[2], "drop"))) {
+			problem(ps, ps->line, "expected \"upa originate "
+				"[drop]\"");
+			return;
+		}
+		cfg->upa_originate = true;
+		cfg->upa_drop = argc == 3;
+		ps->upa_line = ps->line;
+	} else if (argc == 2 && !strcmp(argv[1], "tag")) {
+		cfg->fs_tag = true;
+		ps->fs_tag_line = ps->line;
+	} else if (argc == 2 && !strcmp(argv[1], "honour")) {
+		cfg->fs_honour = true;
+		ps->fs_honour_line = ps->line;
+	} else if (argc == 3 && !strcmp(argv[1], "sub-type") &&
+		   parse_u32(argv[2], 0, 255, &v)) {
+		cfg->ec.fs_subtype = (uint8_t)v;
+	} else {
+		problem(ps, ps->line, "expected \"fib-suppress tag\", "
+			"\"fib-suppress honour\" or \"fib-suppress sub-type "
+			"N\" (N 0..255)");
+	}
+}
+
+/* What route-table suppression needs of the rest of the file. */
+static void suppress_finish(struct parser *ps)
+{
+	const struct fared_config *cfg = ps->cfg;
+	bool leaf = cfg->fare && cfg->role == FARE_ROLE_LEAF;
+
+	if (ps->upa_line && !leaf)
+		problem(ps, ps->upa_line, "upa originate needs \"role "
+			"leaf\"");
+	if (ps->upa_line && !cfg->n_originates)
+		problem(ps, ps->upa_line, "upa originate needs an "
+			"\"originate\" aggregate covering the hosts");
+	if (ps->fs_tag_line && !leaf)
+		problem(ps, ps->fs_tag_line, "fib-suppress tag needs \"role "
+			"leaf\"");
+	if (ps->fs_honour_line && !cfg->fare)
+		problem(ps, ps->fs_honour_line, "fib-suppress honour needs a "
+			"role");
 }
 
 /*
@@ -734,6 +793,9 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 		originate_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "orf-prefix")) {
 		orf_prefix_statement(ps, argv, argc);
+	} else if (!strcmp(argv[0], "upa") ||
+		   !strcmp(argv[0], "fib-suppress")) {
+		suppress_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "tier-community")) {
 		tier_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "role") ||
@@ -911,6 +973,9 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 	} else if (!strcmp(argv[0], "upstream")) {
 		expect_args(ps, argc, 1, "upstream", &ok);
 		nb->upstream = true;
+	} else if (!strcmp(argv[0], "rnic")) {
+		expect_args(ps, argc, 1, "rnic", &ok);
+		nb->rnic = true;
 	} else if (!strcmp(argv[0], "orf")) {
 		expect_args(ps, argc, 2, "orf send|receive|both", &ok);
 		if (!ok)
@@ -1065,6 +1130,7 @@ static void finish(struct parser *ps)
 			"role");
 	for (i = 0; cfg->fare && i < cfg->n_originates; i++)
 		origin_pb(ps, &cfg->originates[i]);
+	suppress_finish(ps);
 	tier_finish(ps);
 }
 

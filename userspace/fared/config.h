@@ -51,6 +51,8 @@ struct fared_neighbor {
 	bool passive;
 	/* A spine's super-spine: its routes get fare-04 §4.2's S1@PoD-8 rules. */
 	bool upstream;
+	/* An RNIC's stub speaker behind a leaf (see suppress.h). */
+	bool rnic;
 	/* Address Prefix ORF capability for each family: BGP_ORF_* bits. */
 	uint8_t orf;
 	int import_policy;		/* index into policies, -1 for none */
@@ -126,6 +128,11 @@ struct fared_config {
 	size_t n_multihomes;
 	bool attach_nontransitive;	/* super-spine */
 	bool lower_to_next_next_hop;	/* spine, for upstream routes */
+	/* Route-table suppression (suppress.h); fs sub-type in ec. */
+	bool upa_originate;		/* leaf: "upa originate [drop]" */
+	bool upa_drop;
+	bool fs_tag;			/* leaf: "fib-suppress tag" */
+	bool fs_honour;			/* "fib-suppress honour" */
 	/* Dragonfly+: "tier-community minimal|transit|reflect VALUE". */
 	struct fare_tier_cfg tiers;
 };

@@ -330,6 +330,78 @@ static void nexthops_json(struct json *j, const struct fare_fib_result *fr,
 	json_close_array(j);
 }
 
+/*
+ * Route-table suppression (suppress.h): "suppressed (FIB-Suppress
+ * AS:id)" and the like, and what a leaf sends for an RNIC's host route.
+ */
+static void suppress_explain(struct routes_ctx *rc, const struct rib_entry *e)
+{
+	struct fare_fs why = { 0 };
+	enum fare_fs_verdict v = fare_sync_fs(rc->d, e, &why);
+	enum fare_leaf_adv la = fare_sync_leaf(rc->d, &e->prefix);
+	char text[160], id[INET_ADDRSTRLEN];
+	struct in_addr a = { .s_addr = htonl(why.router_id) };
+
+	if (v != FARE_FS_NONE) {
+		inet_ntop(AF_INET, &a, id, sizeof(id));
+		snprintf(text, sizeof(text), "%s (FIB-Suppress %u:%s)",
+			 fare_fs_verdict_text(v), why.as, id);
+		if (rc->j) {
+			json_kv_string(rc->j, "fib_suppress", text);
+			json_kv_bool(rc->j, "suppressed",
+				     v == FARE_FS_SUPPRESS);
+		} else {
+			fprintf(rc->f, "  fare: %s\n", text);
+		}
+	}
+	if (la == FARE_LEAF_PASS)
+		return;
+	if (rc->j)
+		json_kv_string(rc->j, "leaf", fare_leaf_adv_text(la));
+	else
+		fprintf(rc->f, "  fare: %s\n", fare_leaf_adv_text(la));
+}
+
+/* The UPA routes a leaf originates (they are in no RIB entry). */
+static void upa_routes(struct routes_ctx *rc, const struct bgp_prefix *only)
+{
+	struct fare_sync_upa *v;
+	char pfx[BGP_PREFIX_STRLEN], agg[BGP_PREFIX_STRLEN];
+	size_t i, n = fare_sync_upa_routes(rc->d, NULL, 0);
+
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return;
+	n = fare_sync_upa_routes(rc->d, v, n);
+	for (i = 0; i < n; i++) {
+		if (only && (only->family != v[i].prefix.family ||
+			     only->len != v[i].prefix.len ||
+			     memcmp(only->addr, v[i].prefix.addr, 16)))
+			continue;
+		bgp_prefix_str(&v[i].prefix, pfx, sizeof(pfx));
+		bgp_prefix_str(&v[i].aggregate, agg, sizeof(agg));
+		if (!rc->j) {
+			fprintf(rc->f, "%-24s originated UPA%s under %s%s\n",
+				pfx, v[i].drop ? " (D)" : "", agg,
+				v[i].sent ? "" : ", not sent yet");
+			continue;
+		}
+		json_open_object(rc->j);
+		json_kv_string(rc->j, "prefix", pfx);
+		json_key(rc->j, "paths");
+		json_open_array(rc->j);
+		json_close_array(rc->j);
+		json_key(rc->j, "originated_upa");
+		json_open_object(rc->j);
+		json_kv_string(rc->j, "aggregate", agg);
+		json_kv_bool(rc->j, "drop", v[i].drop);
+		json_kv_bool(rc->j, "sent", v[i].sent);
+		json_close_object(rc->j);
+		json_close_object(rc->j);
+	}
+	free(v);
+}
+
 static int route_one(const struct rib_entry *e, void *arg)
 {
 	struct routes_ctx *rc = arg;
@@ -427,6 +499,7 @@ static int route_one(const struct rib_entry *e, void *arg)
 				       "flowlet" : "default");
 			if (ui.n_upa)
 				upa_json(rc->j, &ui, &want, unreachable);
+			suppress_explain(rc, e);
 			nexthops_json(rc->j, &fr, &want);
 		}
 		json_close_object(rc->j);
@@ -441,6 +514,7 @@ static int route_one(const struct rib_entry *e, void *arg)
 			"namespace default");
 		if (ui.n_upa)
 			upa_text(rc->f, &ui, &want, unreachable);
+		suppress_explain(rc, e);
 		if (fr.tiers) {
 			char nhs[FARE_FIB_NEXTHOPS_STRLEN];
 
@@ -479,6 +553,8 @@ static int orf_request(struct fared *d, FILE *f, char **words, int n,
 				"out of memory");
 			return -1;
 		}
+		/* A host never suppresses what it asks for (suppress.h). */
+		fare_sync_reweigh_all(d);
 		fprintf(f, "ok\n");
 		return 0;
 	}
@@ -592,8 +668,11 @@ int ctl_answer(struct fared *d, const char *request, FILE *f)
 		e = rib_lookup(d->rib, &pfx);
 		if (e && e->n_paths)
 			route_one(e, &rc);
+		else
+			upa_routes(&rc, &pfx);
 	} else {
 		rib_walk(d->rib, route_one, &rc);
+		upa_routes(&rc, NULL);
 	}
 	if (js) {
 		json_close_array(&j);

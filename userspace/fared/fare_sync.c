@@ -14,6 +14,7 @@
 
 #include "fare_sync.h"
 #include "orf_sess.h"
+#include "suppress.h"
 #include "upa.h"
 
 uint64_t fare_sync_ethtool_bps(const char *ifname)
@@ -176,6 +177,9 @@ struct fare_adv {
 	size_t n_from;
 	uint8_t *sent;			/* bitmap by RIB peer index */
 	size_t sent_len;
+	/* A leaf's RNIC host route: to whom (suppress.h). */
+	enum fare_leaf_adv scope;
+	struct bgp_prefix agg;		/* FARE_LEAF_UPA: its aggregate */
 };
 
 static uint32_t adv_hash(const struct bgp_prefix *p)
@@ -299,8 +303,17 @@ static bool adv_for(const struct fare_adv *a, const struct peer *p)
 	const struct fared_config *cfg = &p->d->cfg;
 	size_t i;
 
-	if (!a->live || p->nb->export_policy < 0 ||
-	    !fared_policy_permits(&cfg->policies[p->nb->export_policy],
+	if (!a->live || p->nb->export_policy < 0)
+		return false;
+	/* A UPA route goes where its aggregate goes, never to RNICs. */
+	if (a->scope == FARE_LEAF_UPA)
+		return !p->nb->rnic &&
+		       fared_policy_permits(&cfg->policies[p->nb->export_policy],
+					    &a->agg) &&
+		       orf_permits(p, &a->prefix);
+	if (a->scope == FARE_LEAF_HOLD && !p->nb->rnic)
+		return false;
+	if (!fared_policy_permits(&cfg->policies[p->nb->export_policy],
 				  &a->prefix) || !orf_permits(p, &a->prefix))
 		return false;
 	for (i = 0; i < a->n_from; i++)
@@ -330,7 +343,8 @@ static int adv_ecs(const struct fare_sync *fs, const struct rib_attrs *best,
 		   const struct fare_result *res, uint8_t **out, size_t *len)
 {
 	const struct fared_config *cfg = &fs->d->cfg;
-	uint8_t *ecs = malloc(best->ext_communities_len + 16), *ec;
+	/* Room for two PBs and a FIB-Suppress. */
+	uint8_t *ecs = malloc(best->ext_communities_len + 24), *ec;
 	struct fare_pb pb, kept = { 0 };
 	bool have_kept = false;
 	size_t k, n = 0;
@@ -377,6 +391,7 @@ static int adv_ecs(const struct fare_sync *fs, const struct rib_attrs *best,
 static bool same_adv(const struct fare_adv *a, const struct fare_adv *b)
 {
 	return a->live == b->live && a->origin == b->origin &&
+	       a->scope == b->scope && adv_prefix_eq(&a->agg, &b->agg) &&
 	       a->path_len == b->path_len && a->ecs_len == b->ecs_len &&
 	       a->n_from == b->n_from &&
 	       (!a->path_len ||
@@ -386,17 +401,97 @@ static bool same_adv(const struct fare_adv *a, const struct fare_adv *b)
 		!memcmp(a->from, b->from, a->n_from * sizeof(*a->from)));
 }
 
+static bool peer_rnic(const struct fared *d, unsigned int index)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_peers; i++)
+		if (d->peers[i]->index == index)
+			return d->peers[i]->nb->rnic;
+	return false;
+}
+
+static bool pfx_covers(const struct bgp_prefix *a,
+		       const struct bgp_prefix *x);
+static int set_track(struct bgp_prefix **v, size_t *n,
+		     const struct bgp_prefix *x, bool in);
+
+/* The leaf's step for e (suppress.h): hosts seen are in fs->hosts. */
+static enum fare_leaf_adv leaf_step(struct fare_sync *fs,
+				    const struct rib_entry *e,
+				    struct bgp_prefix *agg)
+{
+	const struct fared_config *cfg = &fs->d->cfg;
+	struct fare_leaf_host h = {
+		.upa = cfg->upa_originate && cfg->role == FARE_ROLE_LEAF,
+	};
+	struct bgp_prefix x = e->prefix;
+	bool was = false, seen;
+	size_t i;
+
+	x.path_id = 0;
+	memset(agg, 0, sizeof(*agg));
+	for (i = 0; h.upa && !h.covered && i < cfg->n_originates; i++)
+		if (pfx_covers(&cfg->originates[i].prefix, &x)) {
+			h.covered = true;
+			*agg = cfg->originates[i].prefix;
+		}
+	for (i = 0; h.covered && i < e->n_paths; i++)
+		if (peer_rnic(fs->d, e->paths[i].peer))
+			h.n_rnic_paths++;
+	for (i = 0; i < fs->n_hosts; i++)
+		if (adv_prefix_eq(&fs->hosts[i], &x))
+			was = true;
+	seen = was;
+	i = fare_leaf_host_step(&x, &h, &seen);
+	if (seen != was) {
+		struct bgp_prefix key;
+
+		/* Compared whole by set_track(): no stray bytes. */
+		memset(&key, 0, sizeof(key));
+		key.family = x.family;
+		key.len = x.len;
+		memcpy(key.addr, x.addr, sizeof(key.addr));
+		if (set_track(&fs->hosts, &fs->n_hosts, &key, seen) < 0)
+			fared_log("fare: out of memory for the RNIC hosts");
+	}
+	return (enum fare_leaf_adv)i;
+}
+
+/* A leaf's UPA route for a lost host: its own, IGP, no AS path. */
+static int adv_upa(const struct fare_sync *fs, struct fare_adv *now)
+{
+	struct fare_upa upa = {
+		.drop = fs->d->cfg.upa_drop,
+		.router_id = fs->d->cfg.router_id,
+	};
+
+	now->live = true;
+	now->origin = BGP_ORIGIN_IGP;
+	now->ecs = malloc(FARE_EC_LEN);
+	if (!now->ecs)
+		return -ENOMEM;
+	fare_upa_encode(now->ecs, &upa);
+	now->ecs_len = FARE_EC_LEN;
+	return 0;
+}
+
 /* What e now means for the peers; queued when it changed. */
 static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 		      const struct fare_fib_result *fr)
 {
+	const struct fared_config *cfg = &fs->d->cfg;
 	struct fare_adv now = { .prefix = e->prefix }, **pa, *a;
 	const struct rib_attrs *best;
 	size_t i;
 
 	now.prefix.path_id = 0;
-	if (fr->best >= 0 && fr->res.adv_rule != FARE_ADV_NONE &&
-	    !originated(&fs->d->cfg, &now.prefix)) {
+	now.scope = leaf_step(fs, e, &now.agg);
+	if (now.scope == FARE_LEAF_UPA) {
+		if (adv_upa(fs, &now))
+			goto nomem;
+	} else if (fr->best >= 0 && fr->res.adv_rule != FARE_ADV_NONE &&
+		   !originated(cfg, &now.prefix)) {
 		best = e->paths[fr->best].attrs;
 		now.live = true;
 		now.origin = best->origin;
@@ -411,6 +506,14 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 			       now.path_len * sizeof(*now.path));
 		for (i = 0; i < e->n_paths; i++)
 			now.from[now.n_from++] = e->paths[i].peer;
+		/* mpson-00 §4.2: a leaf tags what it learned from RNICs. */
+		if (cfg->fs_tag && cfg->role == FARE_ROLE_LEAF &&
+		    fare_is_host_route(&now.prefix) &&
+		    peer_rnic(fs->d, e->paths[fr->best].peer))
+			now.ecs_len = fare_fs_tag(now.ecs, now.ecs_len,
+						  cfg->local_as,
+						  cfg->router_id,
+						  cfg->ec.fs_subtype);
 	}
 	if (fs->n_adv >= fs->n_adv_buckets && adv_grow(fs))
 		goto nomem;
@@ -431,6 +534,8 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 	}
 	adv_clear(a);
 	a->live = now.live;
+	a->scope = now.scope;
+	a->agg = now.agg;
 	a->origin = now.origin;
 	a->path = now.path;
 	a->path_len = now.path_len;
@@ -606,8 +711,41 @@ void fare_sync_stop(struct fared *d)
 	adv_free_all(fs);
 	free(fs->upa);
 	free(fs->unreach);
+	free(fs->hosts);
 	free(fs);
 	d->fare = NULL;
+}
+
+static int reweigh(const struct rib_entry *e, void *arg);
+
+/* A UPA route whose host is in no RIB entry: another look (reload). */
+static void upa_reload(struct fared *d)
+{
+	struct fare_sync *fs = d->fare;
+	struct fare_sync_upa *v;
+	struct fare_fib_result fr = { .best = -1 };
+	size_t i, n = fare_sync_upa_routes(d, NULL, 0);
+
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return;
+	n = fare_sync_upa_routes(d, v, n);
+	for (i = 0; i < n; i++) {
+		struct rib_entry e = { .prefix = v[i].prefix };
+		const struct rib_entry *x = rib_lookup(d->rib, &e.prefix);
+
+		if (!x || !x->n_paths)
+			adv_update(fs, &e, &fr);
+	}
+	free(v);
+}
+
+void fare_sync_reweigh_all(struct fared *d)
+{
+	if (!d->fare)
+		return;
+	rib_walk(d->rib, reweigh, d);
+	fare_sync_flush(d);
 }
 
 static int reweigh(const struct rib_entry *e, void *arg)
@@ -628,6 +766,7 @@ void fare_sync_reload(struct fared *d)
 	set_opts(fs);
 	setup_planes(fs);
 	rib_walk(d->rib, reweigh, d);
+	upa_reload(d);
 	fare_sync_flush(d);
 }
 
@@ -791,6 +930,16 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 		err = -ENOMEM;
 	if (originated(&d->cfg, &e->prefix))
 		want.n_nexthops = 0;
+	/*
+	 * Route-table suppression (suppress.h): FIB-Suppress honoured; a
+	 * transit node's prefix with only UPA paths follows its aggregate.
+	 */
+	if (fare_sync_fs(d, e, NULL) == FARE_FS_SUPPRESS ||
+	    (fs->cfg.opts.role != FARE_ROLE_HOST && ui.n_upa &&
+	     !ui.n_plain)) {
+		want.n_nexthops = 0;
+		unreach = false;
+	}
 	/* Without fare.ko there is nothing to keep in step with. */
 	if (fs->nl)
 		err = fare_fib_queue(fs->fib, &want);
@@ -827,6 +976,66 @@ void fare_sync_flush(struct fared *d)
 		fs->failed += st.failed;
 	}
 	adv_flush(fs);
+}
+
+static bool orf_wanted(const struct fared *d, const struct bgp_prefix *x)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_orf_want; i++)
+		if (adv_prefix_eq(&d->orf_want[i], x) ||
+		    pfx_covers(&d->orf_want[i], x))
+			return true;
+	return false;
+}
+
+enum fare_fs_verdict fare_sync_fs(struct fared *d, const struct rib_entry *e,
+				  struct fare_fs *why)
+{
+	const struct fared_config *cfg = &d->cfg;
+	struct fare_fs fs;
+
+	return fare_fs_check(e, cfg->ec.fs_subtype, cfg->fs_honour,
+			     cfg->role == FARE_ROLE_HOST &&
+			     orf_wanted(d, &e->prefix), why ? why : &fs);
+}
+
+enum fare_leaf_adv fare_sync_leaf(struct fared *d,
+				  const struct bgp_prefix *x)
+{
+	struct fare_sync *fs = d->fare;
+	struct bgp_prefix p = *x;
+	struct fare_adv *a;
+
+	p.path_id = 0;
+	if (!fs || !fs->n_adv_buckets)
+		return FARE_LEAF_PASS;
+	a = *adv_slot(fs, &p);
+	return a && a->live ? a->scope : FARE_LEAF_PASS;
+}
+
+size_t fare_sync_upa_routes(struct fared *d, struct fare_sync_upa *out,
+			    size_t max)
+{
+	struct fare_sync *fs = d->fare;
+	size_t i, n = 0;
+
+	for (i = 0; fs && i < fs->n_adv_buckets; i++) {
+		const struct fare_adv *a;
+
+		for (a = fs->adv_buckets[i]; a; a = a->next) {
+			if (!a->live || a->scope != FARE_LEAF_UPA)
+				continue;
+			if (n < max) {
+				out[n].prefix = a->prefix;
+				out[n].aggregate = a->agg;
+				out[n].drop = d->cfg.upa_drop;
+				out[n].sent = sent_any(a);
+			}
+			n++;
+		}
+	}
+	return n;
 }
 
 bool fare_sync_explain(struct fared *d, const struct rib_entry *e,

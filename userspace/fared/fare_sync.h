@@ -15,6 +15,7 @@
 #define FARED_FARE_SYNC_H
 
 #include "fare_fib.h"
+#include "suppress.h"
 #include "upa.h"
 #include "peer.h"
 
@@ -38,6 +39,9 @@ struct fare_sync {
 	/* ... of which every plane of the aggregate reported: unreachable */
 	struct bgp_prefix *unreach;
 	size_t n_unreach;
+	/* Leaf, "upa originate": the RNIC hosts seen (suppress.h). */
+	struct bgp_prefix *hosts;
+	size_t n_hosts;
 };
 
 /* Starts the FARE side when d->cfg has a role; 0 or -errno. */
@@ -67,6 +71,29 @@ bool fare_sync_explain(struct fared *d, const struct rib_entry *e,
 		       struct fare_fib_path *paths, struct fare_fib_result *fr,
 		       struct fare_route *want, struct fare_upa_info *ui,
 		       bool *unreachable);
+
+/*
+ * Route-table suppression (suppress.h): e's FIB-Suppress verdict here
+ * (*why, may be NULL: the first FIB-Suppress), and what a leaf sends for
+ * host x (FARE_LEAF_PASS when nothing special).
+ */
+enum fare_fs_verdict fare_sync_fs(struct fared *d, const struct rib_entry *e,
+				  struct fare_fs *why);
+enum fare_leaf_adv fare_sync_leaf(struct fared *d, const struct bgp_prefix *x);
+
+/* A UPA route a leaf originates for a lost RNIC host. */
+struct fare_sync_upa {
+	struct bgp_prefix prefix;
+	struct bgp_prefix aggregate;	/* the prefix it stands under */
+	bool drop;			/* the D flag */
+	bool sent;			/* to at least one neighbor */
+};
+
+/* The UPA routes originated, up to max of them into out; their number. */
+size_t fare_sync_upa_routes(struct fared *d, struct fare_sync_upa *out,
+			    size_t max);
+/* Every prefix again (the ORF wanted list changed on a host). */
+void fare_sync_reweigh_all(struct fared *d);
 
 /* The device's ethtool speed in bits/s; 0 when it reports none. */
 uint64_t fare_sync_ethtool_bps(const char *ifname);
