@@ -1052,5 +1052,12 @@ bool fare_sync_explain(struct fared *d, const struct rib_entry *e,
 	fare_upa_classify(&d->fare->cfg, e, ui);
 	if (d->fare->cfg.opts.role == FARE_ROLE_HOST && ui->n_upa)
 		*unreachable = upa_compute(d, e, ui, want, &upa_fr);
+	/* As fare_sync_changed(): what is suppressed gets no route. */
+	if (fare_sync_fs(d, e, NULL) == FARE_FS_SUPPRESS ||
+	    (d->fare->cfg.opts.role != FARE_ROLE_HOST && ui->n_upa &&
+	     !ui->n_plain)) {
+		want->n_nexthops = 0;
+		*unreachable = false;
+	}
 	return true;
 }
