@@ -155,6 +155,55 @@ static const char *peer_name(struct fared *d, unsigned int index)
 	return "?";
 }
 
+static uint32_t get32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+	       (uint32_t)b[2] << 8 | b[3];
+}
+
+/* Standard (RFC 1997) and large (RFC 8092) communities, as text. */
+static void communities_text(FILE *f, const struct rib_attrs *a)
+{
+	size_t k;
+
+	if (a->communities_len)
+		fputs(" communities", f);
+	for (k = 0; k + 4 <= a->communities_len; k += 4)
+		fprintf(f, " %u:%u", get32(a->communities + k) >> 16,
+			get32(a->communities + k) & 0xffff);
+	if (a->large_communities_len)
+		fputs(" large-communities", f);
+	for (k = 0; k + 12 <= a->large_communities_len; k += 12)
+		fprintf(f, " %u:%u:%u", get32(a->large_communities + k),
+			get32(a->large_communities + k + 4),
+			get32(a->large_communities + k + 8));
+}
+
+static void communities_json(struct json *j, const struct rib_attrs *a)
+{
+	char s[40];
+	size_t k;
+
+	json_key(j, "communities");
+	json_open_array(j);
+	for (k = 0; k + 4 <= a->communities_len; k += 4) {
+		snprintf(s, sizeof(s), "%u:%u", get32(a->communities + k) >> 16,
+			 get32(a->communities + k) & 0xffff);
+		json_string(j, s);
+	}
+	json_close_array(j);
+	json_key(j, "large_communities");
+	json_open_array(j);
+	for (k = 0; k + 12 <= a->large_communities_len; k += 12) {
+		snprintf(s, sizeof(s), "%u:%u:%u",
+			 get32(a->large_communities + k),
+			 get32(a->large_communities + k + 4),
+			 get32(a->large_communities + k + 8));
+		json_string(j, s);
+	}
+	json_close_array(j);
+}
+
 static void nh_str(const struct rib_attrs *a, char *buf)
 {
 	if (a->family == BGP_FAM_IPV6_UNICAST)
@@ -325,6 +374,7 @@ static void nexthops_json(struct json *j, const struct fare_fib_result *fr,
 		json_kv_u64(j, "plane", want->nexthops[i].plane_id);
 		json_kv_u64(j, "weight", want->nexthops[i].weight);
 		json_kv_u64(j, "tier", want->nexthops[i].tier);
+		json_kv_u64(j, "bandwidth", want->nexthops[i].bandwidth);
 		json_close_object(j);
 	}
 	json_close_array(j);
@@ -440,6 +490,7 @@ static int route_one(const struct rib_entry *e, void *arg)
 				peer_name(rc->d, pa->peer), pa->path_id,
 				a->as_path_text ? a->as_path_text : "",
 				pa->stale ? " stale" : "");
+			communities_text(rc->f, a);
 			if (a->ext_communities_len) {
 				fputs(" ext-communities ", rc->f);
 				hex(rc->f, a->ext_communities,
@@ -475,6 +526,7 @@ static int route_one(const struct rib_entry *e, void *arg)
 			json_string(rc->j, s);
 		}
 		json_close_array(rc->j);
+		communities_json(rc->j, a);
 		if (fp)
 			fare_json(rc->j, t, &fp[i]);
 		json_close_object(rc->j);
