@@ -136,8 +136,8 @@ filter core_to_local {
 		bgp_path.prepend(bgp_path.first);
 		bgp_path.prepend(bgp_path.first);
 	}
-	$2
-	accept;
+${2:+	$2
+}	accept;
 }
 
 # core -> other groups (eBGP export on global links).
@@ -170,8 +170,7 @@ filter reflect_to_core {
 	accept;
 }
 
-# local -> the group's leaf: what came from other groups (the leaf's
-# own routes go back to it only through BIRD's iBGP rules: never).
+# local -> the group's leaf: what came from other groups.
 filter local_out {
 	if C1 ~ bgp_community then accept;
 	reject;
@@ -200,8 +199,8 @@ protocol bgp $1 {
 	connect retry time 1;
 	connect delay time 1;
 	error wait time 1, 2;
-	$6
-	ipv4 {
+${6:+	$6
+}	ipv4 {
 		table $2;
 		gateway direct;
 		next hop self;
@@ -222,6 +221,8 @@ df_spine_conf()
 	12) pb=$DF_PB_S12 ;;
 	*) pb= ;;
 	esac
+	# FARE Path Bandwidth (transitive, PROTOCOL.md §2.1) of this spine's
+	# global link(s), for fared on the host.
 	[ -z "$pb" ] ||
 		pbset="bgp_ext_community.add((unknown 0x0f, 10.255.$g.$s, $pb));"
 	{
