@@ -18,6 +18,7 @@
 #include <net/ipv6_stubs.h>
 #include <net/neighbour.h>
 #include <net/route.h>
+#include <net/sch_generic.h>
 #include <net/rtnetlink.h>
 #include "fare.h"
 
@@ -30,58 +31,253 @@ static bool fare_plane_carries(const struct fare_plane *plane, u8 family)
 				   plane->has_gw6;
 }
 
-/* Scratch for the bytes per next hop of a flowlet decision; BHs are off. */
+/* Scratch per next hop for the decisions below; BHs are off. */
 static DEFINE_PER_CPU(u64 [FARE_NEXTHOP_MAX], fare_sent_scratch);
+static DEFINE_PER_CPU(u64 [FARE_NEXTHOP_MAX], fare_q_scratch);
+
+/* The per-packet schedule of the tier of rank @ord, on this CPU. */
+static struct fare_spray *fare_group_spray(struct fare_group *grp,
+					   unsigned int ord)
+{
+	return (struct fare_spray *)((char *)this_cpu_ptr(grp->spray) +
+				     ord * grp->spray_size);
+}
 
 /*
- * A flow keeps its plane while its packets keep coming; after an idle gap
- * longer than the flowlet timeout, or if that plane stopped being usable,
- * the next packet starts a new flowlet on the plane furthest behind its
- * byte share.
+ * The bytes queued in @dev's root qdiscs: the sum over its real transmit
+ * queues of each queue's qdisc qstats.backlog (and, for a lockless qdisc
+ * that keeps per-CPU statistics, of every CPU's backlog). Read without the
+ * qdisc locks, so it may be a few packets stale; BQL's in-flight bytes
+ * and the device's own rings are not counted. Under RCU.
+ */
+static u64 fare_dev_backlog(struct net_device *dev)
+{
+	unsigned int i, cpu;
+	u64 sum = 0;
+
+	for (i = 0; i < dev->real_num_tx_queues; i++) {
+		/* The qdisc type, whose CamelCase name checkpatch refuses. */
+		__auto_type q = rcu_dereference(netdev_get_tx_queue(dev, i)->qdisc);
+
+		if (!q)
+			continue;
+		sum += READ_ONCE(q->qstats.backlog);
+		if (q->flags & TCQ_F_CPUSTATS)
+			for_each_possible_cpu(cpu)
+				sum += READ_ONCE(per_cpu_ptr(q->cpu_qstats,
+							     cpu)->backlog);
+	}
+	return sum;
+}
+
+static void fare_count_spill(struct fare_net *fn, u8 tier)
+{
+	struct fare_pcpu_net *st = this_cpu_ptr(fn->stats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->tier[min_t(u8, tier, FARE_TIER_MAX)].spills);
+	u64_stats_update_end(&st->syncp);
+}
+
+/*
+ * The next hops a new flowlet may use (UGAL-L, datapath.md "Tier
+ * spill-over"): those of @up in the lowest tier, unless that tier's
+ * congestion sends the flowlet to a higher one. Each hop's congestion q is
+ * the larger of its plane device's qdisc backlog and its virtual queue.
+ */
+static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
+			    u64 up, u64 now)
+{
+	u8 hops[FARE_TIER_MAX + 1];
+	struct fare_plane *plane;
+	unsigned int i, n_hops;
+	u64 mask, real, virt, *q;
+	bool spilled;
+
+	mask = fare_tier_usable(grp->tiers, up, grp->num_nh);
+	if (mask == up)
+		return mask;	/* one tier left: nowhere to spill */
+
+	q = *this_cpu_ptr(&fare_q_scratch);
+	for (i = 0; i < grp->num_nh; i++) {
+		q[i] = 0;
+		if (!(up & BIT_ULL(i)))
+			continue;
+		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
+		real = plane ? fare_dev_backlog(plane->dev) : 0;
+		virt = grp->nh[i].bandwidth ?
+		       fare_vq_backlog(atomic64_read(&grp->nh[i].vq_vt), now,
+				       grp->nh[i].bandwidth) : 0;
+		q[i] = max(real, virt);
+	}
+	n_hops = clamp_t(unsigned int, READ_ONCE(fn->n_tier_hops), 1,
+			 FARE_TIER_MAX + 1);
+	for (i = 0; i < n_hops; i++)
+		hops[i] = READ_ONCE(fn->tier_hops[i]);
+	mask = fare_tier_spill(grp->tiers, up, q, grp->num_nh, hops, n_hops,
+			       READ_ONCE(fn->spill_bias), &spilled);
+	if (spilled && mask)
+		fare_count_spill(fn, grp->tiers[__ffs64(mask)]);
+	return mask;
+}
+
+/*
+ * The flowlet table slot of @skb's flow and whether it holds a decision
+ * younger than @gap_ns; the caller then refreshes it with
+ * fare_slot_keep() or overwrites it with fare_slot_set().
+ */
+static struct fare_flowlet *fare_slot(struct fare_net *fn, u32 hash,
+				      u64 now, u64 gap_ns, bool *live)
+{
+	struct fare_flowlet *fl = &fn->flowlets[hash & (FARE_FLOWLET_SLOTS - 1)];
+
+	*live = READ_ONCE(fl->hash) == hash &&
+		now - READ_ONCE(fl->last_ns) <= gap_ns;
+	return fl;
+}
+
+static void fare_slot_set(struct fare_flowlet *fl, u32 hash, u32 value,
+			  u64 now)
+{
+	WRITE_ONCE(fl->hash, hash);
+	WRITE_ONCE(fl->plane_id, value);
+	WRITE_ONCE(fl->last_ns, now);
+}
+
+/* The next hop of @fl's plane if it is in @up, else -1. */
+static int fare_slot_hop(struct fare_group *grp, struct fare_flowlet *fl,
+			 u64 up)
+{
+	u32 plane_id = READ_ONCE(fl->plane_id);
+	unsigned int i;
+
+	for (i = 0; i < grp->num_nh; i++)
+		if (grp->nh[i].plane_id == plane_id && (up & BIT_ULL(i)))
+			return i;
+	return -1;
+}
+
+/*
+ * A flow keeps its plane while its packets keep coming and the plane is
+ * usable (whatever its tier); after an idle gap longer than the flowlet
+ * timeout, or if that plane stopped being usable, the next packet starts a
+ * new flowlet: its tier by fare_tier_choose(), then within the tier the
+ * plane furthest behind its byte share.
  */
 static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
-			       struct sk_buff *skb, u64 usable)
+			       struct sk_buff *skb, u64 up)
 {
 	u32 hash = skb_get_hash(skb);
+	u64 now, *sent, packets, usable;
 	struct fare_flowlet *fl;
-	u64 now, *sent, packets;
 	unsigned int i;
+	bool live;
 	int idx;
 
-	fl = &fn->flowlets[hash & (FARE_FLOWLET_SLOTS - 1)];
 	now = ktime_get_mono_fast_ns();
-	if (READ_ONCE(fl->hash) == hash &&
-	    now - READ_ONCE(fl->last_ns) <=
-	    (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC) {
-		u32 plane_id = READ_ONCE(fl->plane_id);
-
-		for (i = 0; i < grp->num_nh; i++) {
-			if (grp->nh[i].plane_id == plane_id &&
-			    (usable & (1ULL << i))) {
-				WRITE_ONCE(fl->last_ns, now);
-				return i;
-			}
+	fl = fare_slot(fn, hash, now,
+		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live);
+	if (live) {
+		idx = fare_slot_hop(grp, fl, up);
+		if (idx >= 0) {
+			WRITE_ONCE(fl->last_ns, now);
+			return idx;
 		}
 	}
 
+	usable = fare_tier_choose(fn, grp, up, now);
 	sent = *this_cpu_ptr(&fare_sent_scratch);
 	for (i = 0; i < grp->num_nh; i++)
-		if (usable & (1ULL << i))
+		if (usable & BIT_ULL(i))
 			fare_group_nh_tx(grp, i, &packets, &sent[i]);
 		else
 			sent[i] = 0;
 	idx = fare_deficit_pick(grp->weights, sent, usable, grp->num_nh);
-	if (idx >= 0) {
-		WRITE_ONCE(fl->hash, hash);
-		WRITE_ONCE(fl->plane_id, grp->nh[idx].plane_id);
-		WRITE_ONCE(fl->last_ns, now);
-	}
+	if (idx >= 0)
+		fare_slot_set(fl, hash, grp->nh[idx].plane_id, now);
 	return idx;
 }
 
 /*
+ * Flow mode over several tiers: a flow's tier is chosen when it is first
+ * seen and kept while it sends at least once per FARE_FLOW_TIER_IDLE_NS,
+ * in the flowlet table; within the tier its plane comes from the resilient
+ * buckets (preferred tier) or by hash-threshold (another tier).
+ */
+static int fare_flow_tier_select(struct fare_net *fn, struct fare_group *grp,
+				 struct sk_buff *skb, u64 up, u32 fhash)
+{
+	u32 hash = skb_get_hash(skb);
+	struct fare_flowlet *fl;
+	u64 now, usable;
+	bool live;
+	int idx;
+
+	now = ktime_get_mono_fast_ns();
+	fl = fare_slot(fn, hash, now, FARE_FLOW_TIER_IDLE_NS, &live);
+	if (live) {
+		idx = fare_slot_hop(grp, fl, up);
+		if (idx >= 0) {
+			WRITE_ONCE(fl->last_ns, now);
+			return idx;
+		}
+	}
+	usable = fare_tier_choose(fn, grp, up, now);
+	idx = fare_bucket_pick(grp->buckets, usable, fhash);
+	if (idx < 0)
+		idx = fare_hash_pick(grp->weights, usable, grp->num_nh, fhash);
+	if (idx >= 0)
+		fare_slot_set(fl, hash, grp->nh[idx].plane_id, now);
+	return idx;
+}
+
+/*
+ * Packet mode over several tiers: each flowlet's tier is chosen at its
+ * start and kept in the flowlet table (as FARE_SLOT_TIER | tier), its
+ * packets sprayed over that tier's planes, so a tier change never
+ * reorders a flowlet. Each tier has a schedule of its own.
+ */
+static int fare_packet_tier_select(struct fare_net *fn,
+				   struct fare_group *grp,
+				   struct sk_buff *skb, u64 up)
+{
+	u32 hash = skb_get_hash(skb), v;
+	struct fare_flowlet *fl;
+	u64 now, usable = 0;
+	unsigned int i;
+	bool live;
+
+	now = ktime_get_mono_fast_ns();
+	fl = fare_slot(fn, hash, now,
+		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live);
+	v = READ_ONCE(fl->plane_id);
+	if (live && (v & FARE_SLOT_TIER)) {
+		for (i = 0; i < grp->num_nh; i++)
+			if ((up & BIT_ULL(i)) &&
+			    grp->tiers[i] == (u8)(v & ~FARE_SLOT_TIER))
+				usable |= BIT_ULL(i);
+	}
+	if (usable) {
+		WRITE_ONCE(fl->last_ns, now);
+	} else {
+		usable = fare_tier_choose(fn, grp, up, now);
+		if (!usable)
+			return -1;
+		fare_slot_set(fl, hash,
+			      FARE_SLOT_TIER | grp->tiers[__ffs64(usable)],
+			      now);
+	}
+	return fare_spray_pick(grp->weights,
+			       fare_group_spray(grp,
+						grp->tier_ord[__ffs64(usable)]),
+			       usable, grp->num_nh);
+}
+
+/*
  * Chooses a next hop of @grp for @skb. Only planes that are up and can
- * carry the packet's family count, and of those only the lowest tier.
+ * carry the packet's family count, and of those the lowest tier, unless a
+ * new flowlet spills to a higher one (fare_tier_choose()). A route of one
+ * tier in flow or packet mode never looks at the flowlet table.
  * Returns the next hop's index and its plane, or -1 if none is usable.
  */
 int fare_group_select(struct fare_net *fn, struct fare_route *rt,
@@ -100,6 +296,8 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 		if (plane && fare_plane_carries(plane, family))
 			up |= 1ULL << i;
 	}
+	if (!up)
+		return -1;
 	usable = fare_tier_usable(grp->tiers, up, grp->num_nh);
 
 	mode = READ_ONCE(rt->mode);
@@ -109,15 +307,21 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 		u32 hash = jhash_1word(skb_get_hash(skb),
 				       READ_ONCE(fn->hash_seed));
 
-		/* A flow whose bucket's plane is unusable re-picks by weight. */
-		idx = fare_bucket_pick(grp->buckets, usable, hash);
-		if (idx < 0)
-			idx = fare_hash_pick(grp->weights, usable, grp->num_nh,
-					     hash);
+		if (grp->num_tiers > 1) {
+			idx = fare_flow_tier_select(fn, grp, skb, up, hash);
+		} else {
+			/* A flow whose bucket's plane is unusable re-picks. */
+			idx = fare_bucket_pick(grp->buckets, usable, hash);
+			if (idx < 0)
+				idx = fare_hash_pick(grp->weights, usable,
+						     grp->num_nh, hash);
+		}
 	} else if (mode == FARE_MODE_FLOWLET) {
-		idx = fare_flowlet_select(fn, grp, skb, usable);
+		idx = fare_flowlet_select(fn, grp, skb, up);
+	} else if (grp->num_tiers > 1) {
+		idx = fare_packet_tier_select(fn, grp, skb, up);
 	} else {
-		idx = fare_spray_pick(grp->weights, this_cpu_ptr(grp->spray),
+		idx = fare_spray_pick(grp->weights, fare_group_spray(grp, 0),
 				      usable, grp->num_nh);
 	}
 	if (idx < 0)
@@ -131,11 +335,37 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 	return idx;
 }
 
-static void fare_count_tx(struct fare_group *grp, int idx,
-			  struct fare_plane *plane, unsigned int len)
+/*
+ * Adds a packet of @len bytes to next hop @nh's virtual queue: one
+ * compare-and-swap, retried only while another CPU updates the same hop.
+ */
+static void fare_vq_count(struct fare_nh *nh, unsigned int len)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	s64 old = atomic64_read(&nh->vq_vt);
+
+	while (!atomic64_try_cmpxchg(&nh->vq_vt, &old,
+				     fare_vq_add(old, now, nh->bandwidth,
+						 len)))
+		;
+}
+
+static void fare_count_tx(struct fare_net *fn, struct fare_group *grp,
+			  int idx, struct fare_plane *plane, unsigned int len)
 {
 	struct fare_group_tx *gtx = this_cpu_ptr(grp->tx);
 	struct fare_pcpu_tx *ptx = this_cpu_ptr(plane->tx);
+	struct fare_pcpu_net *st = this_cpu_ptr(fn->stats);
+	u8 tier = min_t(u8, grp->tiers[idx], FARE_TIER_MAX);
+
+	/* Only a route with several tiers ever reads the virtual queues. */
+	if (grp->num_tiers > 1 && grp->nh[idx].bandwidth)
+		fare_vq_count(&grp->nh[idx], len);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->tier[tier].packets);
+	u64_stats_add(&st->tier[tier].bytes, len);
+	u64_stats_update_end(&st->syncp);
 
 	u64_stats_update_begin(&gtx->syncp);
 	u64_stats_inc(&gtx->nh[idx].packets);
@@ -305,7 +535,7 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 		goto drop_unlock;
 	}
 	len = skb->len;
-	fare_count_tx(grp, idx, plane, len);
+	fare_count_tx(fn, grp, idx, plane, len);
 
 	skb_dst_drop(skb);
 	skb->dev = pdev;

@@ -52,6 +52,15 @@ struct fare_nh {
 	u32 plane_id;
 	u32 weight;
 	u8 tier;
+	u64 bandwidth;			/* bytes/s of the path, 0 unknown */
+	/*
+	 * The virtual queue of the hop (select.h, fare_vq_add()): the time,
+	 * ktime_get_mono_fast_ns(), at which it runs empty. Updated per
+	 * packet with a compare-and-swap, without a lock, only while the
+	 * group has more than one tier and bandwidth is set; copied into the
+	 * group that replaces this one for the same plane.
+	 */
+	atomic64_t vq_vt;
 };
 
 /* Per-CPU counters of one group, one entry per next hop. */
@@ -70,11 +79,20 @@ struct fare_group_tx {
  */
 struct fare_group {
 	struct rcu_head rcu;
-	struct fare_spray __percpu *spray;	/* per-packet schedule state */
+	/*
+	 * Per-packet schedule state: num_tiers states of spray_size bytes
+	 * each, one per distinct tier (tier_ord[] maps a hop to its
+	 * tier's state), so that flowlets on different tiers do not restart
+	 * each other's schedule.
+	 */
+	void __percpu *spray;
+	size_t spray_size;
 	struct fare_group_tx __percpu *tx;
 	unsigned int num_nh;
+	unsigned int num_tiers;		/* distinct tiers among nh[] */
 	u32 weights[FARE_NEXTHOP_MAX];	/* copy of nh[].weight, for selection */
 	u8 tiers[FARE_NEXTHOP_MAX];	/* copy of nh[].tier, likewise */
+	u8 tier_ord[FARE_NEXTHOP_MAX];	/* rank of nh[].tier among them */
 	/* Flow mode: next hop per bucket, over the preferred tier. */
 	u8 buckets[FARE_BUCKETS];
 	struct fare_nh nh[];
@@ -103,6 +121,12 @@ struct fare_pcpu_net {
 	u64_stats_t noplane;
 	u64_stats_t fallback;
 	u64_stats_t error;
+	/* Per tier; a tier above FARE_TIER_MAX counts in the last. */
+	struct {
+		u64_stats_t packets;
+		u64_stats_t bytes;
+		u64_stats_t spills;	/* decisions that spilled to it */
+	} tier[FARE_TIER_MAX + 1];
 };
 
 /*
@@ -113,9 +137,17 @@ struct fare_pcpu_net {
  */
 struct fare_flowlet {
 	u32 hash;			/* the flow hash owning the slot */
-	u32 plane_id;			/* plane of the current flowlet */
+	u32 plane_id;			/* plane, or FARE_SLOT_TIER | tier */
 	u64 last_ns;			/* last packet, monotonic ns */
 };
+
+/* A slot of a per-packet flowlet holds its tier, not a plane. */
+#define FARE_SLOT_TIER		BIT(31)
+/*
+ * Idle time after which a flow-mode flow of a route with several tiers
+ * may be given a tier again (Documentation/datapath.md).
+ */
+#define FARE_FLOW_TIER_IDLE_NS	NSEC_PER_SEC
 
 #define FARE_FLOWLET_BITS 12
 #define FARE_FLOWLET_SLOTS BIT(FARE_FLOWLET_BITS)
@@ -138,6 +170,15 @@ struct fare_net {
 	u8 default_mode;		/* READ_ONCE in the packet path */
 	u32 flowlet_us;
 	u32 hash_seed;			/* READ_ONCE in the packet path */
+	/*
+	 * Tier spill-over: hop count per tier and bias. Written under the
+	 * lock, read with READ_ONCE by the packet path, which may see a mix
+	 * of the old and new hop counts during a set: a few decisions by
+	 * either, harmless.
+	 */
+	u8 tier_hops[FARE_TIER_MAX + 1];
+	u8 n_tier_hops;			/* 1..FARE_TIER_MAX + 1 */
+	u32 spill_bias;			/* bytes */
 	struct fare_pcpu_net __percpu *stats;
 	/*
 	 * Allocated under RTNL before the fare device exists, freed at
@@ -166,6 +207,9 @@ int fare_route_insert(struct fare_net *fn, struct fare_route *rt);
 void fare_route_remove(struct fare_net *fn, struct fare_route *rt);
 void fare_route_free(struct fare_route *rt);
 struct fare_group *fare_group_alloc(unsigned int num_nh);
+int fare_group_finish(struct fare_group *grp);
+void fare_group_carry_vq(struct fare_group *grp,
+			 const struct fare_group *old);
 void fare_group_free_rcu(struct fare_group *grp);
 void fare_group_set_buckets(struct fare_group *grp,
 			    const struct fare_group *old);

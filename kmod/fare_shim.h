@@ -6,6 +6,7 @@
 #ifndef _FARE_SHIM_H
 #define _FARE_SHIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>

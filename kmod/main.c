@@ -26,6 +26,12 @@ static int __net_init fare_net_init(struct net *net)
 	fn->default_mode = FARE_MODE_PACKET;
 	fn->flowlet_us = FARE_DEFAULT_FLOWLET_US;
 	fn->hash_seed = get_random_u32();
+	/* Dragonfly+ paths (seed 001): L-G-L, L-G-G-L, L-G-L-L-G-L. */
+	fn->tier_hops[0] = 3;
+	fn->tier_hops[1] = 4;
+	fn->tier_hops[2] = 6;
+	fn->n_tier_hops = 3;
+	fn->spill_bias = FARE_SPILL_BIAS_DEFAULT;
 	fn->stats = netdev_alloc_pcpu_stats(struct fare_pcpu_net);
 	if (!fn->stats)
 		return -ENOMEM;

@@ -300,6 +300,9 @@ static int fare_nh_fill(struct sk_buff *skb, struct fare_group *grp,
 	if (nla_put_u32(skb, FARE_A_NH_PLANE_ID, grp->nh[i].plane_id) ||
 	    nla_put_u32(skb, FARE_A_NH_WEIGHT, grp->nh[i].weight) ||
 	    nla_put_u8(skb, FARE_A_NH_TIER, grp->nh[i].tier) ||
+	    (grp->nh[i].bandwidth &&
+	     nla_put_u64_64bit(skb, FARE_A_NH_BANDWIDTH, grp->nh[i].bandwidth,
+			       FARE_A_NH_PAD)) ||
 	    nla_put_u64_64bit(skb, FARE_A_NH_TX_PACKETS, packets,
 			      FARE_A_NH_PAD) ||
 	    nla_put_u64_64bit(skb, FARE_A_NH_TX_BYTES, bytes, FARE_A_NH_PAD)) {
@@ -455,6 +458,9 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		grp->nh[i].weight = nla_get_u32(tb[FARE_A_NH_WEIGHT]);
 		if (tb[FARE_A_NH_TIER])
 			grp->nh[i].tier = nla_get_u8(tb[FARE_A_NH_TIER]);
+		if (tb[FARE_A_NH_BANDWIDTH])
+			grp->nh[i].bandwidth =
+				nla_get_u64(tb[FARE_A_NH_BANDWIDTH]);
 		grp->weights[i] = grp->nh[i].weight;
 		grp->tiers[i] = grp->nh[i].tier;
 		if (test_and_set_bit(grp->nh[i].plane_id, seen)) {
@@ -472,6 +478,9 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		}
 		i++;
 	}
+	err = fare_group_finish(grp);
+	if (err)
+		goto err_free;
 	*grpp = grp;
 	return 0;
 
@@ -514,6 +523,7 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 		old = rcu_dereference_protected(rt->group,
 						lockdep_is_held(&fn->lock));
 		fare_group_set_buckets(grp, old);
+		fare_group_carry_vq(grp, old);
 		WRITE_ONCE(rt->mode, mode);
 		rcu_assign_pointer(rt->group, grp);
 		fare_group_free_rcu(old);
@@ -687,7 +697,10 @@ static int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 	if (err ||
 	    nla_put_u8(skb, FARE_A_CONFIG_MODE, fn->default_mode) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, fn->flowlet_us) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, fn->hash_seed)) {
+	    nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, fn->hash_seed) ||
+	    nla_put(skb, FARE_A_CONFIG_TIER_HOPS, fn->n_tier_hops,
+		    fn->tier_hops) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_SPILL_BIAS, fn->spill_bias)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -731,6 +744,18 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	if (attrs[FARE_A_CONFIG_HASH_SEED])
 		WRITE_ONCE(fn->hash_seed,
 			   nla_get_u32(attrs[FARE_A_CONFIG_HASH_SEED]));
+	if (attrs[FARE_A_CONFIG_TIER_HOPS]) {
+		/* The policy checked 1..FARE_TIER_MAX + 1 counts, none 0. */
+		const u8 *hops = nla_data(attrs[FARE_A_CONFIG_TIER_HOPS]);
+		int i, n = nla_len(attrs[FARE_A_CONFIG_TIER_HOPS]);
+
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(fn->tier_hops[i], hops[i]);
+		WRITE_ONCE(fn->n_tier_hops, n);
+	}
+	if (attrs[FARE_A_CONFIG_SPILL_BIAS])
+		WRITE_ONCE(fn->spill_bias,
+			   nla_get_u32(attrs[FARE_A_CONFIG_SPILL_BIAS]));
 	if (fare_has_listeners(fn)) {
 		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 		if (msg && !fare_config_fill(msg, fn, 0, 0, FARE_CMD_CONFIG_SET))
@@ -739,6 +764,52 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 			nlmsg_free(msg);
 	}
 	mutex_unlock(&fn->lock);
+	return 0;
+}
+
+/* Sums the per-tier counters and puts them in a FARE_A_STATS_TIERS nest. */
+static int fare_stats_tiers_fill(struct sk_buff *msg, struct fare_net *fn)
+{
+	u64 tot[FARE_TIER_MAX + 1][3] = { };
+	struct nlattr *nest, *entry;
+	unsigned int cpu, start, t;
+
+	for_each_possible_cpu(cpu) {
+		const struct fare_pcpu_net *st = per_cpu_ptr(fn->stats, cpu);
+		u64 v[FARE_TIER_MAX + 1][3];
+
+		do {
+			start = u64_stats_fetch_begin(&st->syncp);
+			for (t = 0; t <= FARE_TIER_MAX; t++) {
+				v[t][0] = u64_stats_read(&st->tier[t].packets);
+				v[t][1] = u64_stats_read(&st->tier[t].bytes);
+				v[t][2] = u64_stats_read(&st->tier[t].spills);
+			}
+		} while (u64_stats_fetch_retry(&st->syncp, start));
+		for (t = 0; t <= FARE_TIER_MAX; t++) {
+			tot[t][0] += v[t][0];
+			tot[t][1] += v[t][1];
+			tot[t][2] += v[t][2];
+		}
+	}
+
+	nest = nla_nest_start(msg, FARE_A_STATS_TIERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (t = 0; t <= FARE_TIER_MAX; t++) {
+		entry = nla_nest_start(msg, FARE_A_STATS_TIERS_ENTRY);
+		if (!entry ||
+		    nla_put_u8(msg, FARE_A_TIER_INDEX, t) ||
+		    nla_put_u64_64bit(msg, FARE_A_TIER_TX_PACKETS, tot[t][0],
+				      FARE_A_TIER_PAD) ||
+		    nla_put_u64_64bit(msg, FARE_A_TIER_TX_BYTES, tot[t][1],
+				      FARE_A_TIER_PAD) ||
+		    nla_put_u64_64bit(msg, FARE_A_TIER_SPILLS, tot[t][2],
+				      FARE_A_TIER_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(msg, entry);
+	}
+	nla_nest_end(msg, nest);
 	return 0;
 }
 
@@ -780,7 +851,8 @@ static int fare_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, FARE_A_STATS_ERROR_PACKETS, error,
 			      FARE_A_PAD) ||
 	    nla_put_u64_64bit(msg, FARE_A_STATS_FALLBACK_PACKETS, fallback,
-			      FARE_A_PAD)) {
+			      FARE_A_PAD) ||
+	    fare_stats_tiers_fill(msg, fn)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

@@ -16,10 +16,33 @@ static struct netlink_range_validation fare_flowlet_range = {
 	.max = FARE_FLOWLET_US_MAX,
 };
 
+/* FARE_A_CONFIG_TIER_HOPS: 1..FARE_TIER_MAX + 1 hop counts, none 0. */
+static int fare_tier_hops_validate(const struct nlattr *attr,
+				   struct netlink_ext_ack *extack)
+{
+	const u8 *hops = nla_data(attr);
+	int i, n = nla_len(attr);
+
+	if (n < 1) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "tier hop counts: at least one is needed");
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		if (!hops[i]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "a tier hop count must be at least 1");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static const struct nla_policy fare_nh_policy[FARE_A_NH_MAX + 1] = {
 	[FARE_A_NH_PLANE_ID] = NLA_POLICY_RANGE(NLA_U32, 1, FARE_PLANE_ID_MAX),
 	[FARE_A_NH_WEIGHT] = NLA_POLICY_MIN(NLA_U32, 1),
 	[FARE_A_NH_TIER] = { .type = NLA_U8 },
+	[FARE_A_NH_BANDWIDTH] = { .type = NLA_U64 },
 };
 
 static const struct nla_policy fare_nexthops_policy[FARE_A_NEXTHOPS_MAX + 1] = {
@@ -43,6 +66,11 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
 							   &fare_flowlet_range),
 	[FARE_A_CONFIG_HASH_SEED] = { .type = NLA_U32 },
 	[FARE_A_REPLACE] = { .type = NLA_FLAG },
+	/* Longer than FARE_TIER_MAX + 1 bytes: refused before the function. */
+	[FARE_A_CONFIG_TIER_HOPS] = NLA_POLICY_VALIDATE_FN(NLA_BINARY,
+							   fare_tier_hops_validate,
+							   FARE_TIER_MAX + 1),
+	[FARE_A_CONFIG_SPILL_BIAS] = { .type = NLA_U32 },
 };
 
 #endif /* _FARE_POLICY_H */

@@ -70,6 +70,18 @@ static const struct policy_case policy_cases[] = {
 	  -EINVAL, "Unsupported attribute" },
 	{ "read only: stats fallback", FARE_A_STATS_FALLBACK_PACKETS, 8, 0,
 	  -EINVAL, "Unsupported attribute" },
+	{ "tier hops empty", FARE_A_CONFIG_TIER_HOPS, 0, 0, -EINVAL,
+	  "tier hop counts: at least one is needed" },
+	{ "tier hops of 9 bytes", FARE_A_CONFIG_TIER_HOPS, FARE_TIER_MAX + 2,
+	  0x01010101, -ERANGE, "Attribute failed policy validation" },
+	{ "tier hop count 0", FARE_A_CONFIG_TIER_HOPS, 2, 0x0003, -EINVAL,
+	  "a tier hop count must be at least 1" },
+	{ "tier hop count 0 first", FARE_A_CONFIG_TIER_HOPS, 4, 0x03030300,
+	  -EINVAL, "a tier hop count must be at least 1" },
+	{ "spill bias as u8", FARE_A_CONFIG_SPILL_BIAS, 1, 1, -EINVAL,
+	  "invalid attribute length" },
+	{ "read only: stats tiers", FARE_A_STATS_TIERS, 4, 0, -EINVAL,
+	  "Unsupported attribute" },
 	{ "pad", FARE_A_PAD, 4, 0, -EINVAL, "Unsupported attribute" },
 	{ "unknown attribute", FARE_A_MAX + 1, 4, 0, -EINVAL,
 	  "Unknown attribute type" },
@@ -148,6 +160,9 @@ static void policy_checks_nested_next_hops(struct kunit *test)
 		{ 0, 1, 0, 0, -ERANGE, "integer out of range" },
 		{ 1, 0, 0, 0, -ERANGE, "integer out of range" },
 		{ 1, 1, FARE_A_NH_TIER, 4, -EINVAL, "invalid attribute length" },
+		{ 1, 1, FARE_A_NH_BANDWIDTH, 8, 0, NULL },
+		{ 1, 1, FARE_A_NH_BANDWIDTH, 4, -EINVAL,
+		  "invalid attribute length" },
 		{ 1, 1, FARE_A_NH_TX_PACKETS, 8, -EINVAL,
 		  "Unsupported attribute" },
 		{ 1, 1, FARE_A_NH_MAX + 1, 4, -EINVAL,
@@ -203,6 +218,16 @@ static void policy_accepts_the_bounds(struct kunit *test)
 	nla_put_u8(skb, FARE_A_CONFIG_MODE, FARE_MODE_MAX);
 	nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, FARE_FLOWLET_US_MIN);
 	nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, U32_MAX);
+	nla_put_u8(skb, FARE_A_CONFIG_TIER_HOPS, 1);
+	nla_put_u32(skb, FARE_A_CONFIG_SPILL_BIAS, U32_MAX);
+	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), 0);
+	kfree_skb(skb);
+
+	skb = alloc_skb(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	nla_put(skb, FARE_A_CONFIG_TIER_HOPS, FARE_TIER_MAX + 1,
+		"\x01\x02\x03\x04\x05\x06\x07\xff");
+	nla_put_u32(skb, FARE_A_CONFIG_SPILL_BIAS, 0);
 	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), 0);
 	kfree_skb(skb);
 

@@ -208,3 +208,96 @@ u64 fare_tier_usable(const u8 *tiers, u64 up, unsigned int n)
 	}
 	return usable;
 }
+
+/* Beyond any real queue: keeps q * H (H < 2^8) and sums within u64. */
+#define FARE_Q_MAX	0x80000000000000ULL	/* 2^55 */
+
+static unsigned int fare_tier_hops(const u8 *hops, unsigned int n_hops,
+				   unsigned int tier)
+{
+	return hops[tier < n_hops ? tier : n_hops - 1];
+}
+
+/* The lowest tier above @above (-1: any) with an entry in @up, or -1. */
+static int fare_tier_next(const u8 *tiers, u64 up, unsigned int n, int above)
+{
+	int next = -1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if ((up & (1ULL << i)) && (int)tiers[i] > above &&
+		    (next < 0 || tiers[i] < next))
+			next = tiers[i];
+	return next;
+}
+
+/* The mean q of @tier's entries in @up, with the mask of those entries. */
+static u64 fare_tier_q(const u8 *tiers, u64 up, const u64 *q, unsigned int n,
+		       int tier, u64 *mask)
+{
+	unsigned int i, count = 0;
+	u64 sum = 0;
+
+	*mask = 0;
+	for (i = 0; i < n; i++) {
+		if (!(up & (1ULL << i)) || tiers[i] != tier)
+			continue;
+		sum += q[i] < FARE_Q_MAX ? q[i] : FARE_Q_MAX;
+		count++;
+		*mask |= 1ULL << i;
+	}
+	return count ? sum / count : 0;
+}
+
+u64 fare_tier_spill(const u8 *tiers, u64 up, const u64 *q, unsigned int n,
+		    const u8 *hops, unsigned int n_hops, u32 bias,
+		    bool *spilled)
+{
+	int t = fare_tier_next(tiers, up, n, -1), u;
+	u64 mask_t, mask_u, qt, qu, cost_t, cost_u;
+
+	*spilled = false;
+	if (t < 0)
+		return 0;
+	qt = fare_tier_q(tiers, up, q, n, t, &mask_t);
+	while ((u = fare_tier_next(tiers, up, n, t)) >= 0) {
+		qu = fare_tier_q(tiers, up, q, n, u, &mask_u);
+		cost_t = qt * fare_tier_hops(hops, n_hops, t);
+		cost_u = qu * fare_tier_hops(hops, n_hops, u);
+		if (cost_t <= cost_u + bias)
+			break;
+		*spilled = true;
+		t = u;
+		qt = qu;
+		mask_t = mask_u;
+	}
+	return mask_t;
+}
+
+u64 fare_vq_add(u64 vt, u64 now, u64 rate, u32 len)
+{
+	u64 start = vt > now ? vt : now;
+	u64 cost = (u64)len * 1000000000ULL / rate;
+
+	if (start - now >= FARE_VQ_CAP_NS || cost >= FARE_VQ_CAP_NS ||
+	    start - now + cost > FARE_VQ_CAP_NS)
+		return now + FARE_VQ_CAP_NS;
+	return start + cost;
+}
+
+u64 fare_vq_backlog(u64 vt, u64 now, u64 rate)
+{
+	u64 d, whole;
+
+	if (vt <= now)
+		return 0;
+	/*
+	 * d <= FARE_VQ_CAP_NS < 2^30; split the rate at 10^9 so that the
+	 * products fit in 64 bits (a rate beyond 2^33 GB/s is saturated).
+	 */
+	d = vt - now < FARE_VQ_CAP_NS ? vt - now : FARE_VQ_CAP_NS;
+	whole = rate / 1000000000ULL;
+	if (whole > (1ULL << 33))
+		whole = 1ULL << 33;
+	return whole * d + (rate % 1000000000ULL) * d / 1000000000ULL;
+}

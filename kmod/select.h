@@ -58,11 +58,40 @@ int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash);
 /*
  * The entries traffic may use: those of @up (usable planes) in the lowest
  * tier that has one; 0 if none. A higher tier takes traffic only when
- * every entry of each lower tier is down. Congestion-driven spill to the
- * next tier, planned for later, belongs here: it would add that tier's
- * entries to the result.
+ * every entry of each lower tier is down, or when fare_tier_spill() sends
+ * a new flowlet there.
  */
 u64 fare_tier_usable(const u8 *tiers, u64 up, unsigned int n);
+
+/*
+ * Tier spill-over, UGAL-L (Documentation/datapath.md, "Tier spill-over").
+ * @q[i] is entry i's congestion in bytes (only read for entries of @up),
+ * @hops[] the hop count H of tiers 0..@n_hops - 1 (a higher tier counts as
+ * the last; @n_hops >= 1) and @bias the bias T in bytes. A tier's q is the
+ * mean q of its entries in @up. Starting from the lowest tier t with an
+ * entry in @up, the choice moves to the next higher tier u with one when
+ * q_t * H_t > q_u * H_u + T, and goes on from u. Returns the entries of
+ * @up in the chosen tier (0 if @up is empty); *@spilled tells whether that
+ * tier is above the lowest one.
+ */
+u64 fare_tier_spill(const u8 *tiers, u64 up, const u64 *q, unsigned int n,
+		    const u8 *hops, unsigned int n_hops, u32 bias,
+		    bool *spilled);
+
+/*
+ * A next hop's virtual ("phantom") queue: the bytes sent to it that a path
+ * of @rate bytes per second would still hold. It is kept as the virtual
+ * time at which that queue runs empty, @vt (ns, the clock of @now), so a
+ * packet's update is one compare-and-swap: the queue at @now is
+ * (vt - now) * rate / 1 s when vt > now, else 0; a packet of @len bytes
+ * moves vt to max(vt, now) + len / rate, and vt never goes beyond
+ * now + FARE_VQ_CAP_NS, so the queue holds at most 1 s of the rate.
+ * @rate must not be 0.
+ */
+#define FARE_VQ_CAP_NS	1000000000ULL
+
+u64 fare_vq_add(u64 vt, u64 now, u64 rate, u32 len);
+u64 fare_vq_backlog(u64 vt, u64 now, u64 rate);
 
 /*
  * Resilient flow buckets. A group holds FARE_BUCKETS buckets, each naming

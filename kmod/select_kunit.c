@@ -291,6 +291,233 @@ static void tier_fallback_and_back_under_spray(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c[2], 0);
 }
 
+static const u8 dfly_hops[] = { 3, 4, 6 };
+
+static u64 spill(const u8 *tiers, u64 up, const u64 *q, unsigned int n,
+		 u32 bias, bool *spilled)
+{
+	return fare_tier_spill(tiers, up, q, n, dfly_hops, 3, bias, spilled);
+}
+
+/*
+ * Two tiers, H = 3 and 4, T = 65536: tier 0 keeps the flowlet while
+ * 3 q0 <= 4 q1 + T, equal queues included; one byte more and it spills.
+ */
+static void spill_rule_and_bias(struct kunit *test)
+{
+	const u8 tiers[] = { 0, 1 };
+	u64 q[2] = { 0, 0 };
+	bool sp;
+
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x3, q, 2, 65536, &sp), 0x1);
+	KUNIT_EXPECT_FALSE(test, sp);
+	q[0] = 1000000;
+	q[1] = 1000000;
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x3, q, 2, 0, &sp), 0x1);
+	KUNIT_EXPECT_FALSE(test, sp);
+	/* 3 * 21845 = 65535 and 3 * 21846 = 65538 against T = 65536 */
+	q[1] = 0;
+	q[0] = 21845;
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x3, q, 2, 65536, &sp), 0x1);
+	q[0] = 21846;
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x3, q, 2, 65536, &sp), 0x2);
+	KUNIT_EXPECT_TRUE(test, sp);
+	/* Equality stays: 3 * 40000 = 4 * 10000 + 80000. */
+	q[0] = 40000;
+	q[1] = 10000;
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x3, q, 2, 80000, &sp), 0x1);
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x3, q, 2, 79999, &sp), 0x2);
+	/* T = U32_MAX: a gigabyte of queue does not spill. */
+	q[0] = 1ULL << 30;
+	q[1] = 0;
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x3, q, 2, U32_MAX, &sp), 0x1);
+	KUNIT_EXPECT_FALSE(test, sp);
+	/* Absurd queues saturate instead of wrapping around. */
+	q[0] = U64_MAX;
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x3, q, 2, U32_MAX, &sp), 0x2);
+}
+
+/* From tier 0 to 1 and on to 2 when 1 is congested too; or stop at 1. */
+static void spill_chains_to_tier_2(struct kunit *test)
+{
+	const u8 tiers[] = { 0, 1, 2 };
+	u64 q[3] = { 1000000, 500000, 0 };
+	bool sp;
+
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x7, q, 3, 65536, &sp), 0x4);
+	KUNIT_EXPECT_TRUE(test, sp);
+	q[2] = 500000;
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x7, q, 3, 65536, &sp), 0x2);
+	KUNIT_EXPECT_TRUE(test, sp);
+	/* Tier 1 is not worse than 0, so 2 is never looked at. */
+	q[1] = 1000000;
+	q[2] = 0;
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x7, q, 3, 65536, &sp), 0x1);
+	KUNIT_EXPECT_FALSE(test, sp);
+}
+
+/*
+ * Tiers without an entry in up are skipped: tier 0 compares with tier 2
+ * when tier 1 is down; with tier 0 down, tier 1 is the lowest and staying
+ * there is no spill. Nothing up, nothing chosen.
+ */
+static void spill_skips_unusable_tiers(struct kunit *test)
+{
+	const u8 tiers[] = { 0, 1, 2, 1 };
+	u64 q[4] = { 1000000, 0, 0, 0 };
+	bool sp;
+
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x5, q, 4, 65536, &sp), 0x4);
+	KUNIT_EXPECT_TRUE(test, sp);
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0xe, q, 4, 65536, &sp), 0xa);
+	KUNIT_EXPECT_FALSE(test, sp);
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x1, q, 4, 65536, &sp), 0x1);
+	KUNIT_EXPECT_FALSE(test, sp);
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x0, q, 4, 65536, &sp), 0);
+	KUNIT_EXPECT_FALSE(test, sp);
+}
+
+/* A tier's q is the mean over its usable entries only. */
+static void spill_uses_the_tier_mean(struct kunit *test)
+{
+	const u8 tiers[] = { 0, 0, 1 };
+	u64 q[3] = { 200000, 0, 0 };
+	bool sp;
+
+	/* mean 100000: 300000 > 65536 */
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x7, q, 3, 65536, &sp), 0x4);
+	/* mean 20000: 60000 <= 65536 */
+	q[0] = 40000;
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x7, q, 3, 65536, &sp), 0x3);
+	/* entry 1 down: 40000 alone, 120000 > 65536 */
+	KUNIT_EXPECT_EQ(test, spill(tiers, 0x5, q, 3, 65536, &sp), 0x4);
+}
+
+/* Hop counts: one value for every tier; a tier past the array is last. */
+static void spill_hop_count_arrays(struct kunit *test)
+{
+	const u8 tiers[] = { 0, 2 };
+	const u8 one[] = { 2 }, two[] = { 1, 10 };
+	u64 q[2] = { 50000, 10000 };
+	bool sp;
+
+	KUNIT_EXPECT_EQ(test, fare_tier_spill(tiers, 0x3, q, 2, one, 1, 0, &sp),
+			0x2);
+	KUNIT_EXPECT_EQ(test, fare_tier_spill(tiers, 0x3, q, 2, one, 1, 80000,
+					      &sp), 0x1);
+	/* H0 = 1, H2 = 10 (past the array): 100000 > 90000, not > 110000 */
+	q[0] = 100000;
+	q[1] = 9000;
+	KUNIT_EXPECT_EQ(test, fare_tier_spill(tiers, 0x3, q, 2, two, 2, 0, &sp),
+			0x2);
+	q[1] = 11000;
+	KUNIT_EXPECT_EQ(test, fare_tier_spill(tiers, 0x3, q, 2, two, 2, 0, &sp),
+			0x1);
+}
+
+/* The rule written out once more, over the sorted distinct tiers < 8. */
+static u64 spill_reference(const u8 *tiers, u64 up, const u64 *q,
+			   unsigned int n, u32 bias, bool *sp)
+{
+	u64 sum[8] = { 0 }, cnt[8] = { 0 }, mask[8] = { 0 }, mean[8];
+	int order[8], k = 0, t, i, cur;
+
+	for (i = 0; i < (int)n; i++) {
+		if (!(up & (1ULL << i)))
+			continue;
+		sum[tiers[i]] += q[i];
+		cnt[tiers[i]]++;
+		mask[tiers[i]] |= 1ULL << i;
+	}
+	for (t = 0; t < 8; t++) {
+		if (!cnt[t])
+			continue;
+		mean[t] = sum[t] / cnt[t];
+		order[k++] = t;
+	}
+	*sp = false;
+	if (!k)
+		return 0;
+	for (cur = 0; cur + 1 < k; cur++) {
+		t = order[cur];
+		i = order[cur + 1];
+		if (mean[t] * dfly_hops[min(t, 2)] <=
+		    mean[i] * dfly_hops[min(i, 2)] + bias)
+			break;
+		*sp = true;
+	}
+	return mask[order[cur]];
+}
+
+/* Every up mask and queue pattern over tiers 0, 0, 1, 2, 3. */
+static void spill_matches_the_reference_exhaustively(struct kunit *test)
+{
+	static const u64 levels[] = { 0, 20000, 70000, 1000000 };
+	const u8 tiers[] = { 0, 0, 1, 2, 3 };
+	unsigned int up, code, i;
+	u64 q[5], got, want;
+	bool sp, sp_ref;
+
+	for (code = 0; code < 4 * 4 * 4 * 4 * 4; code++) {
+		for (i = 0, up = code; i < 5; i++, up /= 4)
+			q[i] = levels[up % 4];
+		for (up = 0; up < 32; up++) {
+			got = spill(tiers, up, q, 5, 65536, &sp);
+			want = spill_reference(tiers, up, q, 5, 65536, &sp_ref);
+			KUNIT_ASSERT_EQ_MSG(test, got, want, "code %u up %#x",
+					    code, up);
+			KUNIT_ASSERT_EQ_MSG(test, sp, sp_ref, "code %u up %#x",
+					    code, up);
+		}
+	}
+}
+
+/*
+ * The virtual queue at 125000 B/s (8 us per byte): 1000 bytes drain in
+ * 8 ms; a busy queue grows from its end, not from now; it never holds more
+ * than 1 s worth; time that runs backwards drains nothing.
+ */
+static void vq_drains_at_the_rate_and_is_capped(struct kunit *test)
+{
+	const u64 rate = 125000, t0 = 1000000000ULL;
+	u64 vt;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, fare_vq_backlog(0, t0, rate), 0);
+	vt = fare_vq_add(0, t0, rate, 1000);
+	KUNIT_EXPECT_EQ(test, vt, t0 + 8000000);
+	KUNIT_EXPECT_EQ(test, fare_vq_backlog(vt, t0, rate), 1000);
+	KUNIT_EXPECT_EQ(test, fare_vq_backlog(vt, t0 + 4000000, rate), 500);
+	KUNIT_EXPECT_EQ(test, fare_vq_backlog(vt, t0 + 8000000, rate), 0);
+	KUNIT_EXPECT_EQ(test, fare_vq_backlog(vt, t0 + 9000000, rate), 0);
+	/* Half drained, then 1000 more: 1500 queued. */
+	vt = fare_vq_add(vt, t0 + 4000000, rate, 1000);
+	KUNIT_EXPECT_EQ(test, vt, t0 + 16000000);
+	KUNIT_EXPECT_EQ(test, fare_vq_backlog(vt, t0 + 4000000, rate), 1500);
+	/* Empty again: the next packet starts from now. */
+	vt = fare_vq_add(vt, t0 + 20000000, rate, 500);
+	KUNIT_EXPECT_EQ(test, vt, t0 + 24000000);
+	/* 200 kB at once: capped at 1 s, 125000 bytes. */
+	for (i = 0; i < 200; i++)
+		vt = fare_vq_add(vt, t0 + 24000000, rate, 1000);
+	KUNIT_EXPECT_EQ(test, vt, t0 + 24000000 + FARE_VQ_CAP_NS);
+	KUNIT_EXPECT_EQ(test, fare_vq_backlog(vt, t0 + 24000000, rate),
+			125000);
+	/* One jumbo larger than the cap is capped too. */
+	KUNIT_EXPECT_EQ(test, fare_vq_add(0, t0, 1, 65535), t0 + FARE_VQ_CAP_NS);
+	/* A CPU whose clock reads earlier than vt's start sees no drain. */
+	vt = fare_vq_add(t0 + 8000000, t0 + 1000, rate, 1000);
+	KUNIT_EXPECT_EQ(test, vt, t0 + 16000000);
+	/* 10 GB/s: 1500 bytes are 150 ns; huge rates do not overflow. */
+	vt = fare_vq_add(0, t0, 10000000000ULL, 1500);
+	KUNIT_EXPECT_EQ(test, vt, t0 + 150);
+	KUNIT_EXPECT_EQ(test, fare_vq_backlog(vt, t0, 10000000000ULL), 1500);
+	KUNIT_EXPECT_EQ(test, fare_vq_backlog(t0 + FARE_VQ_CAP_NS, t0,
+					      U64_MAX),
+			(1ULL << 33) * FARE_VQ_CAP_NS +
+			(U64_MAX % 1000000000ULL));
+}
+
 static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(spray_splits_3_to_1_exactly),
 	KUNIT_CASE(spray_splits_5_3_2_within_one_packet),
@@ -304,6 +531,13 @@ static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(tier_falls_back_only_when_a_whole_tier_is_down),
 	KUNIT_CASE(tier_is_lowest_present_in_any_order),
 	KUNIT_CASE(tier_fallback_and_back_under_spray),
+	KUNIT_CASE(spill_rule_and_bias),
+	KUNIT_CASE(spill_chains_to_tier_2),
+	KUNIT_CASE(spill_skips_unusable_tiers),
+	KUNIT_CASE(spill_uses_the_tier_mean),
+	KUNIT_CASE(spill_hop_count_arrays),
+	KUNIT_CASE(spill_matches_the_reference_exhaustively),
+	KUNIT_CASE(vq_drains_at_the_rate_and_is_capped),
 	{}
 };
 

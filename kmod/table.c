@@ -107,18 +107,57 @@ struct fare_group *fare_group_alloc(unsigned int num_nh)
 	grp = kzalloc(struct_size(grp, nh, num_nh), GFP_KERNEL);
 	if (!grp)
 		return NULL;
-	grp->spray = __alloc_percpu(struct_size(grp->spray, count, num_nh),
-				    __alignof__(struct fare_spray));
 	grp->tx = __alloc_percpu(struct_size(grp->tx, nh, num_nh),
 				 __alignof__(struct fare_group_tx));
-	if (!grp->spray || !grp->tx) {
-		free_percpu(grp->spray);
-		free_percpu(grp->tx);
+	if (!grp->tx) {
 		kfree(grp);
 		return NULL;
 	}
 	grp->num_nh = num_nh;
 	return grp;
+}
+
+/*
+ * Once nh[] is filled: ranks the tiers and allocates one spray state per
+ * distinct tier. Frees nothing on failure; fare_group_free_rcu() does.
+ */
+int fare_group_finish(struct fare_group *grp)
+{
+	unsigned int i, j;
+
+	grp->num_tiers = 0;
+	for (i = 0; i < grp->num_nh; i++) {
+		grp->tier_ord[i] = 0;
+		for (j = 0; j < grp->num_nh; j++)
+			if (grp->tiers[j] < grp->tiers[i] &&
+			    (j == 0 || !memchr(grp->tiers, grp->tiers[j], j)))
+				grp->tier_ord[i]++;
+		grp->num_tiers = max_t(unsigned int, grp->num_tiers,
+				       grp->tier_ord[i] + 1);
+	}
+	grp->spray_size = ALIGN(struct_size_t(struct fare_spray, count,
+					      grp->num_nh),
+				__alignof__(struct fare_spray));
+	grp->spray = __alloc_percpu(grp->spray_size * grp->num_tiers,
+				    __alignof__(struct fare_spray));
+	return grp->spray ? 0 : -ENOMEM;
+}
+
+/*
+ * Carries the virtual queues of @old's next hops over to those of @grp on
+ * the same plane, so that replacing a route keeps its congestion state.
+ * Packets counted into @old after the copy are lost to @grp: approximate.
+ */
+void fare_group_carry_vq(struct fare_group *grp,
+			 const struct fare_group *old)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < grp->num_nh; i++)
+		for (j = 0; j < old->num_nh; j++)
+			if (grp->nh[i].plane_id == old->nh[j].plane_id)
+				atomic64_set(&grp->nh[i].vq_vt,
+					     atomic64_read(&old->nh[j].vq_vt));
 }
 
 /*

@@ -128,7 +128,7 @@ fc plane add 2 dev eth-b via 10.2.0.1
 ip -n fv link set eth-b up
 fc route add 203.0.113.0/24 nexthop plane 1 weight 1 nexthop plane 2 weight 3
 expect_eq "stats -j members" "$(fc -j stats | jq -c 'keys')" \
-	'["drops","planes","routes"]'
+	'["drops","planes","routes","tiers"]'
 expect_eq "stats -j drops" "$(fc -j stats | jq -c '.drops | keys')" \
 	'["error_packets","fallback_packets","noplane_packets","noroute_packets"]'
 expect_eq "stats -j planes" \

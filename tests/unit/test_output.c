@@ -161,7 +161,7 @@ TEST(route_json_lists_hops_with_fractions_and_null_actual)
 	CHECK_STR(capture_text(&c),
 		  "{\"dst\":\"10.0.0.0/24\",\"family\":\"inet\",\"mode\":\"packet\","
 		  "\"noplane_packets\":0,\"fallback_packets\":0,\"nexthops\":[{\"plane\":1,\"weight\":3,"
-		  "\"tier\":0,\"share\":1,\"actual\":null,\"tx_packets\":0,"
+		  "\"tier\":0,\"bandwidth\":0,\"share\":1,\"actual\":null,\"tx_packets\":0,"
 		  "\"tx_bytes\":120000}]}");
 	capture_end(&c);
 }
@@ -183,6 +183,58 @@ TEST(config_text_can_be_fed_back_to_config_set)
 	CHECK_STR(capture_text(&c),
 		  "mode flowlet flowlet-timeout 100 hash-seed 0x0000beef dev fare0\n"
 		  "mode flowlet flowlet-timeout 100 hash-seed 0x0000beef dev none\n");
+	capture_end(&c);
+}
+
+TEST(config_shows_tier_hops_and_spill_bias_when_the_kernel_sends_them)
+{
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_TIER_HOPS | FARE_CONFIG_SPILL_BIAS,
+		.mode = FARE_MODE_FLOWLET, .flowlet_us = 100,
+		.n_tier_hops = 3, .tier_hops = { 3, 4, 6 },
+		.spill_bias = 65536,
+	};
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_config(&o, &cfg, NULL);
+	fc_out_init(&o, c.f, true, false);
+	fc_out_config(&o, &cfg, NULL);
+	CHECK_STR(capture_text(&c),
+		  "mode flowlet flowlet-timeout 100 hash-seed 0x00000000 tier-hops 3,4,6 spill-bias 65536 dev none\n"
+		  "{\"mode\":\"flowlet\",\"flowlet_timeout_us\":100,\"hash_seed\":0,"
+		  "\"ifindex\":0,\"dev\":null,\"tier_hops\":[3,4,6],\"spill_bias\":65536}\n");
+	capture_end(&c);
+}
+
+TEST(tier_counters_show_tier_0_and_active_tiers)
+{
+	struct fare_stats s = { 0 };
+	struct fc_out o;
+	struct capture c;
+
+	s.tiers[1].packets = 5;
+	s.tiers[1].bytes = 500;
+	s.tiers[1].spills = 2;
+	s.tiers[FARE_TIER_MAX].spills = 1;
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_tiers(&o, &s);
+	CHECK_STR(capture_text(&c),
+		  "tier 0 packets 0 bytes 0 spills 0\n"
+		  "tier 1 packets 5 bytes 500 spills 2\n"
+		  "tier 7+ packets 0 bytes 0 spills 1\n");
+	capture_end(&c);
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, true, false);
+	fc_out_tiers(&o, &s);
+	json_end(&o.j);
+	CHECK(strstr(capture_text(&c),
+		     "{\"tier\":1,\"packets\":5,\"bytes\":500,\"spills\":2}"));
+	CHECK(strstr(capture_text(&c), "{\"tier\":7,"));
 	capture_end(&c);
 }
 

@@ -244,6 +244,40 @@ TEST(config_set_reads_each_field_and_hex_seed)
 	CHECK_INT(req.config.flowlet_us, 10000000);
 }
 
+TEST(nexthop_bandwidth_and_spill_settings_are_read)
+{
+	PARSE_OK("route add 10.0.0.0/24 mode flowlet nexthop plane 1 weight 1 bandwidth 125000 nexthop plane 2 weight 1 tier 1 bandwidth 18446744073709551615");
+	CHECK(req.route.nexthops[0].bandwidth == 125000);
+	CHECK(req.route.nexthops[1].bandwidth == UINT64_MAX);
+	CHECK_INT(req.route.nexthops[1].tier, 1);
+	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 bandwidth 1 bandwidth 2",
+		    "route add: bandwidth given twice in one nexthop at argument 11");
+	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 bandwidth 18446744073709551616",
+		    "route add: bandwidth 18446744073709551616 out of range (0..18446744073709551615) at argument 10");
+	PARSE_OK("config set tier-hops 3,4,6 spill-bias 4294967295");
+	CHECK_INT(req.config.set,
+		  FARE_CONFIG_TIER_HOPS | FARE_CONFIG_SPILL_BIAS);
+	CHECK_INT(req.config.n_tier_hops, 3);
+	CHECK_INT(req.config.tier_hops[0], 3);
+	CHECK_INT(req.config.tier_hops[2], 6);
+	CHECK(req.config.spill_bias == 4294967295u);
+	PARSE_OK("config set tier-hops 1,2,3,4,5,6,7,255");
+	CHECK_INT(req.config.n_tier_hops, 8);
+	CHECK_INT(req.config.tier_hops[7], 255);
+	PARSE_USAGE("config set tier-hops 1,2,3,4,5,6,7,8,9",
+		    "config set: tier-hops: more than 8 hop counts at argument 4");
+	PARSE_USAGE("config set tier-hops 3,0",
+		    "config set: tier-hops: hop count 0 out of range (1..255) at argument 4");
+	PARSE_USAGE("config set tier-hops 3,256",
+		    "config set: tier-hops: hop count 256 out of range (1..255) at argument 4");
+	PARSE_USAGE("config set tier-hops 3,,4",
+		    "config set: tier-hops \"3,,4\" is not a list of numbers at argument 4");
+	PARSE_USAGE("config set tier-hops 3,4,",
+		    "config set: tier-hops \"3,4,\" is not a list of numbers at argument 4");
+	PARSE_USAGE("config set spill-bias -1",
+		    "config set: spill-bias \"-1\" is not a number at argument 4");
+}
+
 TEST(help_is_understood_at_every_level)
 {
 	PARSE_OK("help");
@@ -421,7 +455,7 @@ TEST(unknown_keywords_list_the_choices)
 	PARSE_USAGE("plane add 1 device eth0",
 		    "plane add: unknown keyword \"device\" (dev, via) at argument 4");
 	PARSE_USAGE("config set seed 1",
-		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed) at argument 3");
+		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias) at argument 3");
 }
 
 TEST(unknown_objects_commands_and_options_are_usage_errors)
@@ -485,7 +519,7 @@ TEST(plane_add_needs_a_device_and_a_gateway)
 
 TEST(config_set_needs_something_to_set)
 {
-	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed)");
+	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias)");
 	PARSE_USAGE("config set hash-seed 1 hash-seed 2",
 		    "config set: hash-seed given twice at argument 5");
 	PARSE_USAGE("config set flowlet-timeout 0",

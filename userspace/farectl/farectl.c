@@ -262,6 +262,9 @@ static int stats_cmd(struct ctx *c)
 	}
 	fc_out_drops(&c->out, &s);
 	if (c->out.json)
+		json_key(&c->out.j, "tiers");
+	fc_out_tiers(&c->out, &s);
+	if (c->out.json)
 		json_key(&c->out.j, "planes");
 	print_planes(c, &l, true);
 	free(l.v);

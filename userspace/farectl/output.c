@@ -128,6 +128,7 @@ void fc_out_route(struct fc_out *o, const struct fare_route *r)
 			json_kv_u64(&o->j, "plane", nh->plane_id);
 			json_kv_u64(&o->j, "weight", nh->weight);
 			json_kv_u64(&o->j, "tier", nh->tier);
+			json_kv_u64(&o->j, "bandwidth", nh->bandwidth);
 			json_kv_double(&o->j, "share", fc_target_share(r, i));
 			json_kv_double(&o->j, "actual",
 				       fc_share(nh->tx_packets, total));
@@ -151,8 +152,11 @@ void fc_out_route(struct fc_out *o, const struct fare_route *r)
 	for (i = 0; i < r->n_nexthops; i++) {
 		const struct fare_nexthop *nh = &r->nexthops[i];
 
-		fprintf(o->f, "\tnexthop plane %u weight %u tier %u share ",
+		fprintf(o->f, "\tnexthop plane %u weight %u tier %u",
 			nh->plane_id, nh->weight, nh->tier);
+		if (nh->bandwidth)
+			fprintf(o->f, " bandwidth %" PRIu64, nh->bandwidth);
+		fputs(" share ", o->f);
 		print_share(o->f, fc_target_share(r, i));
 		fputs(" actual ", o->f);
 		print_share(o->f, fc_share(nh->tx_packets, total));
@@ -173,7 +177,32 @@ static void config_json(struct fc_out *o, const struct fare_config *cfg,
 		json_kv_string(&o->j, "dev", ifname);
 	else
 		json_kv_null(&o->j, "dev");
+	if (cfg->set & FARE_CONFIG_TIER_HOPS) {
+		unsigned int i;
+
+		json_key(&o->j, "tier_hops");
+		json_open_array(&o->j);
+		for (i = 0; i < cfg->n_tier_hops; i++)
+			json_u64(&o->j, cfg->tier_hops[i]);
+		json_close_array(&o->j);
+	}
+	if (cfg->set & FARE_CONFIG_SPILL_BIAS)
+		json_kv_u64(&o->j, "spill_bias", cfg->spill_bias);
 	json_close_object(&o->j);
+}
+
+/* " tier-hops 3,4,6 spill-bias 65536", each if the kernel sent it. */
+static void config_spill_text(FILE *f, const struct fare_config *cfg)
+{
+	unsigned int i;
+
+	if (cfg->set & FARE_CONFIG_TIER_HOPS) {
+		fputs(" tier-hops ", f);
+		for (i = 0; i < cfg->n_tier_hops; i++)
+			fprintf(f, "%s%u", i ? "," : "", cfg->tier_hops[i]);
+	}
+	if (cfg->set & FARE_CONFIG_SPILL_BIAS)
+		fprintf(f, " spill-bias %u", cfg->spill_bias);
 }
 
 void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
@@ -184,14 +213,15 @@ void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
 		json_end(&o->j);
 		return;
 	}
-	fprintf(o->f, "mode %s flowlet-timeout %u hash-seed 0x%08x dev ",
+	fprintf(o->f, "mode %s flowlet-timeout %u hash-seed 0x%08x",
 		fare_mode_name(cfg->mode), cfg->flowlet_us, cfg->hash_seed);
+	config_spill_text(o->f, cfg);
 	if (!cfg->ifindex)
-		fputs("none\n", o->f);
+		fputs(" dev none\n", o->f);
 	else if (ifname)
-		fprintf(o->f, "%s\n", ifname);
+		fprintf(o->f, " dev %s\n", ifname);
 	else
-		fprintf(o->f, "if%u\n", cfg->ifindex);
+		fprintf(o->f, " dev if%u\n", cfg->ifindex);
 }
 
 void fc_out_drops(struct fc_out *o, const struct fare_stats *s)
@@ -211,6 +241,34 @@ void fc_out_drops(struct fc_out *o, const struct fare_stats *s)
 	fprintf(o->f, "fallback %" PRIu64 " packets\n", s->fallback_packets);
 }
 
+void fc_out_tiers(struct fc_out *o, const struct fare_stats *s)
+{
+	unsigned int t;
+
+	if (o->json) {
+		json_open_array(&o->j);
+		for (t = 0; t <= FARE_TIER_MAX; t++) {
+			json_open_object(&o->j);
+			json_kv_u64(&o->j, "tier", t);
+			json_kv_u64(&o->j, "packets", s->tiers[t].packets);
+			json_kv_u64(&o->j, "bytes", s->tiers[t].bytes);
+			json_kv_u64(&o->j, "spills", s->tiers[t].spills);
+			json_close_object(&o->j);
+		}
+		json_close_array(&o->j);
+		return;
+	}
+	/* Tier 0 always, the others once they carried or spilled. */
+	for (t = 0; t <= FARE_TIER_MAX; t++) {
+		if (t && !s->tiers[t].packets && !s->tiers[t].spills)
+			continue;
+		fprintf(o->f, "tier %u%s packets %" PRIu64 " bytes %" PRIu64
+			" spills %" PRIu64 "\n", t,
+			t == FARE_TIER_MAX ? "+" : "", s->tiers[t].packets,
+			s->tiers[t].bytes, s->tiers[t].spills);
+	}
+}
+
 /* "route replace PREFIX [mode M] nexthop plane ID weight W [tier T] ..." */
 static void route_line(FILE *f, const struct fare_route *r)
 {
@@ -226,6 +284,9 @@ static void route_line(FILE *f, const struct fare_route *r)
 			r->nexthops[i].weight);
 		if (r->nexthops[i].tier)
 			fprintf(f, " tier %u", r->nexthops[i].tier);
+		if (r->nexthops[i].bandwidth)
+			fprintf(f, " bandwidth %" PRIu64,
+				r->nexthops[i].bandwidth);
 	}
 	fputc('\n', f);
 }
@@ -308,9 +369,11 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 					   sizeof(prefix)));
 		break;
 	default:
-		fprintf(o->f, "config set mode %s flowlet-timeout %u hash-seed 0x%08x\n",
+		fprintf(o->f, "config set mode %s flowlet-timeout %u hash-seed 0x%08x",
 			fare_mode_name(ev->config.mode), ev->config.flowlet_us,
 			ev->config.hash_seed);
+		config_spill_text(o->f, &ev->config);
+		fputc('\n', o->f);
 		break;
 	}
 }

@@ -45,5 +45,10 @@ void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
 void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 		  const char *ifname);
 void fc_out_drops(struct fc_out *o, const struct fare_stats *s);
+/*
+ * Per-tier counters: text, a line per tier that carried or spilled (tier
+ * 0 always; "7+" counts the higher tiers too); JSON, an array of all.
+ */
+void fc_out_tiers(struct fc_out *o, const struct fare_stats *s);
 
 #endif /* FARECTL_OUTPUT_H */

@@ -164,8 +164,8 @@ static int need_value(struct cur *c, const char *name)
 }
 
 /* Consume a decimal (or, if hex_ok, 0x-prefixed) number in min..max. */
-static int get_u32(struct cur *c, const char *name, uint32_t min,
-		   uint32_t max, bool hex_ok, uint32_t *out)
+static int get_u64(struct cur *c, const char *name, uint64_t min,
+		   uint64_t max, bool hex_ok, uint64_t *out)
 {
 	const char *w;
 	unsigned long long v;
@@ -191,11 +191,24 @@ static int get_u32(struct cur *c, const char *name, uint32_t min,
 		return fail_at(c, c->i, "%s \"%s\" is not a number", name,
 			       word(c));
 	if (errno == ERANGE || v < min || v > max)
-		return fail_at(c, c->i, "%s %s out of range (%u..%u)", name,
-			       word(c), min, max);
+		return fail_at(c, c->i, "%s %s out of range (%llu..%llu)",
+			       name, word(c), (unsigned long long)min,
+			       (unsigned long long)max);
 	*out = v;
 	c->i++;
 	return 0;
+}
+
+static int get_u32(struct cur *c, const char *name, uint32_t min,
+		   uint32_t max, bool hex_ok, uint32_t *out)
+{
+	uint64_t v;
+	int ret;
+
+	ret = get_u64(c, name, min, max, hex_ok, &v);
+	if (!ret)
+		*out = v;
+	return ret;
 }
 
 static int no_more(struct cur *c)
@@ -341,6 +354,7 @@ struct nh_state {
 	bool has_plane;
 	bool has_weight;
 	bool has_tier;
+	bool has_bandwidth;
 };
 
 static int close_nexthop(struct cur *c, const struct nh_state *nh)
@@ -356,18 +370,21 @@ static int close_nexthop(struct cur *c, const struct nh_state *nh)
 
 /*
  * route add|replace PREFIX [mode M] [src ADDR]
- *	nexthop plane ID weight W [tier T] [nexthop ...]
+ *	nexthop plane ID weight W [tier T] [bandwidth BPS] [nexthop ...]
  */
 static int parse_route_add(struct cur *c, struct fc_request *req)
 {
-	enum { K_MODE, K_SRC, K_NEXTHOP, K_PLANE, K_WEIGHT, K_TIER };
+	enum {
+		K_MODE, K_SRC, K_NEXTHOP, K_PLANE, K_WEIGHT, K_TIER,
+		K_BANDWIDTH,
+	};
 	static const struct kw route_keys[] = {
 		KW("mode", K_MODE), KW("src", K_SRC), KW("nexthop", K_NEXTHOP),
 		KW_END
 	};
 	static const struct kw nh_keys[] = {
 		KW("plane", K_PLANE), KW("weight", K_WEIGHT),
-		KW("tier", K_TIER),
+		KW("tier", K_TIER), KW("bandwidth", K_BANDWIDTH),
 		KW("nexthop", K_NEXTHOP), KW("mode", K_MODE), KW("src", K_SRC),
 		KW_END
 	};
@@ -467,6 +484,16 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 			nh->tier = v;
 			st.has_tier = true;
 			break;
+		case K_BANDWIDTH:
+			if (st.has_bandwidth)
+				return fail_at(c, at,
+					       "bandwidth given twice in one nexthop");
+			ret = get_u64(c, "bandwidth", 0, UINT64_MAX, false,
+				      &nh->bandwidth);
+			if (ret)
+				return ret;
+			st.has_bandwidth = true;
+			break;
 		}
 	}
 	ret = close_nexthop(c, &st);
@@ -506,7 +533,46 @@ static int parse_route(struct cur *c, struct fc_request *req)
 }
 
 
-/* config set [mode M] [flowlet-timeout USEC] [hash-seed N] */
+/* "3,4,6": 1..FARE_TIER_MAX + 1 hop counts, each 1..255. */
+static int get_tier_hops(struct cur *c, struct fare_config *cfg)
+{
+	const char *p = word(c);
+	unsigned long v;
+	char *end;
+
+	cfg->n_tier_hops = 0;
+	for (;;) {
+		if (*p < '0' || *p > '9')
+			return fail_at(c, c->i,
+				       "tier-hops \"%s\" is not a list of numbers",
+				       word(c));
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno == ERANGE || v < 1 || v > UINT8_MAX)
+			return fail_at(c, c->i,
+				       "tier-hops: hop count %.*s out of range (1..255)",
+				       (int)(end - p), p);
+		if (cfg->n_tier_hops == FARE_TIER_MAX + 1)
+			return fail_at(c, c->i,
+				       "tier-hops: more than %d hop counts",
+				       FARE_TIER_MAX + 1);
+		cfg->tier_hops[cfg->n_tier_hops++] = v;
+		if (!*end)
+			break;
+		if (*end != ',')
+			return fail_at(c, c->i,
+				       "tier-hops \"%s\" is not a list of numbers",
+				       word(c));
+		p = end + 1;
+	}
+	c->i++;
+	return 0;
+}
+
+/*
+ * config set [mode M] [flowlet-timeout USEC] [hash-seed N]
+ *	[tier-hops H[,H...]] [spill-bias BYTES]
+ */
 static int parse_config_set(struct cur *c, struct fc_request *req)
 {
 	/* The values are the FARE_CONFIG_* bits they set. */
@@ -514,10 +580,13 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		K_MODE = FARE_CONFIG_MODE,
 		K_FLOWLET = FARE_CONFIG_FLOWLET_US,
 		K_SEED = FARE_CONFIG_HASH_SEED,
+		K_HOPS = FARE_CONFIG_TIER_HOPS,
+		K_BIAS = FARE_CONFIG_SPILL_BIAS,
 	};
 	static const struct kw keys[] = {
 		KW("mode", K_MODE), KW("flowlet-timeout", K_FLOWLET),
-		KW("hash-seed", K_SEED), KW_END
+		KW("hash-seed", K_SEED), KW("tier-hops", K_HOPS),
+		KW("spill-bias", K_BIAS), KW_END
 	};
 	struct fare_config *cfg = &req->config;
 	int key, at, mode, ret;
@@ -549,13 +618,20 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 			ret = get_u32(c, "hash-seed", 0, UINT32_MAX, true,
 				      &cfg->hash_seed);
 			break;
+		case K_HOPS:
+			ret = get_tier_hops(c, cfg);
+			break;
+		case K_BIAS:
+			ret = get_u32(c, "spill-bias", 0, UINT32_MAX, false,
+				      &cfg->spill_bias);
+			break;
 		}
 		if (ret)
 			return ret;
 		cfg->set |= key;
 	}
 	if (!cfg->set)
-		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed)");
+		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias)");
 	return 0;
 }
 
@@ -982,15 +1058,19 @@ static const char help_route[] =
 	"       farectl route flush\n"
 	"PREFIX := ADDR[/LEN]  (IPv4 or IPv6, no host bits set)\n"
 	"MODE := { default | packet | flow | flowlet }\n"
-	"NEXTHOP := nexthop plane ID weight W [tier T]\n"
+	"NEXTHOP := nexthop plane ID weight W [tier T] [bandwidth BPS]\n"
 	"ID := 1..255   W := 1..4294967295   T := 0..255 (0 preferred)\n"
+	"BPS := path bandwidth in bytes per second (0: none), for tier spill-over\n"
 	"src ADDR is the preferred source of the kernel route to fare0.\n";
 
 static const char help_config[] =
 	"Usage: farectl config show\n"
 	"       farectl config set [mode MODE] [flowlet-timeout USEC] [hash-seed N]\n"
+	"                          [tier-hops H[,H...]] [spill-bias BYTES]\n"
 	"MODE := { packet | flow | flowlet }\n"
-	"USEC := 1..10000000 microseconds   N := 0..4294967295 (or 0x...)\n";
+	"USEC := 1..10000000 microseconds   N := 0..4294967295 (or 0x...)\n"
+	"H := 1..255, the hop count of tiers 0, 1, ... (at most 8)\n"
+	"BYTES := 0..4294967295, the bias a tier's queue must exceed to spill\n";
 
 static const char help_stats[] =
 	"Usage: farectl stats [show]\n"
