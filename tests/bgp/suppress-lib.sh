@@ -214,6 +214,8 @@ obs_lacks() { ! obs_has "$1"; }
 start_chain()
 {
 	setup_chain
+	# A scenario's own links, before the daemons start.
+	! declare -F chain_extra >/dev/null || chain_extra
 	spine_conf
 	fared_start s
 	fared_start l

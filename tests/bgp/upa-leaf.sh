@@ -11,7 +11,15 @@ set -uo pipefail
 L_AS=65001
 . "$(dirname "$0")/suppress-lib.sh"
 
-leaf_conf "upa originate drop"
+# Y: an RNIC configured on the leaf by its link ("rnic Y interface
+# eth-y"), no BGP: its carrier is what counts.
+Y=10.1.0.9/32
+chain_extra()
+{
+	link "$NS_H" eth-y 10.210.9.2/24 "$NS_L" eth-y 10.210.9.1/24
+}
+leaf_conf "upa originate drop
+rnic $Y interface eth-y"
 start_chain
 wait_for 60 "the leaf learns $X from the RNIC" \
 	sh -c "birdc -s $DIR/h.bird.ctl show protocols up | grep -q Established"
@@ -64,6 +72,16 @@ sed -i "s|route $X blackhole;||" "$DIR/h.bird.conf"
 birdc_at h configure >/dev/null || chain_fail "birdc configure"
 wait_for 60 "the UPA route after a withdrawal" obs_has "$X"
 echo "ok: a withdrawn host is announced unreachable too"
+
+# Y's link loses its carrier (the RNIC's end goes down): UPA; back: gone.
+obs_lacks "$Y" || chain_fail "$Y announced while its link is up"
+ip -n "$NS_H" link set eth-y down
+wait_for 60 "the UPA route for $Y at the observer" obs_has "$Y"
+obs_route "$Y" | grep -qF "$UPA" || chain_fail "no UPA community on $Y"
+obs_has "$A" || chain_fail "the aggregate $A went away"
+ip -n "$NS_H" link set eth-y up
+wait_for 60 "the UPA route for $Y to go" obs_lacks "$Y"
+echo "ok: a configured RNIC's carrier loss: UPA for $Y; carrier back: withdrawn"
 
 stop_all_clean
 echo "ok: both fareds under valgrind, no error, no leak"

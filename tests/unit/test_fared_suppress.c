@@ -207,3 +207,46 @@ TEST(config_suppress_errors_name_file_and_line)
 	capture_end(&cap);
 	fared_config_free(&cfg);
 }
+
+TEST(config_rnic_by_interface)
+{
+	struct fared_config cfg;
+	struct capture cap;
+	int errors;
+
+	CHECK_INT(parse(HEAD "role leaf\noriginate 10.1.0.0/24\n"
+			"upa originate\nrnic 10.1.0.9/32 interface eth3\n"
+			"rnic 10.1.0.10/32 interface eth4\n", &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.n_rnics, 2);
+	CHECK_STR(cfg.rnics[0].interface, "eth3");
+	CHECK_INT(cfg.rnics[1].prefix.len, 32);
+	CHECK(!cfg.upa_drop);
+	fared_config_free(&cfg);
+
+	errors = parse(HEAD "role leaf\noriginate 10.1.0.0/24\n"
+		"upa originate\n"				/* 5 */
+		"rnic 10.1.0.0/25 interface eth3\n"		/* 6 */
+		"rnic 10.2.0.9/32 interface eth3\n"		/* 7 */
+		"rnic 10.1.0.9/32 interface eth3\n"		/* 8 */
+		"rnic 10.1.0.9/32 interface eth4\n"		/* 9 */
+		"rnic 10.1.0.7/32 via eth4\n",			/* 10 */
+		&cfg, &cap);
+	CHECK_STR(capture_text(&cap),
+		  "t.conf:6: rnic needs a host route (/32 or /128), not "
+		  "\"10.1.0.0/25\"\n"
+		  "t.conf:9: rnic 10.1.0.9/32 is already at line 8\n"
+		  "t.conf:10: expected \"rnic PREFIX interface NAME\"\n"
+		  "t.conf:7: rnic 10.2.0.9/32 is inside no originated "
+		  "prefix\n");
+	CHECK_INT(errors, 4);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+
+	errors = parse(HEAD "rnic 10.1.0.9/32 interface eth3\n", &cfg, &cap);
+	CHECK_STR(capture_text(&cap),
+		  "t.conf:3: rnic needs \"upa originate\"\n");
+	CHECK_INT(errors, 1);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+}

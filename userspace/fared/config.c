@@ -375,8 +375,42 @@ static void originate_statement(struct parser *ps, char **argv, int argc)
 	}
 }
 
+/* rnic PREFIX interface NAME: a host route whose carrier is NAME's. */
+static void rnic_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	struct fared_rnic *r;
+	size_t k;
+
+	if (argc != 4 || strcmp(argv[2], "interface")) {
+		problem(ps, ps->line, "expected \"rnic PREFIX interface "
+			"NAME\"");
+		return;
+	}
+	r = grow((void **)&cfg->rnics, &cfg->n_rnics, sizeof(*r));
+	if (!r) {
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	r->line = ps->line;
+	if (bgp_prefix_parse(argv[1], &r->prefix) ||
+	    r->prefix.len != (r->prefix.family == BGP_FAM_IPV6_UNICAST ?
+			      128 : 32))
+		problem(ps, ps->line, "rnic needs a host route (/32 or "
+			"/128), not \"%s\"", argv[1]);
+	if (!valid_name(argv[3], IF_NAMESIZE))
+		problem(ps, ps->line, "bad interface name \"%s\"", argv[3]);
+	snprintf(r->interface, sizeof(r->interface), "%s", argv[3]);
+	for (k = 0; k + 1 < cfg->n_rnics; k++)
+		if (!memcmp(&cfg->rnics[k].prefix, &r->prefix,
+			    sizeof(r->prefix)))
+			problem(ps, ps->line, "rnic %s is already at line %d",
+				argv[1], cfg->rnics[k].line);
+}
+
 /*
  * upa originate [drop]
+ * rnic PREFIX interface NAME
  * fib-suppress tag|honour
  * fib-suppress sub-type N
  * (route-table suppression, see suppress.h; checked in suppress_finish())
@@ -396,6 +430,8 @@ static void suppress_statement(struct parser *ps, char **argv, int argc)
 		cfg->upa_originate = true;
 		cfg->upa_drop = argc == 3;
 		ps->upa_line = ps->line;
+	} else if (!strcmp(argv[0], "rnic")) {
+		rnic_statement(ps, argv, argc);
 	} else if (argc == 2 && !strcmp(argv[1], "tag")) {
 		cfg->fs_tag = true;
 		ps->fs_tag_line = ps->line;
@@ -412,11 +448,25 @@ static void suppress_statement(struct parser *ps, char **argv, int argc)
 	}
 }
 
+/* Whether a is shorter than x and contains it. */
+static bool originate_covers(const struct bgp_prefix *a,
+			     const struct bgp_prefix *x)
+{
+	struct fared_rule r = { .permit = true, .prefix = *a };
+	struct fared_policy pol = { .rules = &r, .n_rules = 1 };
+
+	r.ge = (uint8_t)(a->len + 1);
+	r.le = x->family == BGP_FAM_IPV6_UNICAST ? 128 : 32;
+	return a->len < x->len && fared_policy_permits(&pol, x);
+}
+
 /* What route-table suppression needs of the rest of the file. */
 static void suppress_finish(struct parser *ps)
 {
 	const struct fared_config *cfg = ps->cfg;
 	bool leaf = cfg->fare && cfg->role == FARE_ROLE_LEAF;
+	char text[BGP_PREFIX_STRLEN];
+	size_t i, k;
 
 	if (ps->upa_line && !leaf)
 		problem(ps, ps->upa_line, "upa originate needs \"role "
@@ -424,6 +474,22 @@ static void suppress_finish(struct parser *ps)
 	if (ps->upa_line && !cfg->n_originates)
 		problem(ps, ps->upa_line, "upa originate needs an "
 			"\"originate\" aggregate covering the hosts");
+	for (i = 0; i < cfg->n_rnics; i++) {
+		const struct fared_rnic *r = &cfg->rnics[i];
+
+		if (!ps->upa_line) {
+			problem(ps, r->line, "rnic needs \"upa originate\"");
+			continue;
+		}
+		for (k = 0; k < cfg->n_originates; k++)
+			if (originate_covers(&cfg->originates[k].prefix,
+					     &r->prefix))
+				break;
+		if (k == cfg->n_originates)
+			problem(ps, r->line, "rnic %s is inside no originated "
+				"prefix", bgp_prefix_str(&r->prefix, text,
+							 sizeof(text)));
+	}
 	if (ps->fs_tag_line && !leaf)
 		problem(ps, ps->fs_tag_line, "fib-suppress tag needs \"role "
 			"leaf\"");
@@ -794,7 +860,8 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 	} else if (!strcmp(argv[0], "orf-prefix")) {
 		orf_prefix_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "upa") ||
-		   !strcmp(argv[0], "fib-suppress")) {
+		   !strcmp(argv[0], "fib-suppress") ||
+		   !strcmp(argv[0], "rnic")) {
 		suppress_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "tier-community")) {
 		tier_statement(ps, argv, argc);
@@ -1315,6 +1382,7 @@ void fared_config_free(struct fared_config *cfg)
 		free(cfg->originates[i].ext_communities);
 	free(cfg->originates);
 	free(cfg->orf_prefixes);
+	free(cfg->rnics);
 	free(cfg->modes);
 	free(cfg->multihomes);
 	memset(cfg, 0, sizeof(*cfg));

@@ -68,6 +68,13 @@ struct fared_originate {
 	int line;
 };
 
+/* "rnic PREFIX interface NAME": a leaf's RNIC known by its link. */
+struct fared_rnic {
+	struct bgp_prefix prefix;	/* a host route */
+	char interface[IF_NAMESIZE];
+	int line;
+};
+
 /* "orf-prefix PREFIX": a remote host the host asks its leaves for. */
 struct fared_orf_prefix {
 	struct bgp_prefix prefix;
@@ -133,6 +140,8 @@ struct fared_config {
 	bool upa_drop;
 	bool fs_tag;			/* leaf: "fib-suppress tag" */
 	bool fs_honour;			/* "fib-suppress honour" */
+	struct fared_rnic *rnics;
+	size_t n_rnics;
 	/* Dragonfly+: "tier-community minimal|transit|reflect VALUE". */
 	struct fare_tier_cfg tiers;
 };

@@ -426,7 +426,7 @@ static enum fare_leaf_adv leaf_step(struct fare_sync *fs,
 		.upa = cfg->upa_originate && cfg->role == FARE_ROLE_LEAF,
 	};
 	struct bgp_prefix x = e->prefix;
-	bool was = false, seen;
+	bool was = false, seen, stat = false;
 	size_t i;
 
 	x.path_id = 0;
@@ -439,12 +439,19 @@ static enum fare_leaf_adv leaf_step(struct fare_sync *fs,
 	for (i = 0; h.covered && i < e->n_paths; i++)
 		if (peer_rnic(fs->d, e->paths[i].peer))
 			h.n_rnic_paths++;
+	/* A configured RNIC is known from the start; its link counts. */
+	for (i = 0; h.covered && i < cfg->n_rnics && i < fs->n_rnic_up; i++)
+		if (adv_prefix_eq(&cfg->rnics[i].prefix, &x)) {
+			stat = true;
+			if (fs->rnic_up[i] > 0)
+				h.n_rnic_paths++;
+		}
 	for (i = 0; i < fs->n_hosts; i++)
 		if (adv_prefix_eq(&fs->hosts[i], &x))
 			was = true;
-	seen = was;
+	seen = was || stat;
 	i = fare_leaf_host_step(&x, &h, &seen);
-	if (seen != was) {
+	if (!stat && seen != was) {
 		struct bgp_prefix key;
 
 		/* Compared whole by set_track(): no stray bytes. */
@@ -650,6 +657,97 @@ static void set_opts(struct fare_sync *fs)
 	fs->cfg.tiers = cfg->tiers;
 }
 
+static void upa_reload(struct fared *d);
+
+/* Whether NAME is up with a carrier (IFF_UP and IFF_RUNNING). */
+static int link_running(const char *name)
+{
+	struct ifreq ifr;
+	int fd, up;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	up = !ioctl(fd, SIOCGIFFLAGS, &ifr) &&
+	     (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
+	     (IFF_UP | IFF_RUNNING);
+	close(fd);
+	return up;
+}
+
+/* A configured RNIC's link changed: its host route's fate again. */
+static void rnic_changed(struct fare_sync *fs, const struct bgp_prefix *x)
+{
+	struct fared *d = fs->d;
+	const struct rib_entry *e = rib_lookup(d->rib, x);
+	struct fare_fib_result fr = { .best = -1 };
+	struct rib_entry none = { .prefix = *x };
+
+	if (e && e->n_paths)
+		fare_sync_changed(d, e);
+	else if (adv_update(fs, &none, &fr))
+		fared_log("fare: out of memory");
+}
+
+/*
+ * "rnic PREFIX interface NAME": the links are polled once a second (a
+ * carrier change is then at most a second late; no netlink listener).
+ */
+static void rnic_poll(struct timer *t)
+{
+	struct fare_sync *fs = t->arg;
+	const struct fared_config *cfg = &fs->d->cfg;
+	char pfx[BGP_PREFIX_STRLEN];
+	bool changed = false;
+	size_t i;
+
+	for (i = 0; i < fs->n_rnic_up && i < cfg->n_rnics; i++) {
+		int up = link_running(cfg->rnics[i].interface);
+
+		if (up == fs->rnic_up[i])
+			continue;
+		if (fs->rnic_up[i] >= 0 || !up)
+			fared_log("fare: rnic %s: %s %s",
+				  bgp_prefix_str(&cfg->rnics[i].prefix, pfx,
+						 sizeof(pfx)),
+				  cfg->rnics[i].interface,
+				  up ? "up" : "down: UPA");
+		fs->rnic_up[i] = (int8_t)up;
+		rnic_changed(fs, &cfg->rnics[i].prefix);
+		changed = true;
+	}
+	if (changed)
+		fare_sync_flush(fs->d);
+	if (fs->n_rnic_up)
+		timer_set(&fs->d->loop, t, 1000);
+}
+
+/* The configured RNICs anew (start, reload): polled now. */
+static void rnic_reset(struct fare_sync *fs)
+{
+	const struct fared_config *cfg = &fs->d->cfg;
+	int8_t *v = NULL;
+
+	timer_stop(&fs->d->loop, &fs->rnic_timer);
+	if (cfg->n_rnics) {
+		v = malloc(cfg->n_rnics);
+		if (!v) {
+			fared_log("fare: out of memory for the rnic lines");
+			return;
+		}
+		memset(v, -1, cfg->n_rnics);
+	}
+	free(fs->rnic_up);
+	fs->rnic_up = v;
+	fs->n_rnic_up = cfg->n_rnics;
+	/* A host no longer configured: its UPA route goes. */
+	upa_reload(fs->d);
+	/* Every state is unknown (-1): each one is looked at now. */
+	rnic_poll(&fs->rnic_timer);
+}
+
 int fare_sync_start(struct fared *d)
 {
 	struct fare_sync *fs;
@@ -685,6 +783,8 @@ int fare_sync_start(struct fared *d)
 	}
 	d->fare = fs;
 	setup_planes(fs);
+	timer_init(&fs->rnic_timer, rnic_poll, fs);
+	rnic_reset(fs);
 	return 0;
 }
 
@@ -711,6 +811,8 @@ void fare_sync_stop(struct fared *d)
 	adv_free_all(fs);
 	free(fs->upa);
 	free(fs->unreach);
+	timer_stop(&d->loop, &fs->rnic_timer);
+	free(fs->rnic_up);
 	free(fs->hosts);
 	free(fs);
 	d->fare = NULL;
@@ -767,6 +869,7 @@ void fare_sync_reload(struct fared *d)
 	setup_planes(fs);
 	rib_walk(d->rib, reweigh, d);
 	upa_reload(d);
+	rnic_reset(fs);
 	fare_sync_flush(d);
 }
 

@@ -15,6 +15,7 @@
 #define FARED_FARE_SYNC_H
 
 #include "fare_fib.h"
+#include "loop.h"
 #include "suppress.h"
 #include "upa.h"
 #include "peer.h"
@@ -42,6 +43,10 @@ struct fare_sync {
 	/* Leaf, "upa originate": the RNIC hosts seen (suppress.h). */
 	struct bgp_prefix *hosts;
 	size_t n_hosts;
+	/* "rnic PREFIX interface NAME": each link's state, polled. */
+	int8_t *rnic_up;		/* per cfg.rnics: 1, 0, -1 unknown */
+	size_t n_rnic_up;
+	struct timer rnic_timer;
 };
 
 /* Starts the FARE side when d->cfg has a role; 0 or -errno. */
