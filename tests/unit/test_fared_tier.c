@@ -29,8 +29,12 @@ static struct fare_tier_cfg tiers(void)
 }
 
 static const uint8_t c1[] = { 0xfd, 0xe8, 0x00, 0x01 };
-static const uint8_t c1c2[] = { 0xfd, 0xe8, 0x00, 0x01, 0xfd, 0xe8, 0x00, 0x02 };
-static const uint8_t other[] = { 0xfd, 0xe8, 0x00, 0x09, 0x00, 0x01, 0x00, 0x01 };
+static const uint8_t c1c2[] = {
+	0xfd, 0xe8, 0x00, 0x01, 0xfd, 0xe8, 0x00, 0x02,
+};
+static const uint8_t other[] = {
+	0xfd, 0xe8, 0x00, 0x09, 0x00, 0x01, 0x00, 0x01,
+};
 static const uint8_t c3_large[] = {
 	0x00, 0x00, 0xfd, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
 };
@@ -179,7 +183,7 @@ TEST(tier_per_plane_lowest_tier_with_its_fare_weight)
 		{ 2, 1, C3, 8, 0 },
 		{ 2, 2, C2, 2, 0 },
 		{ 3, 1, C3, 4, 0 },
-		{ 9, 1, NONE, 4, 0 },	/* no plane: not intra-group's trigger */
+		{ 9, 1, NONE, 4, 0 },	/* no plane: not counted */
 	};
 	struct fare_fib_cfg cfg = {
 		.ec = { .pb_subtype = FARE_PB_SUBTYPE_DEFAULT },
@@ -363,7 +367,8 @@ TEST(tier_config_errors_name_file_and_line)
 			"tier-community reflect 70000:1\n"
 			"tier-community transit\n"
 			"tier-community c2 65000:2\n"
-			"tier-community transit 1:2:3:4\n" PLANE, &cfg, &cap), 7);
+			"tier-community transit 1:2:3:4\n" PLANE, &cfg, &cap),
+		  7);
 	CHECK_STR(capture_text(&cap),
 		  "t.conf:5: tier-community minimal is already given at "
 		  "line 4\n"
@@ -385,7 +390,8 @@ TEST(tier_config_errors_name_file_and_line)
 
 	CHECK_INT(parse(HEAD "role leaf\n"
 			"tier-community transit 65000:2\n"
-			"tier-community minimal 65000:1\n" PLANE, &cfg, &cap), 1);
+			"tier-community minimal 65000:1\n" PLANE, &cfg, &cap),
+		  1);
 	CHECK_STR(capture_text(&cap),
 		  "t.conf:4: tier-community needs \"role host\"\n");
 	capture_end(&cap);
