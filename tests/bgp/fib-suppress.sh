@@ -6,10 +6,59 @@
 # on; the spine ("fib-suppress honour") keeps X in its RIB and passes it
 # on with the community, but would not program it (no next hop in its
 # explanation), while the aggregate it would; the observer gets X with
-# the community's bytes. Without "honour" the spine programs X again.
+# the community's bytes. A fared host behind the spine (h2, "fib-suppress
+# honour") suppresses X too, but not once it asks for X by ORF ("orf
+# add"), and again when it no longer does. Without "honour" the spine
+# programs X again.
 set -uo pipefail
 L_AS=4200000001
+EXTRA_FAREDS=h2
 . "$(dirname "$0")/suppress-lib.sh"
+EXTRA_NS=$PFX-h2
+
+SPINE_EXTRA="interface eth-h2 bandwidth 100G
+plane 3 {
+	neighbor 10.210.4.2 {
+		remote-as 65300
+		interface eth-h2
+		import all
+		export all
+	}
+}"
+chain_extra()
+{
+	ip netns add "$PFX-h2" || chain_fail "netns add h2"
+	ip -n "$PFX-h2" link set lo up
+	link "$NS_S" eth-h2 10.210.4.1/24 "$PFX-h2" eth-s 10.210.4.2/24
+	cat >"$DIR/h2.conf" <<EOC
+router-id 10.210.0.30
+local-as 65300
+hold-time 30
+connect-retry 1
+control-socket $DIR/h2.sock
+state-file $DIR/h2.state
+role host
+fib-suppress honour
+interface eth-s bandwidth 100G
+policy all {
+	permit 10.0.0.0/8 le 32
+}
+policy nothing {
+	deny any
+}
+plane 1 {
+	neighbor 10.210.4.1 {
+		remote-as 65100
+		interface eth-s
+		import all
+		export nothing
+	}
+}
+EOC
+	fared_start h2
+}
+h2_x() { ctl_at h2 routes json "$X" | jq -r ".[0]$1"; }
+h2_x_is() { [ "$(h2_x "$1")" = "$2" ]; }
 
 leaf_conf "fib-suppress tag"
 start_chain
@@ -48,6 +97,19 @@ echo "ok: the spine keeps $X in BGP, not in fare.ko; $A is programmed"
 [ "$(ctl_at l routes json "$X" | jq -r '.[0].fib_suppress // "none"')" = none ] ||
 	chain_fail "the leaf's own path from the RNIC carries FIB-Suppress"
 
+# The host: X in its RIB, suppressed; asked for by ORF, programmed.
+wait_for 60 "h2 learns $X" h2_x_is ".paths | length" 1
+[ "$(h2_x .suppressed)" = true ] || chain_fail "h2 does not suppress $X"
+[ "$(h2_x '.nexthops | length')" = 0 ] || chain_fail "h2 would program $X"
+[ "$(ctl_at h2 orf add "$X")" = ok ] || chain_fail "orf add"
+wait_for 30 "h2 to program $X it asks for" h2_x_is ".nexthops | length" 1
+h2_x .fib_suppress | grep -q "asked for by ORF" ||
+	chain_fail "h2 does not explain why it keeps $X"
+[ "$(ctl_at h2 orf del "$X")" = ok ] || chain_fail "orf del"
+wait_for 30 "h2 to suppress $X again" h2_x_is ".suppressed" true
+[ "$(h2_x '.nexthops | length')" = 0 ] || chain_fail "h2 still programs $X"
+echo "ok: a host suppresses $X unless it asks for it by ORF"
+
 # Without "honour" the spine programs X.
 sed -i '/fib-suppress honour/d' "$DIR/s.conf"
 kill -HUP "${PIDS[fared-s]}"
@@ -61,4 +123,4 @@ ctl_at s routes json "$X" | jq -r '.[0].fib_suppress' |
 echo "ok: without \"fib-suppress honour\" the spine programs $X"
 
 stop_all_clean
-echo "ok: both fareds under valgrind, no error, no leak"
+echo "ok: every fared under valgrind, no error, no leak"

@@ -11,11 +11,13 @@
 #     |  10.210.3.0/24: S .1, O .2          (S's plane 2)
 #   O (BIRD, the observer, AS 65200): what the far side is told
 #
-# Both fareds run under valgrind; stop_all_clean fails on an error or a
+# Every fared runs under valgrind; stop_all_clean fails on an error or a
 # leak. Hold timers are 30 s: nothing here waits on one to expire.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 NS_L=$PFX-l NS_H=$PFX-h NS_S=$PFX-s NS_O=$PFX-o
+# Scenarios' own fareds (fared_start NAME runs in $PFX-NAME).
+EXTRA_FAREDS=${EXTRA_FAREDS:-}
 # lib.sh's cleanup removes NS_F and NS_B: the leaf and the host.
 NS_F=$NS_L NS_B=$NS_H
 X=10.1.0.5/32
@@ -30,7 +32,7 @@ cleanup_chain()
 	for pid in "${PIDS[@]}"; do
 		kill -9 "$pid" 2>/dev/null
 	done
-	for ns in "$NS_S" "$NS_O"; do
+	for ns in "$NS_S" "$NS_O" ${EXTRA_NS:-}; do
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do
 			kill -9 "$pid" 2>/dev/null
 		done
@@ -44,7 +46,7 @@ chain_fail()
 {
 	local n
 	echo "FAIL: $*" >&2
-	for n in l s; do
+	for n in l s $EXTRA_FAREDS; do
 		echo "--- fared $n log (last 20 lines)" >&2
 		tail -n 20 "$DIR/$n.log" >&2 2>/dev/null
 	done
@@ -148,6 +150,7 @@ plane 2 {
 		export all
 	}
 }
+${SPINE_EXTRA:-}
 EOC
 }
 
@@ -179,10 +182,11 @@ EOC
 
 birdc_at() { local n=$1; shift; birdc -s "$DIR/$n.bird.ctl" "$@"; }
 
-# fared_start l|s: under valgrind.
+# fared_start l|s|NAME: under valgrind, in $NS_L, $NS_S or $PFX-NAME.
 fared_start()
 {
-	local ns=$NS_L
+	local ns=$PFX-$1
+	[ "$1" = l ] && ns=$NS_L
 	[ "$1" = s ] && ns=$NS_S
 	ip netns exec "$ns" valgrind -q --leak-check=full \
 		--errors-for-leak-kinds=all --error-exitcode=99 \
@@ -234,7 +238,7 @@ stop_all_clean()
 {
 	local n rc
 
-	for n in l s; do
+	for n in l s $EXTRA_FAREDS; do
 		rc=0
 		kill -TERM "${PIDS[fared-$n]}"
 		wait "${PIDS[fared-$n]}" || rc=$?

@@ -84,4 +84,4 @@ wait_for 60 "the UPA route for $Y to go" obs_lacks "$Y"
 echo "ok: a configured RNIC's carrier loss: UPA for $Y; carrier back: withdrawn"
 
 stop_all_clean
-echo "ok: both fareds under valgrind, no error, no leak"
+echo "ok: every fared under valgrind, no error, no leak"
