@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Tier spill-over (UGAL-L, Documentation/datapath.md "Tier spill-over"):
+# one route over plane 1 (tier 0, a path of 125000 bytes/s, 1 Mbit/s) and
+# plane 2 (tier 1), flowlet mode, no BGP.
+#
+#  1. A light load (1000-byte datagrams every 20 ms, 50 kB/s) stays on
+#     tier 0: nothing on plane 2, no spill.
+#  2. Many short flows as fast as the guest sends (far above 125 kB/s):
+#     the virtual queue of plane 1 fills, new flowlets spill to tier 1, and
+#     tier 0 keeps what the rule lets it take: the ~22 datagrams that fill
+#     the queue to T / H0 = 65536 / 3 bytes, plus what drains at 125 kB/s
+#     while the burst lasts, plus one open burst per flow.
+#  3. Plane 1's device goes down: everything goes to tier 1 at once.
+#  4. No bandwidth on the route but a tbf on plane 1's own device: its real
+#     qdisc backlog makes new flowlets spill as well.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+FLOWS=50
+BURST=4
+SIZE=1000
+
+load_fare
+topo_planes 2
+plane_add_all 2
+fc() { "$FARECTL" -n host "$@"; }
+fc route add 198.51.100.0/24 mode flowlet src 192.0.2.7 \
+	nexthop plane 1 weight 1 tier 0 bandwidth 125000 \
+	nexthop plane 2 weight 1 tier 1
+expect_eq "route shows the bandwidth" \
+	"$(fc -j route show | jq -c '[.[0].nexthops[] | [.plane, .tier, .bandwidth]]')" \
+	'[[1,0,125000],[2,1,0]]'
+expect_eq "default spill settings" \
+	"$(fc -j config show | jq -c '[.tier_hops, .spill_bias]')" \
+	'[[3,4,6],65536]'
+
+tier() { fc -j stats | jq ".tiers[$1].$2"; }
+work=$(mktemp -d)
+
+# send PHASE COUNT BURST ARGS...: COUNT datagrams of SIZE bytes in FLOWS
+# flows, BURST back to back per flow in turn; the receiver may miss some
+# (a tbf drops), so only its report is kept. SEND_MS: the sender's time.
+send()
+{
+	local phase=$1 count=$2 burst=$3 start
+
+	shift 3
+	sink_start "$work/sink$phase" --bind 198.51.100.1 --port 9000 \
+		--count "$count" --flows $FLOWS --burst "$burst" --timeout 60
+	start=$(date +%s%N)
+	ip netns exec host "$FARE_UDP" send --src 192.0.2.7 \
+		--dst 198.51.100.1 --port 9000 --count "$count" --size $SIZE \
+		--flows $FLOWS --burst "$burst" "$@"
+	SEND_MS=$((($(date +%s%N) - start) / 1000000))
+	sink_wait "$work/sink$phase" || true
+}
+
+# ---- 1. light load: tier 0 only ----
+send 1 100 1 --interval-us 20000
+expect_eq "light: plane 2 received nothing" "$(rx_packets leaf2 eth-host)" 0
+expect_eq "light: plane 1 received all" "$(rx_packets leaf1 eth-host)" 100
+expect_eq "light: tier 0 packets" "$(tier 0 packets)" 100
+expect_eq "light: tier 1 packets" "$(tier 1 packets)" 0
+expect_eq "light: no spill" "$(tier 1 spills)" 0
+
+# ---- 2. overload: new flowlets spill to tier 1 ----
+COUNT=2000
+p1=$(rx_packets leaf1 eth-host)
+p2=$(rx_packets leaf2 eth-host)
+t0=$(tier 0 packets)
+send 2 $COUNT $BURST
+elapsed_ms=$SEND_MS
+d1=$(($(rx_packets leaf1 eth-host) - p1))
+d2=$(($(rx_packets leaf2 eth-host) - p2))
+spills=$(tier 1 spills)
+log "overload: $COUNT datagrams in $elapsed_ms ms: plane 1 $d1, plane 2 $d2, spills $spills"
+expect_eq "overload: every datagram went to a plane" $((d1 + d2)) $COUNT
+expect_eq "overload: tier counters match the planes" \
+	"$(($(tier 0 packets) - t0)) $(tier 1 packets)" "$d1 $((d2))"
+if [ "$spills" -gt 0 ] && [ "$d2" -gt 0 ]; then
+	pass "overload: $spills flowlets spilled, tier 1 carried $d2"
+else
+	fail "overload: no spill (spills $spills, tier 1 $d2)"
+fi
+# Tier 0 keeps a share: at least the datagrams that fill its queue to the
+# threshold, at most that plus its rate over the whole send plus one open
+# burst per flow.
+max1=$((22 + 125 * elapsed_ms / 1000 + 1 + FLOWS * BURST))
+if [ "$d1" -ge 20 ] && [ "$d1" -le "$max1" ]; then
+	pass "overload: tier 0 took $d1 (20..$max1)"
+else
+	fail "overload: tier 0 took $d1, expected 20..$max1"
+fi
+
+# ---- 3. plane 1 down: tier 1 at once ----
+ip -n host link set eth-p1 down
+p1=$(rx_packets leaf1 eth-host)
+p2=$(rx_packets leaf2 eth-host)
+send 3 200 1 --interval-us 1000
+expect_eq "plane 1 down: plane 1 received nothing" \
+	"$(rx_packets leaf1 eth-host)" "$p1"
+expect_eq "plane 1 down: plane 2 received all" \
+	$(($(rx_packets leaf2 eth-host) - p2)) 200
+expect_eq "plane 1 down: no noplane drop" \
+	"$(fc -j stats | jq '.drops.noplane_packets')" 0
+
+# ---- 4. real backlog: tbf on plane 1's device, no bandwidth ----
+ip -n host link set eth-p1 up
+neigh_pin host eth-p1 10.1.0.1 leaf1 eth-host
+tc -n host qdisc add dev eth-p1 root tbf rate 1mbit burst 5000 limit 200000
+fc route replace 198.51.100.0/24 mode flowlet src 192.0.2.7 \
+	nexthop plane 1 weight 1 tier 0 nexthop plane 2 weight 1 tier 1
+s0=$(tier 1 spills)
+p2=$(rx_packets leaf2 eth-host)
+send 4 $COUNT $BURST
+d2=$(($(rx_packets leaf2 eth-host) - p2))
+backlog_spills=$(($(tier 1 spills) - s0))
+if [ "$backlog_spills" -gt 0 ] && [ "$d2" -gt 0 ]; then
+	pass "tbf backlog: $backlog_spills flowlets spilled, tier 1 carried $d2"
+else
+	fail "tbf backlog: no spill (spills $backlog_spills, tier 1 $d2)"
+fi
+tc -n host -s qdisc show dev eth-p1 | head -3
+
+# ---- spill settings: a bias of U32_MAX keeps everything on tier 0 ----
+# (150 datagrams: the tbf's 200000-byte limit holds them all)
+fc config set spill-bias 4294967295 tier-hops 3,4
+expect_eq "config set" \
+	"$(fc -j config show | jq -c '[.tier_hops, .spill_bias]')" \
+	'[[3,4],4294967295]'
+if fc config set tier-hops 0 2>"$work/err"; then
+	fail "tier-hops 0 accepted"
+else
+	pass "tier-hops 0 refused: $(cat "$work/err")"
+fi
+s0=$(tier 1 spills)
+send 5 150 $BURST
+expect_eq "bias U32_MAX: no spill" $(($(tier 1 spills) - s0)) 0
+
+lab_result
