@@ -301,20 +301,20 @@ static bool originated(const struct fared_config *cfg,
 static bool adv_for(const struct fare_adv *a, const struct peer *p)
 {
 	const struct fared_config *cfg = &p->d->cfg;
+	const struct fared_policy *pol;
 	size_t i;
 
 	if (!a->live || p->nb->export_policy < 0)
 		return false;
+	pol = &cfg->policies[p->nb->export_policy];
 	/* A UPA route goes where its aggregate goes, never to RNICs. */
 	if (a->scope == FARE_LEAF_UPA)
-		return !p->nb->rnic &&
-		       fared_policy_permits(&cfg->policies[p->nb->export_policy],
-					    &a->agg) &&
+		return !p->nb->rnic && fared_policy_permits(pol, &a->agg) &&
 		       orf_permits(p, &a->prefix);
 	if (a->scope == FARE_LEAF_HOLD && !p->nb->rnic)
 		return false;
-	if (!fared_policy_permits(&cfg->policies[p->nb->export_policy],
-				  &a->prefix) || !orf_permits(p, &a->prefix))
+	if (!fared_policy_permits(pol, &a->prefix) ||
+	    !orf_permits(p, &a->prefix))
 		return false;
 	for (i = 0; i < a->n_from; i++)
 		if (a->from[i] == p->index)

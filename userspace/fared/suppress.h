@@ -62,12 +62,16 @@ const char *fare_fs_verdict_text(enum fare_fs_verdict v);
 size_t fare_fs_tag(uint8_t *ecs, size_t len, uint32_t local_as,
 		   uint32_t router_id, uint8_t subtype);
 
-/* What a leaf sends for a host route, by neighbor kind. */
+/*
+ * What a leaf sends for a host route, by neighbor kind: PASS as any
+ * learned route, to every neighbor; HOLD to RNIC neighbors only (the
+ * aggregate stands for it upstream); UPA a UPA route, to upstream
+ * neighbors only.
+ */
 enum fare_leaf_adv {
-	FARE_LEAF_PASS,		/* as any learned route, to every neighbor */
-	FARE_LEAF_HOLD,		/* to RNIC neighbors only: the aggregate
-				   stands for it upstream */
-	FARE_LEAF_UPA,		/* a UPA route, to upstream neighbors only */
+	FARE_LEAF_PASS,
+	FARE_LEAF_HOLD,
+	FARE_LEAF_UPA,
 };
 
 struct fare_leaf_host {
