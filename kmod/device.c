@@ -123,16 +123,20 @@ static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 
 /*
  * The flowlet table slot of @skb's flow and whether it holds a decision
- * younger than @gap_ns; the caller then refreshes it with
- * fare_slot_keep() or overwrites it with fare_slot_set().
+ * younger than @gap_ns; the caller then refreshes its last_ns or
+ * overwrites it with fare_slot_set().
  */
 static struct fare_flowlet *fare_slot(struct fare_net *fn, u32 hash,
 				      u64 now, u64 gap_ns, bool *live)
 {
 	struct fare_flowlet *fl = &fn->flowlets[hash & (FARE_FLOWLET_SLOTS - 1)];
 
+	/*
+	 * Signed: another CPU's clock may read a little ahead of ours, and
+	 * a slot it just refreshed is live, not idle for 584 years.
+	 */
 	*live = READ_ONCE(fl->hash) == hash &&
-		now - READ_ONCE(fl->last_ns) <= gap_ns;
+		(s64)(now - READ_ONCE(fl->last_ns)) <= (s64)gap_ns;
 	return fl;
 }
 

@@ -15,6 +15,8 @@
 #  3. Plane 1's device goes down: everything goes to tier 1 at once.
 #  4. No bandwidth on the route but a tbf on plane 1's own device: its real
 #     qdisc backlog makes new flowlets spill as well.
+#  5. A bias of 4294967295 keeps everything on tier 0; flow and packet
+#     mode over the two tiers spill like flowlet mode.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -138,5 +140,27 @@ fi
 s0=$(tier 1 spills)
 send 5 150 $BURST
 expect_eq "bias U32_MAX: no spill" $(($(tier 1 spills) - s0)) 0
+
+# ---- flow and packet mode over the two tiers spill as well ----
+tc -n host qdisc del dev eth-p1 root
+fc config set spill-bias 65536 tier-hops 3,4,6
+for mode in flow packet; do
+	fc route replace 198.51.100.0/24 mode $mode src 192.0.2.7 \
+		nexthop plane 1 weight 1 tier 0 bandwidth 125000 \
+		nexthop plane 2 weight 1 tier 1
+	s0=$(tier 1 spills)
+	p1=$(rx_packets leaf1 eth-host)
+	p2=$(rx_packets leaf2 eth-host)
+	send $mode $COUNT $BURST
+	d1=$(($(rx_packets leaf1 eth-host) - p1))
+	d2=$(($(rx_packets leaf2 eth-host) - p2))
+	sp=$(($(tier 1 spills) - s0))
+	log "$mode: plane 1 $d1, plane 2 $d2, spills $sp in $SEND_MS ms"
+	if [ "$sp" -gt 0 ] && [ "$d1" -ge 20 ] && [ "$d2" -gt 0 ]; then
+		pass "$mode: $sp spills, tier 0 $d1, tier 1 $d2"
+	else
+		fail "$mode: spills $sp, tier 0 $d1, tier 1 $d2"
+	fi
+done
 
 lab_result
