@@ -167,6 +167,8 @@ start_bird()
 {
 	ip netns exec "$NS_B" bird -c "$DIR/bird.conf" -s "$BIRD_SOCK" \
 		-P "$DIR/bird.pid" "$@" || fail "bird did not start"
+	# BIRD's parent returns before the daemon has written its pid file.
+	wait_for 10 "bird's pid file" test -s "$DIR/bird.pid"
 	BIRD_PID=$(cat "$DIR/bird.pid")
 }
 

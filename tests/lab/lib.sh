@@ -195,6 +195,9 @@ leaf_bird_start()
 {
 	ip netns exec leaf$1 bird -c "$LAB_DIR/bird$1.conf" \
 		-s "$LAB_DIR/bird$1.ctl" -P "$LAB_DIR/bird$1.pid"
+	# BIRD's parent returns before the daemon has written its pid file.
+	wait_for 10 test -s "$LAB_DIR/bird$1.pid" ||
+		echo "lab: bird$1 wrote no pid file" >&2
 	LAB_PIDS+=("$(cat "$LAB_DIR/bird$1.pid")")
 }
 
