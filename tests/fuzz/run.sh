@@ -25,7 +25,7 @@ FLAGS=(-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined
 
 declare -A SOURCES=(
 	[bgp_msg]="$TOP/userspace/fared/bgp/msg.c $TOP/userspace/fared/bgp/update.c"
-	[fared_config]="$TOP/userspace/fared/config.c $TOP/userspace/fared/fare_ec.c $TOP/userspace/fared/fare_policy.c $TOP/userspace/fared/bgp/msg.c $TOP/userspace/fared/bgp/update.c"
+	[fared_config]="$TOP/userspace/fared/config.c $TOP/userspace/fared/fare_ec.c $TOP/userspace/fared/fare_policy.c $TOP/userspace/fared/tier.c $TOP/userspace/fared/bgp/msg.c $TOP/userspace/fared/bgp/update.c"
 )
 
 mkdir -p "$OUT"
