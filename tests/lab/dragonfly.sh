@@ -35,12 +35,10 @@ DST=203.0.113.0/24
 # The rate-limited global link S11 -> S21 and what the tier-1 path is
 # given; their Path Bandwidths (binary16 GB/s) are what S11 and S12
 # attach, so fared programs each plane's bandwidth = min(link, PB).
-TBF_KBIT=2000
-DF_PB_S11=3097	# 2.0008 Mbit/s
+TBF_KBIT=500
+DF_PB_S11=1049	# 500.2 kbit/s
 DF_PB_S12=5145	# 8.0032 Mbit/s
-# Parts 2-5 need fare.ko's tier spill-over (in progress): until then H
-# runs BIRD and only part 1 runs.
-BIRD_ONLY=${DF_BIRD_ONLY:-1}
+BIRD_ONLY=${DF_BIRD_ONLY:-0}
 
 # H as a plain BIRD speaker (DF_BIRD_ONLY): one table per plane,
 # ADD-PATH receive.
@@ -208,3 +206,184 @@ if [ "$BIRD_ONLY" = 1 ]; then
 	lab_result
 	exit
 fi
+
+# ---- part 2: fared's tiers and fare.ko's route ---------------------------
+
+fared_paths()
+{
+	"$FARECTL" -j bgp -s "$CTL" routes "$DST" 2>/dev/null |
+		jq -r '[.[0].paths[] | "p\(.fare.plane) \(.as_path | split(" ") |
+			length) t\(.fare.tier)"] | sort | join(";")'
+}
+wait_for 60 test "$(fared_paths)" = "p1 4 t0;p2 4 t1;p2 4 t2" || true
+expect_eq "fared: D's paths (plane, AS-path length, tier)" "$(fared_paths)" \
+	"p1 4 t0;p2 4 t1;p2 4 t2"
+"$FARECTL" bgp -s "$CTL" routes "$DST" || true
+
+# fare.ko's route: plane 1 at tier 0, plane 2 at tier 1 (its lowest).
+kroute()
+{
+	"$FARECTL" -j -n H route show | jq -r --arg d "$DST" \
+		'[.[] | select(.dst == $d) | .nexthops[] |
+		  "\(.plane):t\(.tier)"] | sort | join(" ")'
+}
+wait_for 30 test "$(kroute)" = "1:t0 2:t1" || true
+expect_eq "fare.ko: D's next hops (plane:tier)" "$(kroute)" "1:t0 2:t1"
+"$FARECTL" -n H route show
+
+# nh_tx PLANE: packets fare.ko sent to D over PLANE.
+nh_tx()
+{
+	"$FARECTL" -j -n H route show | jq -r --arg d "$DST" --argjson p "$1" \
+		'[.[] | select(.dst == $d) | .nexthops[] | select(.plane == $p) |
+		  .tx_packets] | add // 0'
+}
+rx_bytes() { ip -n "$1" -s -j link show "$2" | jq '.[0].stats64.rx.bytes'; }
+
+# d_sink LOG ARGS...: the receiver on D; waits until bound.
+d_sink()
+{
+	local log=$1
+
+	shift
+	ip netns exec D "$FARE_UDP" sink --bind 203.0.113.1 "$@" >"$log" &
+	LAB_SINK=$!
+	LAB_PIDS+=("$LAB_SINK")
+	wait_for 10 grep -q listening "$log"
+}
+
+h_send() { ip netns exec H "$FARE_UDP" send --src 192.0.2.7 --dst 203.0.113.1 "$@"; }
+
+# ---- part 3: idle fabric, light load: tier 0 only --------------------------
+# 400 datagrams of 100 bytes in 20 flows at about 100/s (80 kbit/s, a
+# sixth of tier 0's 500 kbit/s, and too sparse for 4000 bytes of phantom
+# queue to build up). Receiver side: what crossed each path's
+# global link into the next group (S21's link from S11: tier 0; S31's
+# from S12: tier 1; BGP keepalives allowed for).
+n=400
+p1=$(nh_tx 1) p2=$(nh_tx 2)
+g0=$(rx_packets S21 g11) g1=$(rx_packets S31 g12)
+d_sink "$LAB_DIR/sink3" --port 9300 --count $n --flows 20 --timeout 60
+h_send --port 9300 --count $n --size 100 --interval-us 10000 --flows 20
+rc=0
+sink_wait "$LAB_DIR/sink3" || rc=$?
+expect_eq "idle: every datagram arrived once" $rc 0
+expect_eq "idle: fare.ko sent on plane 1 (tier 0)" $(($(nh_tx 1) - p1)) $n
+expect_eq "idle: fare.ko sent on plane 2 (tier 1)" $(($(nh_tx 2) - p2)) 0
+d0=$(($(rx_packets S21 g11) - g0))
+d1=$(($(rx_packets S31 g12) - g1))
+if [ $d0 -ge $n ] && [ $d0 -le $((n + 5)) ] && [ $d1 -le 5 ]; then
+	pass "idle: the tier-0 global link carried $d0, the tier-1 one $d1"
+else
+	fail "idle: the tier-0 global link carried $d0, the tier-1 one $d1" \
+		"(expected $n and 0, +5 for BGP)"
+fi
+
+# ---- part 4: the minimal path saturated: new flows spill to tier 1 ---------
+# S11's global link to S21 shaped to TBF_KBIT (the PB S11 attaches, so
+# plane 1's next-hop bandwidth is the same 500 kbit/s); H offers 2-4
+# times that: 1000-byte datagrams paced at 4 ms (2 Mbit/s; a loaded TCG
+# guest manages 100-250/s), in 200 flows sending in turn, so every
+# datagram starts a new flowlet. UGAL-L (tier-hops 1,2: global hops;
+# spill-bias 4000 bytes) must move new flowlets to tier 1 once plane 1's
+# queue (its phantom queue drains at 500 kbit/s) outweighs tier 1's, and
+# D must receive more than the tbf lets through in the same time.
+tier_field()
+{
+	"$FARECTL" -j -n H stats | jq -r --argjson t "$1" --arg f "$2" \
+		'[.tiers[]? | select(.tier == $t) | .[$f]] | add // 0'
+}
+"$FARECTL" -n H config set tier-hops 1,2 spill-bias 4000
+"$FARECTL" -n H config show
+tc -n S11 qdisc add dev g21 root tbf rate ${TBF_KBIT}kbit burst 4000 \
+	latency 200ms
+n=2000
+p1=$(nh_tx 1) p2=$(nh_tx 2)
+sp1=$(tier_field 1 spills) tp1=$(tier_field 1 packets)
+b0=$(rx_bytes D l2)
+g0=$(rx_packets S21 g11) g1=$(rx_packets S31 g12)
+d_sink "$LAB_DIR/sink4" --port 9400 --count $n --flows 200 --timeout 90
+t0=$(date +%s%N)
+h_send --port 9400 --count $n --size 1000 --interval-us 4000 --flows 200
+t1=$(date +%s%N)
+sleep 1		# the tbf's queue (200 ms) drains
+delivered=$(($(rx_bytes D l2) - b0))
+sink_wait "$LAB_DIR/sink4" >/dev/null || true
+grep -e received -e iface "$LAB_DIR/sink4" || true
+ms=$(((t1 - t0) / 1000000))
+# What the tbf lets through in the sending interval plus the drain
+# second, plus its bucket.
+allowed=$((TBF_KBIT * (ms + 1000) / 8 + 4000))
+spills=$(($(tier_field 1 spills) - sp1))
+t1pk=$(($(tier_field 1 packets) - tp1))
+s1=$(($(nh_tx 1) - p1)) s2=$(($(nh_tx 2) - p2))
+d0=$(($(rx_packets S21 g11) - g0)) d1=$(($(rx_packets S31 g12) - g1))
+log "saturated: sent $n in $ms ms; plane 1 $s1, plane 2 $s2; tier 1: $t1pk packets, $spills spills; global links: tier 0 $d0, tier 1 $d1; D got $delivered bytes, the tbf allows $allowed"
+"$FARECTL" -n H stats || true
+tc -n S11 -s qdisc show dev g21 || true
+[ $spills -gt 0 ] && pass "saturated: $spills spills to tier 1" ||
+	fail "saturated: no spill to tier 1"
+[ $t1pk -gt 0 ] && [ $d1 -gt 0 ] &&
+	pass "saturated: tier 1 carried $t1pk packets ($d1 reached group 3)" ||
+	fail "saturated: tier 1 carried $t1pk packets ($d1 reached group 3)"
+[ $delivered -gt $allowed ] &&
+	pass "saturated: D received $delivered bytes > $allowed the tbf allows" ||
+	fail "saturated: D received $delivered bytes, not more than the $allowed the tbf allows"
+tc -n S11 qdisc del dev g21 root
+
+# ---- part 5: H's plane-1 link loses carrier -----------------------------
+# 600 datagrams at about 100/s; after about 1 s L1's end of plane 1 goes
+# down (H's p1 loses carrier). fare.ko stops using plane 1 at once;
+# fared's BGP session on plane 1 stays up until its 90 s hold time
+# expires, so its route via plane 1 is still there when the traffic has
+# long moved. (A failure deeper in the path, with the first hop up, is
+# repaired by BGP: the path's withdrawal reaches fared and it removes the
+# next hop.)
+n=600
+p1=$(nh_tx 1) p2=$(nh_tx 2)
+d_sink "$LAB_DIR/sink5" --port 9500 --count $n --flows 20 --timeout 45
+h_send --port 9500 --count $n --size 200 --interval-us 10000 --flows 20 \
+	--keep-going 1 &
+send_pid=$!
+sleep 1
+ip -n L1 link set h1 down
+t_down=$SECONDS
+sleep 2
+p1_2s=$(nh_tx 1)
+wait $send_pid || true
+# Everything about the failure is read at once, well within the hold
+# time (fared withdraws plane 1's path when it expires, which replaces
+# the route and restarts its counters).
+fared_p1()
+{
+	"$FARECTL" -j bgp -s "$CTL" routes "$DST" 2>/dev/null |
+		jq '[.[0].paths[] | select(.fare.plane == 1)] | length'
+}
+after=$((SECONDS - t_down))
+expect_eq "fared still has the BGP path via plane 1, $after s after the failure" \
+	"$(fared_p1)" 1
+expect_eq "fare.ko's route still names plane 1 (not usable)" \
+	"$(kroute)" "1:t0 2:t1"
+p1_end=$(nh_tx 1)
+s1=$((p1_end - p1))
+s2=$(($(nh_tx 2) - p2))
+expect_eq "packets on plane 1 later than 2 s after the failure" \
+	$((p1_end - p1_2s)) 0
+rc=0
+sink_wait "$LAB_DIR/sink5" || rc=$?
+got=$(awk '/^received/ { print $2 }' "$LAB_DIR/sink5")
+lost=$((n - got))
+log "carrier loss: plane 1 sent $s1, plane 2 sent $s2, D got $got of $n"
+# At 100/s two seconds are 200 datagrams; what plane 1 took before the
+# failure (about 100) and what was lost must add up to less than that.
+if [ $lost -le 200 ] && [ $s2 -ge $((n - s1 - 200)) ] && [ $s2 -gt 0 ]; then
+	pass "carrier loss: $lost lost, tier 1 carried the rest ($s2)"
+else
+	fail "carrier loss: $lost lost, plane 2 sent $s2 (expected the rest" \
+		"within 2 s of the failure)"
+fi
+ip -n L1 link set h1 up
+"$FARECTL" -n H route show
+"$FARECTL" -n H stats
+
+lab_result
