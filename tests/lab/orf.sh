@@ -79,6 +79,8 @@ EOC
 	ip netns exec leaf$i "$BGPD" -Z -S -d -f "$LAB_DIR/bgpd$i.conf" \
 		-i "$LAB_DIR/bgpd$i.pid" --vty_socket "$LAB_DIR/vty$i" -P 0 \
 		-l 10.$i.0.1
+	# The parent may return before the daemon wrote its pid file.
+	wait_for 10 test -s "$LAB_DIR/bgpd$i.pid"
 	LAB_PIDS+=("$(cat "$LAB_DIR/bgpd$i.pid")")
 }
 
