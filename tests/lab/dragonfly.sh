@@ -16,12 +16,12 @@
 #      tier 1; fare.ko's route carries the tiers and each plane's
 #      bandwidth min(link, PB).
 #   3. Idle fabric, light load: every packet on tier 0.
-#   4. S11's global link to S21 rate-limited (tbf) and offered 2-3 times
-#      its rate in many new flows: new flows spill to tier 1, and D
-#      receives more than the tbf lets through.
-#   5. H's plane-1 link loses carrier: traffic is on tier 1 within
-#      seconds, while fared still holds plane 1's BGP route (hold time
-#      90 s): the data path did not wait for BGP.
+#   4. S11's global link to S21 rate-limited (tbf, 500 kbit/s) and
+#      offered 2-4 times its rate in many new flows: new flows spill to
+#      tier 1, and D receives more than the tbf lets through.
+#   5. H's plane-1 link loses carrier: nothing goes to plane 1 later than
+#      2 s after, tier 1 carries the rest, while fared still holds plane
+#      1's BGP route (hold time 90 s): the data path did not wait for BGP.
 #
 # With DF_BIRD_ONLY=1 (no fare.ko needed, e.g. on a build host) H runs
 # BIRD instead of fared and only part 1 runs.
@@ -230,6 +230,15 @@ kroute()
 wait_for 30 test "$(kroute)" = "1:t0 2:t1" || true
 expect_eq "fare.ko: D's next hops (plane:tier)" "$(kroute)" "1:t0 2:t1"
 "$FARECTL" -n H route show
+# Each next hop's bandwidth (bytes/s) is min(link 10G, PB): S11's PB
+# 1049 = 62525 B/s, S12's 5145 = 1000404 B/s (binary16 GB/s).
+kbw()
+{
+	"$FARECTL" -j -n H route show | jq -r --arg d "$DST" \
+		'[.[] | select(.dst == $d) | .nexthops[] |
+		  "\(.plane):\(.bandwidth / 1000 | floor)k"] | sort | join(" ")'
+}
+expect_eq "fare.ko: next-hop bandwidths (plane:kB/s)" "$(kbw)" "1:62k 2:1000k"
 
 # nh_tx PLANE: packets fare.ko sent to D over PLANE.
 nh_tx()
