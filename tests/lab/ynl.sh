@@ -70,7 +70,13 @@ expect_eq "ynl config-set read by farectl" \
 	"$(fc -j config show | jq -c '[.mode, .hash_seed]')" '["flow",4660]'
 expect_eq "ynl do stats-get" \
 	"$(ynl --do stats-get | jq -c 'keys')" \
-	'["stats-error-packets","stats-fallback-packets","stats-noplane-packets","stats-noroute-packets"]'
+	'["stats-error-packets","stats-fallback-packets","stats-noplane-packets","stats-noroute-packets","stats-tiers"]'
+expect_eq "ynl do stats-get: a counter entry per tier" \
+	"$(ynl --do stats-get | jq -c '[.["stats-tiers"].entry[].index]')" \
+	'[0,1,2,3,4,5,6,7]'
+ynl --do config-set --json '{"config-tier-hops": "0305", "config-spill-bias": 1000}' >/dev/null
+expect_eq "ynl config-set tier hops and bias read by farectl" \
+	"$(fc -j config show | jq -c '[.tier_hops, .spill_bias]')" '[[3,5],1000]'
 
 # the replace flag, and a refusal with its extack text
 ynl --do plane-new --json "{\"plane-id\": 1, \"plane-ifindex\": $ifa, \"plane-gw4\": \"0a010009\", \"replace\": true}" >/dev/null
