@@ -291,9 +291,9 @@ fi
 # ---- part 4: the minimal path saturated: new flows spill to tier 1 ---------
 # S11's global link to S21 shaped to TBF_KBIT (the PB S11 attaches, so
 # plane 1's next-hop bandwidth is the same 500 kbit/s); H offers 2-4
-# times that: 1000-byte datagrams paced at 4 ms (2 Mbit/s; a loaded TCG
-# guest manages 100-250/s), in 200 flows sending in turn, so every
-# datagram starts a new flowlet. UGAL-L (tier-hops 1,2: global hops;
+# times that: 1400-byte datagrams paced at 2 ms (a loaded TCG guest's
+# usleep adds 3-7 ms: 1.1-1.7 Mbit/s measured), in 200 flows sending in
+# turn, so every datagram starts a new flowlet. UGAL-L (tier-hops 1,2: global hops;
 # spill-bias 4000 bytes) must move new flowlets to tier 1 once plane 1's
 # queue (its phantom queue drains at 500 kbit/s) outweighs tier 1's, and
 # D must receive more than the tbf lets through in the same time.
@@ -313,7 +313,7 @@ b0=$(rx_bytes D l2)
 g0=$(rx_packets S21 g11) g1=$(rx_packets S31 g12)
 d_sink "$LAB_DIR/sink4" --port 9400 --count $n --flows 200 --timeout 90
 t0=$(date +%s%N)
-h_send --port 9400 --count $n --size 1000 --interval-us 4000 --flows 200
+h_send --port 9400 --count $n --size 1400 --interval-us 2000 --flows 200
 t1=$(date +%s%N)
 sleep 1		# the tbf's queue (200 ms) drains
 delivered=$(($(rx_bytes D l2) - b0))
