@@ -85,6 +85,7 @@ TEST(config_defaults_are_rfc4271_timers_and_the_address_family)
 	CHECK_INT(errors, 0);
 	CHECK_INT(cfg.hold_time, 90);
 	CHECK_INT(cfg.connect_retry, 120);
+	CHECK_INT(cfg.update_delay, 10);
 	CHECK_INT(cfg.neighbors[0].families,
 		  BGP_FAM_BIT(BGP_FAM_IPV6_UNICAST));
 	/* an explicit 0 is kept, not replaced by the default */
@@ -240,4 +241,27 @@ TEST(config_bandwidth_takes_si_suffixes_in_bits_per_second)
 	CHECK_INT(fared_parse_bandwidth("-5G", &bps), -1);
 	CHECK_INT(fared_parse_bandwidth("1e30", &bps), -1);
 	CHECK_INT(fared_parse_bandwidth("nan", &bps), -1);
+}
+
+TEST(config_update_delay_is_0_to_3600_seconds)
+{
+	struct fared_config cfg;
+	struct capture cap;
+	int errors;
+	const char *out = parse(HEAD "update-delay 0\n", &cfg, &errors, &cap);
+
+	CHECK_STR(out, "");
+	CHECK_INT(errors, 0);
+	CHECK_INT(cfg.update_delay, 0);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+
+	out = parse("update-delay 3601\nupdate-delay\n" HEAD, &cfg, &errors,
+		    &cap);
+	CHECK_STR(out, "t.conf:1: update-delay must be 0..3600 seconds, not "
+		  "\"3601\"\n"
+		  "t.conf:2: expected \"update-delay SECONDS\"\n");
+	CHECK_INT(errors, 2);
+	capture_end(&cap);
+	fared_config_free(&cfg);
 }

@@ -808,6 +808,15 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 		   !strcmp(argv[0], "connect-retry")) {
 		timer_arg(ps, argv, argc, &cfg->hold_time,
 			  &cfg->connect_retry);
+	} else if (!strcmp(argv[0], "update-delay")) {
+		expect_args(ps, argc, 2, "update-delay SECONDS", &ok);
+		if (!ok)
+			return;
+		if (!parse_u32(argv[1], 0, 3600, &v))
+			problem(ps, ps->line, "update-delay must be 0..3600 "
+				"seconds, not \"%s\"", argv[1]);
+		else
+			cfg->update_delay = (uint16_t)v;
 	} else if (!strcmp(argv[0], "interface")) {
 		if (argc != 4 || strcmp(argv[2], "bandwidth")) {
 			problem(ps, ps->line, "expected \"interface NAME "
@@ -1301,6 +1310,7 @@ int fared_config_parse(const char *name, const char *text,
 	cfg->hold_time = 90;		/* RFC 4271 §10 */
 	cfg->connect_retry = 120;
 	cfg->gr_stale_time = 360;
+	cfg->update_delay = 10;
 	cfg->ec.pb_subtype = FARE_PB_SUBTYPE_DEFAULT;
 	cfg->ec.fs_subtype = FARE_FS_SUBTYPE_DEFAULT;
 	snprintf(cfg->control_socket, sizeof(cfg->control_socket), "%s",

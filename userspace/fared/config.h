@@ -123,6 +123,11 @@ struct fared_config {
 	/* How long a restarted peer's stale routes may wait for End-of-RIB. */
 	uint16_t gr_stale_time;
 	/*
+	 * With fare.ko: how long the first tables may take (every neighbor's
+	 * End-of-RIB) before fared programs what it has; 0: at once.
+	 */
+	uint16_t update_delay;
+	/*
 	 * FARE: with a role, fared weighs every prefix's paths per plane and
 	 * programs fare.ko; without one it is a plain BGP speaker.
 	 */

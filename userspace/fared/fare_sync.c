@@ -748,6 +748,54 @@ static void rnic_reset(struct fare_sync *fs)
 	rnic_poll(&fs->rnic_timer);
 }
 
+/* Whether p's session is up and sent End-of-RIB for all its families. */
+static bool has_first_table(const struct peer *p)
+{
+	return peer_state(p) == PEER_ESTABLISHED &&
+	       (p->eor_rx & p->est->params.families) ==
+	       p->est->params.families;
+}
+
+/* The start-up wait is over: every prefix is programmed, once. */
+static void first_tables_in(struct fare_sync *fs, const char *why)
+{
+	struct fared *d = fs->d;
+
+	fs->first_tables = false;
+	timer_stop(&d->loop, &fs->update_delay);
+	fared_log("fare: %s after %llu ms: programming", why,
+		  (unsigned long long)(loop_now_ms() - fs->started_ms));
+	fare_sync_reweigh_all(d);
+}
+
+static void update_delay_over(struct timer *t)
+{
+	struct fare_sync *fs = t->arg;
+	struct fared *d = fs->d;
+	size_t i, missing = 0;
+
+	for (i = 0; i < d->n_peers; i++)
+		if (!has_first_table(d->peers[i]))
+			missing++;
+	fared_log("fare: update-delay (%u s) over, %zu of %zu neighbors "
+		  "without a first table", d->cfg.update_delay, missing,
+		  d->n_peers);
+	first_tables_in(fs, "update-delay over");
+}
+
+void fare_sync_eor(struct fared *d)
+{
+	struct fare_sync *fs = d->fare;
+	size_t i;
+
+	if (!fs || !fs->first_tables)
+		return;
+	for (i = 0; i < d->n_peers; i++)
+		if (!has_first_table(d->peers[i]))
+			return;
+	first_tables_in(fs, "End-of-RIB from every neighbor");
+}
+
 int fare_sync_start(struct fared *d)
 {
 	struct fare_sync *fs;
@@ -785,6 +833,13 @@ int fare_sync_start(struct fared *d)
 	setup_planes(fs);
 	timer_init(&fs->rnic_timer, rnic_poll, fs);
 	rnic_reset(fs);
+	timer_init(&fs->update_delay, update_delay_over, fs);
+	if (fs->nl && d->cfg.update_delay) {
+		fs->first_tables = true;
+		fs->started_ms = loop_now_ms();
+		timer_set(&d->loop, &fs->update_delay,
+			  d->cfg.update_delay * 1000ull);
+	}
 	return 0;
 }
 
@@ -812,6 +867,7 @@ void fare_sync_stop(struct fared *d)
 	free(fs->upa);
 	free(fs->unreach);
 	timer_stop(&d->loop, &fs->rnic_timer);
+	timer_stop(&d->loop, &fs->update_delay);
 	free(fs->rnic_up);
 	free(fs->hosts);
 	free(fs);
@@ -1043,6 +1099,9 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 		want.n_nexthops = 0;
 		unreach = false;
 	}
+	/* Start-up: first_tables_in() takes every prefix at once. */
+	if (fs->first_tables)
+		return;
 	/* Without fare.ko there is nothing to keep in step with. */
 	if (fs->nl)
 		err = fare_fib_queue(fs->fib, &want);

@@ -47,6 +47,15 @@ struct fare_sync {
 	int8_t *rnic_up;		/* per cfg.rnics: 1, 0, -1 unknown */
 	size_t n_rnic_up;
 	struct timer rnic_timer;
+	/*
+	 * Start-up: fare.ko and the routes passed on wait until every
+	 * neighbor's first table is in (its End-of-RIB) or update-delay
+	 * runs out, so that each prefix is programmed once, with every
+	 * plane, rather than once per arriving table.
+	 */
+	bool first_tables;
+	struct timer update_delay;
+	uint64_t started_ms;
 };
 
 /* Starts the FARE side when d->cfg has a role; 0 or -errno. */
@@ -63,6 +72,8 @@ void fare_sync_reload(struct fared *d);
 void fare_sync_export_peer(struct peer *p, unsigned int fam);
 /* p's session is gone: nothing is advertised to it any more. */
 void fare_sync_peer_down(struct peer *p);
+/* p's End-of-RIB arrived: the start-up wait may be over. */
+void fare_sync_eor(struct fared *d);
 /* The change-feed consumer and the once-per-iteration flush. */
 void fare_sync_changed(struct fared *d, const struct rib_entry *e);
 void fare_sync_flush(struct fared *d);

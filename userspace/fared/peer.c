@@ -997,6 +997,7 @@ static void got_eor(struct peer *p, unsigned int fam)
 	if (p->deferral.armed &&
 	    (p->eor_rx & p->est->params.families) == p->est->params.families)
 		initial_export(p);
+	fare_sync_eor(p->d);
 }
 
 static void import_run(struct peer *p, const struct bgp_update *u,
