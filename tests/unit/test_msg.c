@@ -754,6 +754,47 @@ TEST(kernel_unreachable_route_is_typed_both_ways_and_has_no_device)
 	}
 }
 
+/*
+ * A flush recognises fare's unreachable routes in a route dump by type,
+ * protocol and table (RTA_TABLE, when present, over rtm_table), and no
+ * other route.
+ */
+TEST(kernel_unreachable_route_is_recognised_in_a_dump)
+{
+	struct fare_prefix p, got;
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	uint32_t len;
+
+	fare_prefix_parse("2001:db8:7::/48", &p, NULL);
+	nlh = fare_rtnl_msg_unreachable(buf, sizeof(buf), RTM_NEWROUTE, 5, &p);
+	CHECK(nlh);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	CHECK(fare_rtnl_parse_unreachable(nlh, &got));
+	CHECK_INT(got.family, AF_INET6);
+	CHECK_INT(got.plen, 48);
+	CHECK(!memcmp(&got.addr, &p.addr, 16));
+
+	rtm->rtm_protocol = RTPROT_BOOT;
+	CHECK(!fare_rtnl_parse_unreachable(nlh, &got));
+	rtm->rtm_protocol = FARE_RTPROT;
+	rtm->rtm_type = RTN_UNICAST;
+	CHECK(!fare_rtnl_parse_unreachable(nlh, &got));
+	rtm->rtm_type = RTN_UNREACHABLE;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	CHECK(!fare_rtnl_parse_unreachable(nlh, &got));
+	/* rtm_table is only 8 bits: the dump's RTA_TABLE decides. */
+	len = nlh->nlmsg_len;
+	mnl_attr_put_u32(nlh, RTA_TABLE, FARE_RT_TABLE);
+	CHECK(fare_rtnl_parse_unreachable(nlh, &got));
+	nlh->nlmsg_len = len;
+	mnl_attr_put_u32(nlh, RTA_TABLE, 1000);
+	rtm->rtm_table = FARE_RT_TABLE;
+	CHECK(!fare_rtnl_parse_unreachable(nlh, &got));
+	nlh->nlmsg_type = RTM_DELROUTE;
+	CHECK(!fare_rtnl_parse_unreachable(nlh, &got));
+}
+
 /* Every uid but the one fare.ko's fallback lookups use reaches the table. */
 TEST(rule_sends_fare_table_at_its_priority_for_all_uids_but_the_last)
 {

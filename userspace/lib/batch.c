@@ -657,9 +657,8 @@ struct prefix_list {
 	size_t n, cap;
 };
 
-static int collect_prefix(const struct fare_route *r, void *arg)
+static int prefix_list_add(struct prefix_list *l, const struct fare_prefix *p)
 {
-	struct prefix_list *l = arg;
 	struct fare_prefix *v;
 
 	if (l->n == l->cap) {
@@ -669,8 +668,50 @@ static int collect_prefix(const struct fare_route *r, void *arg)
 			return -ENOMEM;
 		l->v = v;
 	}
-	l->v[l->n++] = r->dst;
+	l->v[l->n++] = *p;
 	return 0;
+}
+
+static int collect_prefix(const struct fare_route *r, void *arg)
+{
+	return prefix_list_add(arg, &r->dst);
+}
+
+static int collect_unreachable(const struct nlmsghdr *nlh, void *arg)
+{
+	struct fare_prefix p;
+
+	if (!fare_rtnl_parse_unreachable(nlh, &p))
+		return 0;
+	return prefix_list_add(arg, &p);
+}
+
+/*
+ * fared normally takes its unreachable routes away itself; after a crash
+ * they would stay, refusing traffic to hosts that may long be back, so a
+ * flush finds them by their table, protocol and type.
+ */
+static int unreachable_flush(struct fare *f, size_t *deleted,
+			     struct fare_err *err)
+{
+	struct prefix_list l = { 0 };
+	struct nlmsghdr *nlh;
+	size_t i;
+	int ret;
+
+	nlh = fare_rtnl_msg_route_dump(f->tx, fare_next_seq(f));
+	ret = fare_talk(f, f->rtnl, nlh, collect_unreachable, &l, err);
+	if (ret && err)
+		ret = fare_err_set(err, ret,
+				   "listing fare's unreachable routes: %s",
+				   err->msg[0] ? err->msg : strerror(-ret));
+	for (i = 0; !ret && i < l.n; i++) {
+		ret = fare_route_unreachable(f, &l.v[i], false, err);
+		if (!ret)
+			(*deleted)++;
+	}
+	free(l.v);
+	return ret;
 }
 
 int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
@@ -686,7 +727,7 @@ int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 	fare_err_clear(err);
 	if (deleted)
 		*deleted = 0;
-	ret = fare_rtnl_unreachable_flush(f, &count, err);
+	ret = unreachable_flush(f, &count, err);
 	if (!ret)
 		ret = fare_route_dump(f, collect_prefix, &l, err);
 	if (!ret)

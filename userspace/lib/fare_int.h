@@ -188,8 +188,11 @@ struct nlmsghdr *fare_rtnl_msg_unreachable(void *buf, size_t buflen,
 					   const struct fare_prefix *dst);
 struct nlmsghdr *fare_rtnl_msg_rule(void *buf, size_t buflen, uint32_t seq,
 				    uint8_t family);
-int fare_rtnl_unreachable_flush(struct fare *f, size_t *deleted,
-				struct fare_err *err);
+/* Whether nlh is one of fare's unreachable routes; if so, its prefix. */
+bool fare_rtnl_parse_unreachable(const struct nlmsghdr *nlh,
+				 struct fare_prefix *out);
+/* A dump of every route of both families. */
+struct nlmsghdr *fare_rtnl_msg_route_dump(void *buf, uint32_t seq);
 int fare_rtnl_rule_ensure(struct fare *f, uint8_t family,
 			  struct fare_err *err);
 int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,

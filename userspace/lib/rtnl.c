@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
@@ -264,16 +263,10 @@ int fare_route_unreachable(struct fare *f, const struct fare_prefix *dst,
 			    reason[0] ? reason : strerror(-ret));
 }
 
-struct unreach_list {
-	struct fare_prefix *v;
-	size_t n, cap;
-};
-
-static int collect_unreachable(const struct nlmsghdr *nlh, void *arg)
+bool fare_rtnl_parse_unreachable(const struct nlmsghdr *nlh,
+				 struct fare_prefix *out)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	struct unreach_list *l = arg;
-	struct fare_prefix *v, p = { 0 };
 	uint32_t table = rtm->rtm_table;
 	const struct nlattr *a;
 	size_t alen;
@@ -281,63 +274,33 @@ static int collect_unreachable(const struct nlmsghdr *nlh, void *arg)
 	if (nlh->nlmsg_type != RTM_NEWROUTE ||
 	    rtm->rtm_type != RTN_UNREACHABLE ||
 	    rtm->rtm_protocol != FARE_RTPROT)
-		return 0;
+		return false;
 	alen = fare_addr_len(rtm->rtm_family);
 	if (!alen)
-		return 0;
-	p.family = rtm->rtm_family;
-	p.plen = rtm->rtm_dst_len;
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->family = rtm->rtm_family;
+	out->plen = rtm->rtm_dst_len;
 	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
 		if (mnl_attr_get_type(a) == RTA_TABLE &&
 		    mnl_attr_get_payload_len(a) == sizeof(uint32_t))
 			table = mnl_attr_get_u32(a);
 		else if (mnl_attr_get_type(a) == RTA_DST &&
 			 mnl_attr_get_payload_len(a) == alen)
-			memcpy(&p.addr, mnl_attr_get_payload(a), alen);
+			memcpy(&out->addr, mnl_attr_get_payload(a), alen);
 	}
-	if (table != FARE_RT_TABLE)
-		return 0;
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		v = realloc(l->v, l->cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-	}
-	l->v[l->n++] = p;
-	return 0;
+	return table == FARE_RT_TABLE;
 }
 
-/*
- * fared normally takes its unreachable routes away itself; after a crash
- * they would stay, refusing traffic to hosts that may long be back, so a
- * flush finds them by their table, protocol and type.
- */
-int fare_rtnl_unreachable_flush(struct fare *f, size_t *deleted,
-				struct fare_err *err)
+struct nlmsghdr *fare_rtnl_msg_route_dump(void *buf, uint32_t seq)
 {
-	struct unreach_list l = { 0 };
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct rtmsg *rtm;
-	size_t i;
-	int ret;
 
-	*deleted = 0;
-	nlh = mnl_nlmsg_put_header(f->tx);
 	nlh->nlmsg_type = RTM_GETROUTE;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = fare_next_seq(f);
+	nlh->nlmsg_seq = seq;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = AF_UNSPEC;
-	ret = fare_talk(f, f->rtnl, nlh, collect_unreachable, &l, err);
-	if (ret && err)
-		ret = fare_err_set(err, ret, "listing fare's unreachable routes: %s",
-				   err->msg[0] ? err->msg : strerror(-ret));
-	for (i = 0; !ret && i < l.n; i++) {
-		ret = fare_route_unreachable(f, &l.v[i], false, err);
-		if (!ret)
-			(*deleted)++;
-	}
-	free(l.v);
-	return ret;
+	return nlh;
 }
