@@ -77,15 +77,8 @@ plane $plane {
 EOC
 }
 
-weights()
-{
-	"$FARECTL" -j -n "$1" route show | jq -r --arg d "$P" \
-		'[.[] | select(.dst == $d) | .nexthops[] |
-		  "\(.plane):\(.weight)"] | if length > 0 then join(" ")
-		  else "none" end'
-}
-
-weights_are() { [ "$(weights "$1")" = "$2" ]; }
+weights() { node_weights "$1" "$P"; }
+weights_are() { node_weights_are "$1" "$P" "$2"; }
 
 tx()
 {

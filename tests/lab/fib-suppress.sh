@@ -109,15 +109,8 @@ start_fared()
 	LAB_PIDS+=("$!")
 }
 
-# weights NODE PREFIX: "plane:weight ..." in NODE's fare.ko, or "none".
-weights()
-{
-	"$FARECTL" -j -n "$1" route show | jq -r --arg d "$2" \
-		'[.[] | select(.dst == $d) | .nexthops[] |
-		  "\(.plane):\(.weight)"] | if length > 0 then join(" ")
-		  else "none" end'
-}
-weights_are() { [ "$(weights "$1" "$2")" = "$3" ]; }
+weights() { node_weights "$@"; }
+weights_are() { node_weights_are "$@"; }
 
 # tx NODE PREFIX: packets fare.ko sent on PREFIX's next hops at NODE.
 tx()

@@ -203,12 +203,14 @@ leaf_bird_start()
 
 leaf_birdc() { birdc -s "$LAB_DIR/bird$1.ctl" "${@:2}"; }
 
-# fared_host_start HOLD PLANE4_BANDWIDTH: fared as the host (192.0.2.7,
-# AS 65007, packet mode) with a session per plane, importing
-# 198.51.100.0/24 and longer, originating its loopback; sets FARED_PID.
+# fared_host_start HOLD PLANE4_BANDWIDTH [PLANES]: fared as the host
+# (192.0.2.7, AS 65007, packet mode) with a session per plane (4 unless
+# PLANES), importing 198.51.100.0/24 and longer, originating its loopback;
+# sets FARED_PID. $FARED_HOST_GLOBAL adds global lines, and
+# $FARED_HOST_NEIGHBOR lines to every neighbor.
 fared_host_start()
 {
-	local i
+	local i planes=${3:-4}
 
 	{
 		cat <<EOC
@@ -220,10 +222,6 @@ control-socket $LAB_DIR/fared.sock
 state-file $LAB_DIR/fared.state
 role host
 mode packet
-interface eth-p1 bandwidth 400G
-interface eth-p2 bandwidth 400G
-interface eth-p3 bandwidth 400G
-interface eth-p4 bandwidth $2
 originate 192.0.2.7/32
 policy remote {
 	permit 198.51.100.0/24 le 32
@@ -231,13 +229,16 @@ policy remote {
 policy self {
 	permit 192.0.2.7/32
 }
+${FARED_HOST_GLOBAL:-}
 EOC
-		for i in 1 2 3 4; do
+		for i in $(seq 1 "$planes"); do
 			cat <<EOC
+interface eth-p$i bandwidth $([ "$i" = 4 ] && echo "$2" || echo 400G)
 plane $i {
 	neighbor 10.$i.0.1 {
 		remote-as 6510$i
 		interface eth-p$i
+		${FARED_HOST_NEIGHBOR:-}
 		import remote
 		export self
 	}
@@ -251,14 +252,20 @@ EOC
 	LAB_PIDS+=("$FARED_PID")
 }
 
-# host_weights PREFIX: "plane:weight ..." of PREFIX in fare.ko, or "none".
-host_weights()
+# node_weights NODE PREFIX: "plane:weight ..." of PREFIX in NODE's fare.ko,
+# or "none".
+node_weights()
 {
-	"$FARECTL" -j -n host route show | jq -r --arg d "$1" \
+	"$FARECTL" -j -n "$1" route show | jq -r --arg d "$2" \
 		'[.[] | select(.dst == $d) | .nexthops[] |
 		  "\(.plane):\(.weight)"] | if length > 0 then join(" ")
 		  else "none" end'
 }
+
+node_weights_are() { [ "$(node_weights "$1" "$2")" = "$3" ]; }
+
+# host_weights PREFIX: node_weights of the fared host.
+host_weights() { node_weights host "$1"; }
 
 host_weights_are() { [ "$(host_weights "$1")" = "$2" ]; }
 

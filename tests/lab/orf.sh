@@ -97,50 +97,14 @@ leaf_advertised()
 		sed -n 's/^Total number of prefixes \([0-9]*\).*/\1/p'
 }
 
+# fared asks every plane for hosts .1-.50 by ORF; FRR needs graceful
+# restart for run-time ORF changes (fared.conf(5)).
 fared_start()
 {
-	local i h
-
-	{
-		cat <<EOC
-router-id 192.0.2.7
-local-as 65007
-hold-time 90
-connect-retry 1
-control-socket $CTL
-state-file $LAB_DIR/fared.state
-role host
-mode packet
-link-bandwidth accept
+	FARED_HOST_GLOBAL="link-bandwidth accept
 graceful-restart restart-time 120
-originate 192.0.2.7/32
-policy remote {
-	permit 198.51.100.0/24 le 32
-}
-policy self {
-	permit 192.0.2.7/32
-}
-EOC
-		for h in $(seq 1 50); do echo "orf-prefix 198.51.100.$h/32"; done
-		for i in 1 2 3; do
-			cat <<EOC
-interface eth-p$i bandwidth 400G
-plane $i {
-	neighbor 10.$i.0.1 {
-		remote-as 6510$i
-		interface eth-p$i
-		orf send
-		import remote
-		export self
-	}
-}
-EOC
-		done
-	} >"$LAB_DIR/fared.conf"
-	ip netns exec host "$FARE_ROOT/userspace/fared/fared" \
-		-c "$LAB_DIR/fared.conf" >"$LAB_DIR/fared.log" 2>&1 &
-	FARED_PID=$!
-	LAB_PIDS+=("$FARED_PID")
+$(for h in $(seq 1 50); do echo "orf-prefix 198.51.100.$h/32"; done)" \
+	FARED_HOST_NEIGHBOR="orf send" fared_host_start 90 400G 3
 }
 
 # "prefix plane:weight ..." of every route in fare.ko, sorted by host.
