@@ -123,8 +123,8 @@ static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 
 /*
  * The flowlet table slot of @skb's flow and whether it holds a decision
- * younger than @gap_ns; the caller then refreshes its last_ns or
- * overwrites it with fare_slot_set().
+ * younger than @gap_ns; the caller then keeps it (fare_slot_keep(), or
+ * by refreshing its last_ns) or overwrites it with fare_slot_set().
  */
 static struct fare_flowlet *fare_slot(struct fare_net *fn, u32 hash,
 				      u64 now, u64 gap_ns, bool *live)
@@ -148,16 +148,23 @@ static void fare_slot_set(struct fare_flowlet *fl, u32 hash, u32 value,
 	WRITE_ONCE(fl->last_ns, now);
 }
 
-/* The next hop of @fl's plane if it is in @up, else -1. */
-static int fare_slot_hop(struct fare_group *grp, struct fare_flowlet *fl,
-			 u64 up)
+/*
+ * The next hop of @fl's decision if it is still @live and its plane is in
+ * @up, with the slot refreshed at @now; else -1 and a new decision is due.
+ */
+static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
+			  bool live, u64 up, u64 now)
 {
 	u32 plane_id = READ_ONCE(fl->plane_id);
 	unsigned int i;
 
+	if (!live)
+		return -1;
 	for (i = 0; i < grp->num_nh; i++)
-		if (grp->nh[i].plane_id == plane_id && (up & BIT_ULL(i)))
+		if (grp->nh[i].plane_id == plane_id && (up & BIT_ULL(i))) {
+			WRITE_ONCE(fl->last_ns, now);
 			return i;
+		}
 	return -1;
 }
 
@@ -181,13 +188,9 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 	now = ktime_get_mono_fast_ns();
 	fl = fare_slot(fn, hash, now,
 		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live);
-	if (live) {
-		idx = fare_slot_hop(grp, fl, up);
-		if (idx >= 0) {
-			WRITE_ONCE(fl->last_ns, now);
-			return idx;
-		}
-	}
+	idx = fare_slot_keep(grp, fl, live, up, now);
+	if (idx >= 0)
+		return idx;
 
 	usable = fare_tier_choose(fn, grp, up, now);
 	sent = *this_cpu_ptr(&fare_sent_scratch);
@@ -219,13 +222,9 @@ static int fare_flow_tier_select(struct fare_net *fn, struct fare_group *grp,
 
 	now = ktime_get_mono_fast_ns();
 	fl = fare_slot(fn, hash, now, FARE_FLOW_TIER_IDLE_NS, &live);
-	if (live) {
-		idx = fare_slot_hop(grp, fl, up);
-		if (idx >= 0) {
-			WRITE_ONCE(fl->last_ns, now);
-			return idx;
-		}
-	}
+	idx = fare_slot_keep(grp, fl, live, up, now);
+	if (idx >= 0)
+		return idx;
 	usable = fare_tier_choose(fn, grp, up, now);
 	idx = fare_bucket_pick(grp->buckets, usable, fhash);
 	if (idx < 0)
