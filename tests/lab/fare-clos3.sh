@@ -38,23 +38,7 @@ DIR=$(mktemp -d /tmp/fare-clos3.XXXXXX)
 declare -A BW=([1,1]=100G [1,2]=100G [2,1]=400G [2,2]=100G [3,1]=400G
 	       [3,2]=200G [4,1]=100G [4,2]=100G)
 
-# conf_head NODE ROUTER-ID AS ROLE
-conf_head()
-{
-	cat <<EOC
-router-id $2
-local-as $3
-hold-time 30
-connect-retry 1
-control-socket $DIR/$1.sock
-state-file $DIR/$1.state
-role $4
-mode packet
-policy all {
-	permit 10.0.0.0/8 le 32
-}
-EOC
-}
+conf_head() { fared_node_head "$@"; }
 
 spine_conf()
 {

@@ -30,24 +30,7 @@ X=10.1.0.5/32
 A=10.1.0.0/24
 declare -A FPID=()
 
-# conf_head NODE ROUTER-ID AS ROLE
-conf_head()
-{
-	cat <<EOC
-router-id $2
-local-as $3
-hold-time 30
-connect-retry 1
-control-socket $DIR/$1.sock
-state-file $DIR/$1.state
-role $4
-mode packet
-policy all {
-	permit 10.0.0.0/8 le 32
-	permit 192.0.2.0/24 le 32
-}
-EOC
-}
+conf_head() { fared_node_head "$@" 192.0.2.0/24; }
 
 # neighbor PLANE ADDR AS IFACE IMPORT EXPORT [EXTRA]
 neighbor()

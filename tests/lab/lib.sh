@@ -252,6 +252,31 @@ EOC
 	LAB_PIDS+=("$FARED_PID")
 }
 
+# fared_node_head NODE ROUTER-ID AS ROLE [PREFIX...]: the global part of
+# the fared.conf of lab node NODE (its socket and state file in $DIR), with
+# a policy "all" permitting 10.0.0.0/8 and each PREFIX, and longer.
+fared_node_head()
+{
+	local p
+
+	cat <<EOC
+router-id $2
+local-as $3
+hold-time 30
+connect-retry 1
+control-socket $DIR/$1.sock
+state-file $DIR/$1.state
+role $4
+mode packet
+policy all {
+	permit 10.0.0.0/8 le 32
+EOC
+	for p in "${@:5}"; do
+		printf '\tpermit %s le 32\n' "$p"
+	done
+	echo "}"
+}
+
 # node_weights NODE PREFIX: "plane:weight ..." of PREFIX in NODE's fare.ko,
 # or "none".
 node_weights()
