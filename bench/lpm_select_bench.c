@@ -19,7 +19,15 @@
  *  - the flow hash (skb_get_hash(), the flow dissector) is drawn beforehand
  *    and not counted; mixing in the namespace seed (jhash_1word) is.
  *
- * usage: lpm_select_bench {4|6} {host|aggregate} {packet|flow} PACKETS [ROUTES]
+ * "spill" is packet mode over tiers 0, 0, 1 with UGAL-L (fare_tier_spill(),
+ * fare_vq_backlog(), fare_vq_add(): fare.ko's own code) decided on every
+ * packet, an upper bound: fare.ko decides once per new flowlet and only
+ * adds to the virtual queue per packet. The qdisc backlog read is not
+ * counted (it touches the device). 1500-byte packets at 1 us intervals
+ * (1.5 GB/s) over tier-0 paths of 0.5 GB/s each and a 1 GB/s tier-1 path:
+ * tier 0 saturates and new decisions spill.
+ *
+ * usage: lpm_select_bench {4|6} {host|aggregate} {packet|flow|spill} PACKETS [ROUTES]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -156,6 +164,14 @@ struct pkt {
 static u64 per_nh[NH];
 static u64 misses;
 
+/* UGAL-L state of the "spill" mode: H, T, each hop's path and queue. */
+static bool spill;
+static const u8 tier_hops[] = { 3, 4, 6 };
+static const u64 path_bw[NH] = { 500000000, 500000000, 1000000000 };
+static u64 vq_vt[NH], spills, now_ns;
+/* As fare.ko: each tier sprays with a schedule of its own. */
+static struct fare_spray *tier1_spray;
+
 /* The counted loop: one lookup and one pick per packet. */
 __attribute__((noinline)) void bench_run(struct table *tab, u8 family,
 					 const struct pkt *pkts, size_t n)
@@ -185,7 +201,25 @@ __attribute__((noinline)) void bench_run(struct table *tab, u8 family,
 				up |= 1ULL << i;
 		}
 		usable = fare_tier_usable(grp->tiers, up, NH);
-		if (rt->mode == FARE_MODE_FLOW) {
+		if (spill) {
+			u64 q[NH];
+			bool spilled;
+
+			now_ns += 1000;
+			for (i = 0; i < NH; i++)
+				q[i] = fare_vq_backlog(vq_vt[i], now_ns,
+						       path_bw[i]);
+			usable = fare_tier_spill(grp->tiers, up, q, NH,
+						 tier_hops, 3, 65536,
+						 &spilled);
+			spills += spilled;
+			idx = fare_spray_pick(grp->weights,
+					      spilled ? tier1_spray : grp->spray,
+					      usable, NH);
+			if (idx >= 0)
+				vq_vt[idx] = fare_vq_add(vq_vt[idx], now_ns,
+							 path_bw[idx], 1500);
+		} else if (rt->mode == FARE_MODE_FLOW) {
 			u32 h = jhash_1word(pkts[p].flow_hash, hash_seed);
 
 			idx = fare_bucket_pick(grp->buckets, usable, h);
@@ -244,13 +278,16 @@ int main(int argc, char **argv)
 	bool host;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: %s {4|6} {host|aggregate} {packet|flow} PACKETS [ROUTES]\n",
+		fprintf(stderr, "usage: %s {4|6} {host|aggregate} {packet|flow|spill} PACKETS [ROUTES]\n",
 			argv[0]);
 		return 2;
 	}
 	family = argv[1][0] == '6' ? AF_INET6 : AF_INET;
 	host = !strcmp(argv[2], "host");
 	mode = !strcmp(argv[3], "flow") ? FARE_MODE_FLOW : FARE_MODE_PACKET;
+	spill = !strcmp(argv[3], "spill");
+	if (spill)
+		grp.tiers[2] = 1;
 	n = strtoul(argv[4], NULL, 0);
 	if (argc > 5)
 		routes = strtoul(argv[5], NULL, 0);
@@ -258,7 +295,8 @@ int main(int argc, char **argv)
 	for (i = 1; i <= NH; i++)
 		planes[i] = (struct plane){ true, true, true };
 	grp.spray = calloc(1, sizeof(*grp.spray) + NH * sizeof(u64));
-	if (!grp.spray)
+	tier1_spray = calloc(1, sizeof(*grp.spray) + NH * sizeof(u64));
+	if (!grp.spray || !tier1_spray)
 		return 1;
 	fare_buckets_build(grp.buckets, NULL, grp.weights, 0x7, NH);
 
@@ -303,8 +341,11 @@ int main(int argc, char **argv)
 	}
 
 	bench_run(&tab, family, pkts, n);
-	printf("packets %zu misses %llu split %llu %llu %llu\n", n,
+	printf("packets %zu misses %llu split %llu %llu %llu", n,
 	       (unsigned long long)misses, (unsigned long long)per_nh[0],
 	       (unsigned long long)per_nh[1], (unsigned long long)per_nh[2]);
+	if (spill)
+		printf(" spills %llu", (unsigned long long)spills);
+	printf("\n");
 	return misses ? 1 : 0;
 }
