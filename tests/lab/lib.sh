@@ -207,10 +207,17 @@ leaf_birdc() { birdc -s "$LAB_DIR/bird$1.ctl" "${@:2}"; }
 # (192.0.2.7, AS 65007, packet mode) with a session per plane (4 unless
 # PLANES), importing 198.51.100.0/24 and longer, originating its loopback;
 # sets FARED_PID. $FARED_HOST_GLOBAL adds global lines, and
-# $FARED_HOST_NEIGHBOR lines to every neighbor.
+# $FARED_HOST_NEIGHBOR lines to every neighbor. FARED_HOST_V6=1: the
+# sessions, the remote (2001:db8:100::/48) and the loopback are IPv6.
 fared_host_start()
 {
-	local i planes=${3:-4}
+	local i planes=${3:-4} v6=${FARED_HOST_V6:-} peer
+	local self=192.0.2.7/32 remote="198.51.100.0/24 le 32"
+
+	if [ "$v6" = 1 ]; then
+		self=2001:db8:7::7/128
+		remote="2001:db8:100::/48 le 128"
+	fi
 
 	{
 		cat <<EOC
@@ -222,20 +229,22 @@ control-socket $LAB_DIR/fared.sock
 state-file $LAB_DIR/fared.state
 role host
 mode packet
-originate 192.0.2.7/32
+originate $self
 policy remote {
-	permit 198.51.100.0/24 le 32
+	permit $remote
 }
 policy self {
-	permit 192.0.2.7/32
+	permit $self
 }
 ${FARED_HOST_GLOBAL:-}
 EOC
 		for i in $(seq 1 "$planes"); do
+			peer=10.$i.0.1
+			[ "$v6" != 1 ] || peer=2001:db8:$i::1
 			cat <<EOC
 interface eth-p$i bandwidth $([ "$i" = 4 ] && echo "$2" || echo 400G)
 plane $i {
-	neighbor 10.$i.0.1 {
+	neighbor $peer {
 		remote-as 6510$i
 		interface eth-p$i
 		${FARED_HOST_NEIGHBOR:-}
@@ -294,16 +303,17 @@ host_weights() { node_weights host "$1"; }
 
 host_weights_are() { [ "$(host_weights "$1")" = "$2" ]; }
 
-# send_phase N PHASE: N paced datagrams from the host's loopback to
-# 198.51.100.1; the receiver's report goes to $LAB_DIR/sinkPHASE.
+# send_phase N PHASE [SRC DST]: N paced datagrams from the host's loopback
+# to 198.51.100.1 (or SRC to DST); the receiver's report goes to
+# $LAB_DIR/sinkPHASE.
 send_phase()
 {
-	local log=$LAB_DIR/sink$2 rc=0
+	local log=$LAB_DIR/sink$2 rc=0 src=${3:-192.0.2.7}
+	local dst=${4:-198.51.100.1}
 
-	sink_start "$log" --bind 198.51.100.1 --port 9100 --count "$1" \
-		--timeout 60
-	ip netns exec host taskset -c 0 "$FARE_UDP" send --src 192.0.2.7 \
-		--dst 198.51.100.1 --port 9100 --count "$1" --interval-us 20
+	sink_start "$log" --bind "$dst" --port 9100 --count "$1" --timeout 60
+	ip netns exec host taskset -c 0 "$FARE_UDP" send --src "$src" \
+		--dst "$dst" --port 9100 --count "$1" --interval-us 20
 	sink_wait "$log" || rc=$?
 	expect_eq "phase $2: every datagram arrived once" $rc 0
 }
