@@ -748,14 +748,6 @@ static void rnic_reset(struct fare_sync *fs)
 	rnic_poll(&fs->rnic_timer);
 }
 
-/* Whether p's session is up and sent End-of-RIB for all its families. */
-static bool has_first_table(const struct peer *p)
-{
-	return peer_state(p) == PEER_ESTABLISHED &&
-	       (p->eor_rx & p->est->params.families) ==
-	       p->est->params.families;
-}
-
 /* The start-up wait is over: every prefix is programmed, once. */
 static void first_tables_in(struct fare_sync *fs, const char *why)
 {
@@ -775,7 +767,7 @@ static void update_delay_over(struct timer *t)
 	size_t i, missing = 0;
 
 	for (i = 0; i < d->n_peers; i++)
-		if (!has_first_table(d->peers[i]))
+		if (!peer_has_first_table(d->peers[i]))
 			missing++;
 	fared_log("fare: update-delay (%u s) over, %zu of %zu neighbors "
 		  "without a first table", d->cfg.update_delay, missing,
@@ -791,7 +783,7 @@ void fare_sync_eor(struct fared *d)
 	if (!fs || !fs->first_tables)
 		return;
 	for (i = 0; i < d->n_peers; i++)
-		if (!has_first_table(d->peers[i]))
+		if (!peer_has_first_table(d->peers[i]))
 			return;
 	first_tables_in(fs, "End-of-RIB from every neighbor");
 }
@@ -846,20 +838,15 @@ int fare_sync_start(struct fared *d)
 void fare_sync_stop(struct fared *d)
 {
 	struct fare_sync *fs = d->fare;
-	struct fare_prefix dst;
 	struct fare_err err;
-	size_t i, n = 0;
+	size_t n = 0;
 
 	if (!fs)
 		return;
 	if (fs->nl) {
+		/* Also takes the unreachable routes (fs->unreach) away. */
 		if (fare_route_flush(fs->nl, &n, &err))
 			fared_log("fare: flushing routes: %s", err.msg);
-		for (i = 0; i < fs->n_unreach; i++) {
-			fare_fib_prefix(&fs->unreach[i], &dst);
-			if (fare_route_unreachable(fs->nl, &dst, false, &err))
-				fared_log("fare: %s", err.msg);
-		}
 		fare_close(fs->nl);
 	}
 	fare_fib_free(fs->fib);

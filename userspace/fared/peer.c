@@ -989,13 +989,19 @@ static void established(struct conn *c)
 		initial_export(p);
 }
 
+bool peer_has_first_table(const struct peer *p)
+{
+	return peer_state(p) == PEER_ESTABLISHED &&
+	       (p->eor_rx & p->est->params.families) ==
+	       p->est->params.families;
+}
+
 static void got_eor(struct peer *p, unsigned int fam)
 {
 	p->eor_rx |= BGP_FAM_BIT(fam);
 	plog(p, "End-of-RIB received for %s", fam_name(fam));
 	sweep(p, BGP_FAM_BIT(fam), "End-of-RIB");
-	if (p->deferral.armed &&
-	    (p->eor_rx & p->est->params.families) == p->est->params.families)
+	if (p->deferral.armed && peer_has_first_table(p))
 		initial_export(p);
 	fare_sync_eor(p->d);
 }

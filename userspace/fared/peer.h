@@ -100,6 +100,8 @@ struct fared {
 };
 
 enum peer_state peer_state(const struct peer *p);
+/* Established, and End-of-RIB received for every negotiated family. */
+bool peer_has_first_table(const struct peer *p);
 struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb);
 void peer_start(struct peer *p);
 /* Sends a Cease (subcode, RFC 9003 text) on any session and frees p. */
