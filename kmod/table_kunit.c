@@ -174,10 +174,11 @@ static void lpm_matches_naive_search(struct kunit *test)
 		int best = -1, best_plen = -1;
 
 		for (i = 0; i < ROUTES; i++) {
-			u32 mask = ~0U << (32 - ref[i].plen);
+			u32 mask;
 
 			if (ref[i].plen == 0xff)
 				continue;
+			mask = ref[i].plen ? ~0U << (32 - ref[i].plen) : 0;
 			if ((probe & mask) == ntohl(ref[i].addr) &&
 			    ref[i].plen > best_plen) {
 				best = i % 250;
