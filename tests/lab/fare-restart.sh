@@ -18,10 +18,12 @@
 # Through a) and b) a steady stream of one datagram per millisecond per
 # family (RESTART_COUNT each, 12,000 by default) flows from the host to the
 # remote, sent on whether or not the host has a route (--keep-going): the
-# receiver must count every datagram, none lost. After each restart a
-# paced phase checks the split at the receiver (packet mode: exact within
-# 1 per plane). Last, without graceful-restart, SIGTERM empties fare.ko as
-# it always did.
+# receiver must count every datagram, none lost. fare.ko's own event
+# stream (farectl monitor) shows what the restart changed: nothing in a),
+# in b) one replace per remote and one delete per withdrawn prefix. After
+# each restart a paced phase checks the split at the receiver (packet
+# mode: exact within 1 per plane). Last, without graceful-restart, SIGTERM
+# empties fare.ko as it always did.
 #
 # Nothing here is a timing assertion: the stream's pace only makes the
 # restart fall inside it. On the debug kernel every check stands as is.
@@ -220,6 +222,19 @@ split_phase()
 
 has_route() { [ "$(host_weights "$1")" != none ]; }
 
+# reconciled N: fared has logged its Nth restart reconciliation (the
+# point after which fare.ko must hold the new RIB's routes only).
+reconciled()
+{
+	[ "$(grep -c 'fare: restart: .* adopted routes\?, .* swept' \
+		"$LAB_DIR/fared.log")" -ge "$1" ]
+}
+
+# fare.ko's route events on the host since mark_events, one per line.
+mark_events() { EVENTS_AT=$(wc -l <"$LAB_DIR/events"); }
+events_since() { tail -n +$((EVENTS_AT + 1)) "$LAB_DIR/events" | grep '^route' || true; }
+events_are() { [ "$(events_since | wc -l)" = "$1" ]; }
+
 load_fare
 topo_planes 3 v6
 for i in 1 2 3; do
@@ -228,8 +243,12 @@ for i in 1 2 3; do
 	bird_conf $i $pb
 	leaf_bird_start $i
 done
+ip netns exec host "$FARECTL" monitor route plane >"$LAB_DIR/events" 2>&1 &
+LAB_PIDS+=("$!")
 fared_conf
 fared_start
+# The monitor listens once fared's planes show up in it.
+wait_for 20 grep -q '^plane' "$LAB_DIR/events" || fail "monitor saw no plane"
 
 if ! wait_for 60 settled "1:2 2:2 3:1"; then
 	cat "$LAB_DIR/fared.log"
@@ -242,6 +261,7 @@ split_phase start 200 200 100
 
 # a) A crash: SIGKILL in the middle of the stream, started again at once.
 stream_start kill
+mark_events
 sleep 3
 log "a) SIGKILL fared"
 kill -KILL "$FARED_PID"
@@ -251,12 +271,17 @@ expect_eq "a) fare.ko kept $D4 after SIGKILL" "$(host_weights $D4/32)" \
 fared_start
 stream_check kill
 wait_for 60 settled "1:2 2:2 3:1" || true
+wait_for 60 reconciled 1 || fail "a) fared never reconciled"
+
 expect_eq "a) IPv4 weights" "$(host_weights $D4/32)" "1:2 2:2 3:1"
 expect_eq "a) IPv6 weights" "$(host_weights $D6/128)" "1:2 2:2 3:1"
+sleep 1
+expect_eq "a) fare.ko route events across the restart" "$(events_since)" ""
 split_phase kill 200 200 100
 
 # b) A planned restart; what the leaves advertise changes meanwhile.
 stream_start term
+mark_events
 sleep 3
 log "b) SIGTERM fared"
 kill -TERM "$FARED_PID"
@@ -271,6 +296,7 @@ for i in 1 2 3; do
 done
 fared_start
 stream_check term
+wait_for 60 reconciled 2 || fail "b) fared never reconciled"
 if ! wait_for 60 settled "1:1 2:1 3:1"; then
 	cat "$LAB_DIR/fared.log"
 fi
@@ -278,6 +304,14 @@ expect_eq "b) IPv4 weights" "$(host_weights $D4/32)" "1:1 2:1 3:1"
 expect_eq "b) IPv6 weights" "$(host_weights $D6/128)" "1:1 2:1 3:1"
 expect_eq "b) $GONE4 swept from fare.ko" "$(host_weights $GONE4)" none
 expect_eq "b) $GONE6 swept from fare.ko" "$(host_weights $GONE6)" none
+wait_for 10 events_are 4 || true
+sleep 1
+expect_eq "b) fare.ko route events across the restart" \
+	"$(events_since | awk '{ print $1, $2, $3 }' | LC_ALL=C sort)" \
+	"route del $GONE4
+route del $GONE6
+route replace $D4/32
+route replace $D6/128"
 split_phase term 200 200 200
 
 # Without graceful-restart, SIGTERM takes every route away.

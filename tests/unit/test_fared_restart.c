@@ -127,7 +127,7 @@ TEST(restart_a_prefix_withdrawn_while_queued_is_no_longer_stale)
 	fare_fib_free(fib);
 }
 
-TEST(gr_f_bit_only_for_families_fare_ko_holds_r_bit_when_restarting)
+TEST(gr_open_caps_f_per_family_of_the_mask_r_when_restarting_n_always)
 {
 	struct bgp_caps c;
 
@@ -148,6 +148,17 @@ TEST(gr_f_bit_only_for_families_fare_ko_holds_r_bit_when_restarting)
 	CHECK_INT(c.gr_flags, BGP_GR_FLAG_NOTIFICATION);
 	CHECK_INT(c.gr_af_flags[BGP_FAM_IPV4_UNICAST], 0);
 	CHECK_INT(c.gr_af_flags[BGP_FAM_IPV6_UNICAST], BGP_GR_AF_FORWARDING);
+}
+
+TEST(gr_f_bit_transit_needs_fare_ko_routes_originated_always_kept)
+{
+	/* Host or no role: what it advertises is its own, delivered. */
+	CHECK(gr_forwarding_kept(false, false, 0));
+	CHECK(gr_forwarding_kept(false, true, 0));
+	/* Transit: fare.ko there and holding routes of the family. */
+	CHECK(gr_forwarding_kept(true, true, 3));
+	CHECK(!gr_forwarding_kept(true, true, 0));
+	CHECK(!gr_forwarding_kept(true, false, 0));
 }
 
 TEST(gr_n_bit_needs_both_sides)

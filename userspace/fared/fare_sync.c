@@ -14,6 +14,7 @@
 
 #include "fare_sync.h"
 #include "fib_sync.h"
+#include "gr.h"
 #include "orf_sess.h"
 #include "suppress.h"
 #include "upa.h"
@@ -925,9 +926,12 @@ bool fare_sync_forwarding(const struct fared *d, unsigned int fam)
 {
 	const struct fare_sync *fs = d->fare;
 
-	return fs && fs->nl && fs->fib &&
-	       fare_fib_count_family(fs->fib, fam == BGP_FAM_IPV4_UNICAST ?
-				     AF_INET : AF_INET6) > 0;
+	/* Without a role, or as a host, fared passes nothing on. */
+	return gr_forwarding_kept(fs && d->cfg.role != FARE_ROLE_HOST,
+				  fs && fs->nl && fs->fib,
+				  fs && fs->fib ? fare_fib_count_family(fs->fib,
+				  fam == BGP_FAM_IPV4_UNICAST ? AF_INET :
+				  AF_INET6) : 0);
 }
 
 int fare_sync_start(struct fared *d)

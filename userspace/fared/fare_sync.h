@@ -79,9 +79,9 @@ int fare_sync_start(struct fared *d);
  */
 void fare_sync_stop(struct fared *d, bool keep);
 /*
- * Whether fare.ko holds forwarding state for family fam (BGP_FAM_*): it is
- * there and has at least one route of that family, adopted or programmed.
- * The graceful restart F bit (RFC 4724 §3) says exactly this.
+ * The graceful restart F bit (RFC 4724 §3) for family fam (BGP_FAM_*):
+ * gr_forwarding_kept() for this fared (a transit role's routes need
+ * fare.ko to hold routes of the family, adopted or programmed).
  */
 bool fare_sync_forwarding(const struct fared *d, unsigned int fam);
 /* How long the start-up wait lasts, in seconds (see fare_sync_start()). */

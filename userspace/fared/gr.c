@@ -30,6 +30,11 @@ bool gr_n_exchanged(uint8_t our_flags, const struct bgp_caps *theirs)
 	       (theirs->gr_flags & BGP_GR_FLAG_NOTIFICATION);
 }
 
+bool gr_forwarding_kept(bool transit, bool fare_loaded, size_t fare_routes)
+{
+	return !transit || (fare_loaded && fare_routes > 0);
+}
+
 bool gr_cease_is_hard(uint8_t subcode)
 {
 	switch (subcode) {

@@ -32,6 +32,16 @@ void gr_open_caps(struct bgp_caps *caps, uint16_t restart_time,
  */
 bool gr_n_exchanged(uint8_t our_flags, const struct bgp_caps *theirs);
 
+/*
+ * RFC 4724 §3's F bit for a family: the forwarding of every route fared
+ * advertises in it survived fared's restart. What fared originates is the
+ * kernel's to deliver and always survives; a transit role also passes on
+ * learned routes, whose forwarding is fare.ko's: kept only when fare.ko is
+ * there and holds routes of the family (fare_routes, adopted or
+ * programmed).
+ */
+bool gr_forwarding_kept(bool transit, bool fare_loaded, size_t fare_routes);
+
 /* RFC 8538 §5.1: a Cease subcode that goes out as a Hard Reset. */
 bool gr_cease_is_hard(uint8_t subcode);
 
