@@ -77,8 +77,9 @@ grep "fare:" "$LAB_DIR/fared.log" || true
 kill -INT "$FARED_PID"
 wait "$FARED_PID" 2>/dev/null || true
 expect_eq "2: fare.ko after fared stopped" "$(weights)" none
-kill "$(cat "$LAB_DIR/bird3.pid")"
-wait_for 10 bash -c "! kill -0 $(cat "$LAB_DIR/bird3.pid") 2>/dev/null" || true
+bird3=$(cat "$LAB_DIR/bird3.pid")
+kill "$bird3"
+wait_for 10 bash -c "! kill -0 $bird3 2>/dev/null" || true
 mark_events
 fared_host_start 30 400G 3
 wait_for 30 first_table 10.1.0.1 || fail "leaf1 never sent its first table"
