@@ -754,7 +754,7 @@ static void local_open(const struct peer *p, struct bgp_open *o)
 	if (cfg->gr_restart_time) {
 		uint32_t fwd = 0;
 
-		/* F: only where fare.ko holds routes (fare_sync.h). */
+		/* F: where forwarding survived (fare_sync_forwarding()). */
 		for (fam = 0; fam < BGP_FAM_COUNT; fam++)
 			if (fare_sync_forwarding(p->d, fam))
 				fwd |= BGP_FAM_BIT(fam);
