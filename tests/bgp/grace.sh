@@ -7,6 +7,9 @@
 #     End-of-RIB; BIRD never deletes the route and no ping is lost.
 #  2. BIRD restarts gracefully: fared keeps BIRD's routes stale (helper),
 #     then sweeps the stale marks on BIRD's End-of-RIB.
+#  3. fared restarted with SIGTERM (graceful-restart configured): no
+#     NOTIFICATION, BIRD keeps the route, fared comes back restarting.
+#  4. SIGINT: fared stops for good; BIRD drops the route.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -74,3 +77,45 @@ grep -q "neighbor $B4 (plane 1): .* stale routes\? swept (End-of-RIB)" \
 	"$FARED_LOG" || fail "no sweep on End-of-RIB in fared's log"
 [ "$(fared_field $B4 stale_families)" = 0 ] || fail "stale families left"
 echo "ok: BIRD restarted gracefully: fared kept its routes stale, swept on EoR"
+
+# 3. A planned restart (fared.8, RESTART): SIGTERM with graceful-restart.
+#    BIRD 2.0 sends no RFC 8538 N bit, so fared closes the session without
+#    a NOTIFICATION; BIRD keeps fared's route stale, the kernel route in
+#    BIRD's namespace never goes, and fared comes back with the R bit
+#    (its state file kept).
+wait_for 20 "fared and BIRD Established" fared_established $B4
+kroute || fail "no kernel route before the planned restart"
+ip -n "$NS_B" monitor route >"$DIR/monitor3.log" 2>&1 &
+mon=$!
+restarts=$(grep -c "restarting: graceful restart" "$FARED_LOG")
+kill -TERM "$FARED_PID"
+rc=0
+wait "$FARED_PID" || rc=$?
+FARED_PID=
+[ $rc -eq 0 ] || fail "fared exited $rc on SIGTERM"
+grep -q "session down: fared restarting: closed without NOTIFICATION" \
+	"$FARED_LOG" || fail "fared did not leave the session gracefully"
+[ -f "$DIR/fared.state" ] || fail "the state file went at a restart"
+wait_for 10 "BIRD to enter graceful restart (helper)" gr_active
+bird_has_route 10.203.0.0/24 fared4 || fail "BIRD dropped the route at once"
+start_fared
+wait_for 20 "fared back" fared_established $B4
+[ "$(grep -c "restarting: graceful restart" "$FARED_LOG")" -gt "$restarts" ] ||
+	fail "fared did not start as a restarting speaker after SIGTERM"
+wait_for 20 "BIRD to end graceful restart" bash -c "! birdc -s $BIRD_SOCK show protocols all fared4 | grep -q 'graceful restart active'"
+bird_has_route 10.203.0.0/24 fared4 || fail "route missing after the restart"
+kill "$mon"
+wait "$mon" 2>/dev/null
+grep -E "^Deleted .*10\.203\.0\.0/24" "$DIR/monitor3.log" &&
+	fail "the kernel route flapped in BIRD's namespace"
+echo "ok: SIGTERM with graceful-restart: BIRD kept fared's route, no delete"
+
+# 4. SIGINT stops for good: a Cease, and BIRD withdraws the route.
+kill -INT "$FARED_PID"
+rc=0
+wait "$FARED_PID" || rc=$?
+FARED_PID=
+[ $rc -eq 0 ] || fail "fared exited $rc on SIGINT"
+[ ! -f "$DIR/fared.state" ] || fail "the state file stayed after SIGINT"
+wait_for 10 "BIRD to drop fared's route" bash -c "! birdc -s $BIRD_SOCK show route for 10.203.0.0/24 protocol fared4 | grep -q 10.203.0.0/24"
+echo "ok: SIGINT: Cease sent, BIRD dropped fared's route"

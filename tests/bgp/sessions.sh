@@ -83,8 +83,10 @@ echo "ok: withdrawals and re-announcements"
 	fail "farectl bgp routes -j"
 echo "ok: farectl bgp neighbors|routes"
 
-# SIGTERM: a Cease with a shutdown communication (RFC 9003) reaches BIRD.
-kill -TERM "$FARED_PID"
+# SIGINT, a stop: a Cease with a shutdown communication (RFC 9003) reaches
+# BIRD. (With graceful-restart configured, as here, SIGTERM is a restart
+# and sends none: grace.sh.)
+kill -INT "$FARED_PID"
 wait "$FARED_PID" || fail "fared exited with $?"
 FARED_PID=
 wait_for 10 "BIRD saw the Cease" grep -q "fared shutting down" "$DIR/bird.log"

@@ -21,7 +21,8 @@
  * "received R of N", one "iface NAME PACKETS" line per interface, and
  * "flows F split S" and "bursts B split S": how many flows and bursts had
  * datagrams arrive on more than one interface. It exits 0 only if every
- * datagram arrived once.
+ * datagram arrived once. SIGTERM or SIGINT ends the wait early, with the
+ * same report (a script stops it once its sender is done).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -29,6 +30,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,8 +197,18 @@ static int ingress_ifindex(struct msghdr *msg)
 	return 0;
 }
 
+static volatile sig_atomic_t sink_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	sink_stop = 1;
+}
+
 static int do_sink(const struct opts *o)
 {
+	/* No SA_RESTART: the signal ends poll() with EINTR. */
+	struct sigaction sa = { .sa_handler = on_stop };
 	long long deadline = now_ms() + o->timeout * 1000LL;
 	unsigned int received = 0, dups = 0, used, split;
 	static unsigned long long per_if[MAX_IFINDEX];
@@ -234,6 +246,8 @@ static int do_sink(const struct opts *o)
 		perror("fare-udp: socket/bind");
 		return 1;
 	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	/* Tell a waiting script that the socket is bound. */
 	printf("listening\n");
 	fflush(stdout);
@@ -251,7 +265,7 @@ static int do_sink(const struct opts *o)
 		int ifindex;
 		ssize_t n;
 
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+		if (sink_stop || left <= 0 || poll(&pfd, 1, (int)left) <= 0)
 			break;
 		n = recvmsg(fd, &msg, 0);
 		if (n < (ssize_t)sizeof(pl))

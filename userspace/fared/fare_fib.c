@@ -34,6 +34,8 @@ struct fib_ent {
 	struct fib_ent *next;
 	struct fare_prefix dst;
 	bool queued;
+	/* Found in fare.ko at start (adopted), not yet confirmed by the RIB. */
+	bool stale;
 	struct fib_rt *have;		/* NULL: fare.ko has no route */
 	struct fib_rt *want;		/* queued: NULL means delete */
 };
@@ -43,6 +45,8 @@ struct fare_fib {
 	void *apply_arg;
 	struct fib_ent **buckets;
 	size_t n_buckets, n_ents, n_programmed;
+	size_t n_stale;
+	size_t n_family[2];		/* programmed: IPv4, IPv6 */
 	struct fib_ent **queue;
 	size_t n_queue, queue_cap;
 };
@@ -222,6 +226,11 @@ static struct fib_ent **slot(const struct fare_fib *fib,
 	return pe;
 }
 
+static size_t *family_count(struct fare_fib *fib, const struct fare_prefix *p)
+{
+	return &fib->n_family[p->family == AF_INET ? 0 : 1];
+}
+
 static int grow_buckets(struct fare_fib *fib)
 {
 	size_t n = fib->n_buckets ? fib->n_buckets * 2 : 1024, i;
@@ -344,6 +353,25 @@ int fare_fib_update(struct fare_fib *fib, const struct fare_fib_cfg *cfg,
 	return fare_fib_queue(fib, &want);
 }
 
+/* Queues ent with want rt (NULL: delete); -ENOMEM leaves it as it was. */
+static int enqueue(struct fare_fib *fib, struct fib_ent *ent,
+		   struct fib_rt *rt)
+{
+	if (fib->n_queue == fib->queue_cap) {
+		size_t cap = fib->queue_cap ? fib->queue_cap * 2 : 256;
+		struct fib_ent **q = realloc(fib->queue, cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		fib->queue = q;
+		fib->queue_cap = cap;
+	}
+	ent->want = rt;
+	ent->queued = true;
+	fib->queue[fib->n_queue++] = ent;
+	return 0;
+}
+
 int fare_fib_queue(struct fare_fib *fib, const struct fare_route *r)
 {
 	struct fib_ent **pe, *ent;
@@ -368,6 +396,11 @@ int fare_fib_queue(struct fare_fib *fib, const struct fare_route *r)
 		*pe = ent;
 		fib->n_ents++;
 	}
+	if (ent->stale) {
+		/* The RIB has the prefix again: no longer the sweep's. */
+		ent->stale = false;
+		fib->n_stale--;
+	}
 	if (ent->queued) {
 		free(ent->want);
 		ent->want = rt;
@@ -377,18 +410,8 @@ int fare_fib_queue(struct fare_fib *fib, const struct fare_route *r)
 		free(rt);
 		return 0;
 	}
-	if (fib->n_queue == fib->queue_cap) {
-		size_t cap = fib->queue_cap ? fib->queue_cap * 2 : 256;
-		struct fib_ent **q = realloc(fib->queue, cap * sizeof(*q));
-
-		if (!q)
-			goto nomem;
-		fib->queue = q;
-		fib->queue_cap = cap;
-	}
-	ent->want = rt;
-	ent->queued = true;
-	fib->queue[fib->n_queue++] = ent;
+	if (enqueue(fib, ent, rt))
+		goto nomem;
 	return 0;
 nomem:
 	free(rt);
@@ -411,6 +434,7 @@ static void settle(struct fare_fib *fib, struct fib_ent *ent, bool applied)
 {
 	if (applied) {
 		fib->n_programmed += !ent->have - !ent->want;
+		*family_count(fib, &ent->dst) += !ent->have - !ent->want;
 		free(ent->have);
 		ent->have = ent->want;
 	} else {
@@ -490,6 +514,79 @@ void fare_fib_flush(struct fare_fib *fib, size_t chunk,
 	fib->n_queue = 0;
 	free(ops);
 	free(ents);
+}
+
+int fare_fib_adopt(struct fare_fib *fib, const struct fare_route *r)
+{
+	struct fare_route sorted;
+	struct fib_ent **pe, *ent;
+	struct fib_rt *rt;
+
+	if (!r->n_nexthops || r->n_nexthops > FARE_NEXTHOP_MAX ||
+	    (r->dst.family != AF_INET && r->dst.family != AF_INET6))
+		return 0;
+	/* As fare_fib_compute() lists them, so that equal compares equal. */
+	memcpy(&sorted, r, sizeof(sorted));
+	qsort(sorted.nexthops, sorted.n_nexthops, sizeof(sorted.nexthops[0]),
+	      nh_plane_cmp);
+	rt = rt_from(&sorted);
+	if (!rt)
+		return -ENOMEM;
+	if (fib->n_ents >= fib->n_buckets && grow_buckets(fib)) {
+		free(rt);
+		return -ENOMEM;
+	}
+	pe = slot(fib, &r->dst);
+	if (*pe) {
+		/* Known already: what fared itself programmed stands. */
+		free(rt);
+		return 0;
+	}
+	ent = calloc(1, sizeof(*ent));
+	if (!ent) {
+		free(rt);
+		return -ENOMEM;
+	}
+	ent->dst = r->dst;
+	ent->have = rt;
+	ent->stale = true;
+	*pe = ent;
+	fib->n_ents++;
+	fib->n_programmed++;
+	(*family_count(fib, &ent->dst))++;
+	fib->n_stale++;
+	return 1;
+}
+
+size_t fare_fib_sweep(struct fare_fib *fib)
+{
+	size_t i, n = 0;
+
+	for (i = 0; fib->n_stale && i < fib->n_buckets; i++) {
+		struct fib_ent *e;
+
+		for (e = fib->buckets[i]; e; e = e->next) {
+			if (!e->stale)
+				continue;
+			/* A stale entry is never queued: queueing clears it. */
+			if (enqueue(fib, e, NULL))
+				return n;
+			e->stale = false;
+			fib->n_stale--;
+			n++;
+		}
+	}
+	return n;
+}
+
+size_t fare_fib_stale(const struct fare_fib *fib)
+{
+	return fib->n_stale;
+}
+
+size_t fare_fib_count_family(const struct fare_fib *fib, int family)
+{
+	return fib->n_family[family == AF_INET ? 0 : 1];
 }
 
 size_t fare_fib_pending(const struct fare_fib *fib)

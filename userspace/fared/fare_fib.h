@@ -137,6 +137,22 @@ void fare_fib_flush(struct fare_fib *fib, size_t chunk,
 size_t fare_fib_pending(const struct fare_fib *fib);
 /* Routes recorded as programmed. */
 size_t fare_fib_count(const struct fare_fib *fib);
+/* Of them, those of one address family (AF_INET, AF_INET6). */
+size_t fare_fib_count_family(const struct fare_fib *fib, int family);
+
+/*
+ * Restart (fared.8, RESTART): a route fare.ko already holds, found at
+ * start, recorded as programmed and stale. Queueing its prefix later
+ * (fare_fib_queue(), even with an equal route, which then sends nothing)
+ * clears the mark; fare_fib_sweep() queues the deletion of every route
+ * still marked, once the RIB is complete. Returns 1 when adopted, 0 when
+ * the prefix was known already or the route has no next hop, -ENOMEM.
+ */
+int fare_fib_adopt(struct fare_fib *fib, const struct fare_route *r);
+/* Queues the deletion of each stale route; returns how many. */
+size_t fare_fib_sweep(struct fare_fib *fib);
+/* Routes adopted and not yet confirmed or swept. */
+size_t fare_fib_stale(const struct fare_fib *fib);
 /* The programmed route for dst into *out; false when there is none. */
 bool fare_fib_get(const struct fare_fib *fib, const struct fare_prefix *dst,
 		  struct fare_route *out);

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "fare_sync.h"
+#include "fib_sync.h"
+#include "gr.h"
 #include "orf_sess.h"
 #include "suppress.h"
 #include "upa.h"
@@ -748,16 +750,73 @@ static void rnic_reset(struct fare_sync *fs)
 	rnic_poll(&fs->rnic_timer);
 }
 
-/* The start-up wait is over: every prefix is programmed, once. */
+static int reweigh(const struct rib_entry *e, void *arg);
+
+static bool unreach_wanted(struct fare_sync *fs, const struct fare_prefix *x)
+{
+	struct fare_prefix p;
+	size_t i;
+
+	for (i = 0; i < fs->n_unreach; i++) {
+		fare_fib_prefix(&fs->unreach[i], &p);
+		if (!fib_prefix_cmp(&p, x))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The unreachable routes found at start that no prefix wants now go; one
+ * that became a fare route was replaced by fare_route_add() already.
+ */
+static size_t unreach_sweep(struct fare_sync *fs)
+{
+	struct fare_route have;
+	struct fare_err err;
+	size_t i, n = 0;
+
+	for (i = 0; fs->nl && i < fs->n_stale_unreach; i++) {
+		const struct fare_prefix *x = &fs->stale_unreach[i];
+
+		if (unreach_wanted(fs, x) || fare_fib_get(fs->fib, x, &have))
+			continue;
+		if (fare_route_unreachable(fs->nl, x, false, &err))
+			fared_log("fare: sweeping an unreachable route: %s",
+				  err.msg);
+		else
+			n++;
+	}
+	free(fs->stale_unreach);
+	fs->stale_unreach = NULL;
+	fs->n_stale_unreach = 0;
+	return n;
+}
+
+/*
+ * The start-up wait is over: every prefix is programmed, once. Routes
+ * adopted at start that the RIB still wants stay untouched when equal
+ * (fare_fib_queue() sends nothing), are replaced when not, and the rest
+ * are swept in the same batch, after the adds (fib_ops_order()).
+ */
 static void first_tables_in(struct fare_sync *fs, const char *why)
 {
 	struct fared *d = fs->d;
+	size_t swept, stale_unreach;
 
 	fs->first_tables = false;
 	timer_stop(&d->loop, &fs->update_delay);
 	fared_log("fare: %s after %llu ms: programming", why,
 		  (unsigned long long)(loop_now_ms() - fs->started_ms));
-	fare_sync_reweigh_all(d);
+	rib_walk(d->rib, reweigh, d);
+	swept = fare_fib_sweep(fs->fib);
+	fare_sync_flush(d);
+	stale_unreach = unreach_sweep(fs);
+	if (fs->adopted)
+		fared_log("fare: restart: %zu adopted route%s, %zu swept, "
+			  "%zu unreachable route%s swept; %llu ops so far",
+			  fs->adopted, fs->adopted == 1 ? "" : "s", swept,
+			  stale_unreach, stale_unreach == 1 ? "" : "s",
+			  (unsigned long long)fs->ops);
 }
 
 static void update_delay_over(struct timer *t)
@@ -770,8 +829,9 @@ static void update_delay_over(struct timer *t)
 		if (!peer_has_first_table(d->peers[i]))
 			missing++;
 	fared_log("fare: update-delay (%u s) over, %zu of %zu neighbors "
-		  "without a first table", d->cfg.update_delay, missing,
-		  d->n_peers);
+		  "without a first table",
+		  fare_sync_wait_s(&d->cfg, fs->adopted + fs->n_stale_unreach),
+		  missing, d->n_peers);
 	first_tables_in(fs, "update-delay over");
 }
 
@@ -788,11 +848,97 @@ void fare_sync_eor(struct fared *d)
 	first_tables_in(fs, "End-of-RIB from every neighbor");
 }
 
+static int adopt_route(const struct fare_route *r, void *arg)
+{
+	struct fare_sync *fs = arg;
+	int ret = fare_fib_adopt(fs->fib, r);
+
+	if (ret < 0)
+		return ret;
+	fs->adopted += (size_t)ret;
+	return 0;
+}
+
+static int adopt_unreach(const struct fare_prefix *x, void *arg)
+{
+	struct fare_sync *fs = arg;
+	struct fare_prefix *v;
+
+	v = realloc(fs->stale_unreach, (fs->n_stale_unreach + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	fs->stale_unreach = v;
+	v[fs->n_stale_unreach++] = *x;
+	return 0;
+}
+
+/*
+ * What a predecessor left in fare.ko stays and forwards: adopted as stale
+ * (fare_fib_adopt()), reconciled when the first tables are in. When that
+ * fails, fare.ko is flushed as a last resort, so that fared's record and
+ * fare.ko agree.
+ */
+static void adopt(struct fare_sync *fs)
+{
+	struct fare_err err;
+	size_t n = 0;
+
+	if (!fare_route_dump(fs->nl, adopt_route, fs, &err) &&
+	    !fare_route_unreachable_dump(fs->nl, adopt_unreach, fs, &err)) {
+		if (fs->adopted || fs->n_stale_unreach)
+			fared_log("fare: restart: %zu route%s and %zu "
+				  "unreachable route%s adopted as stale: "
+				  "forwarding on them until the first tables "
+				  "are in", fs->adopted,
+				  fs->adopted == 1 ? "" : "s",
+				  fs->n_stale_unreach,
+				  fs->n_stale_unreach == 1 ? "" : "s");
+		return;
+	}
+	fared_log("fare: adopting fare.ko's routes: %s; flushing them",
+		  err.msg);
+	fare_fib_free(fs->fib);
+	fs->fib = fare_fib_new(apply, fs);
+	fs->adopted = 0;
+	free(fs->stale_unreach);
+	fs->stale_unreach = NULL;
+	fs->n_stale_unreach = 0;
+	if (fare_route_flush(fs->nl, &n, &err))
+		fared_log("fare: flushing old routes: %s", err.msg);
+	else if (n)
+		fared_log("fare: flushed %zu old route%s", n,
+			  n == 1 ? "" : "s");
+}
+
+unsigned int fare_sync_wait_s(const struct fared_config *cfg, size_t adopted)
+{
+	unsigned int s = cfg->update_delay;
+
+	if (!adopted)
+		return s;
+	/* Routes to keep: as long as the peers keep ours, at least. */
+	if (cfg->gr_restart_time > s)
+		s = cfg->gr_restart_time;
+	return s ? s : cfg->gr_stale_time;
+}
+
+bool fare_sync_forwarding(const struct fared *d, unsigned int fam)
+{
+	const struct fare_sync *fs = d->fare;
+
+	/* Without a role, or as a host, fared passes nothing on. */
+	return gr_forwarding_kept(fs && d->cfg.role != FARE_ROLE_HOST,
+				  fs && fs->nl && fs->fib,
+				  fs && fs->fib ? fare_fib_count_family(fs->fib,
+				  fam == BGP_FAM_IPV4_UNICAST ? AF_INET :
+				  AF_INET6) : 0);
+}
+
 int fare_sync_start(struct fared *d)
 {
 	struct fare_sync *fs;
 	struct fare_err err;
-	size_t n = 0;
+	unsigned int wait_s;
 	int ret;
 
 	if (!d->cfg.fare)
@@ -815,27 +961,29 @@ int fare_sync_start(struct fared *d)
 		fared_log("fare: %s: weights are computed, not programmed",
 			  ret == -ENOENT ? "fare.ko is not loaded" : err.msg);
 		fs->nl = NULL;
-	} else if (fare_route_flush(fs->nl, &n, &err)) {
-		fared_log("fare: flushing old routes: %s", err.msg);
-	} else if (n) {
-		fared_log("fare: flushed %zu old route%s", n,
-			  n == 1 ? "" : "s");
+	} else {
+		adopt(fs);
+		if (!fs->fib) {
+			fare_close(fs->nl);
+			free(fs);
+			return -ENOMEM;
+		}
 	}
 	d->fare = fs;
 	setup_planes(fs);
 	timer_init(&fs->rnic_timer, rnic_poll, fs);
 	rnic_reset(fs);
 	timer_init(&fs->update_delay, update_delay_over, fs);
-	if (fs->nl && d->cfg.update_delay) {
+	wait_s = fare_sync_wait_s(&d->cfg, fs->adopted + fs->n_stale_unreach);
+	if (fs->nl && wait_s) {
 		fs->first_tables = true;
 		fs->started_ms = loop_now_ms();
-		timer_set(&d->loop, &fs->update_delay,
-			  d->cfg.update_delay * 1000ull);
+		timer_set(&d->loop, &fs->update_delay, wait_s * 1000ull);
 	}
 	return 0;
 }
 
-void fare_sync_stop(struct fared *d)
+void fare_sync_stop(struct fared *d, bool keep)
 {
 	struct fare_sync *fs = d->fare;
 	struct fare_err err;
@@ -843,12 +991,18 @@ void fare_sync_stop(struct fared *d)
 
 	if (!fs)
 		return;
-	if (fs->nl) {
+	if (fs->nl && keep) {
+		fared_log("fare: leaving %zu route%s in fare.ko for the next "
+			  "fared", fare_fib_count(fs->fib),
+			  fare_fib_count(fs->fib) == 1 ? "" : "s");
+		fare_close(fs->nl);
+	} else if (fs->nl) {
 		/* Also takes the unreachable routes (fs->unreach) away. */
 		if (fare_route_flush(fs->nl, &n, &err))
 			fared_log("fare: flushing routes: %s", err.msg);
 		fare_close(fs->nl);
 	}
+	free(fs->stale_unreach);
 	fare_fib_free(fs->fib);
 	adv_free_all(fs);
 	free(fs->upa);

@@ -7,9 +7,14 @@
  * ethtool speed), and the RIB's change feed turned into fare.ko routes
  * through fare_fib.h, one libfare batch per event-loop iteration.
  *
- * fared owns the fare routes of its network namespace: it flushes them at
- * start and at exit. Without fare.ko (no module: libfare's -ENOENT) the
- * weights are still computed and explained, and nothing is programmed.
+ * fared owns the fare routes of its network namespace. At start it adopts
+ * those it finds (a predecessor's, left by a crash or a graceful exit) as
+ * stale: fare.ko keeps forwarding on them until the first tables are in,
+ * then only the differences are programmed and what the RIB no longer has
+ * is swept (fared.8, RESTART). At exit it flushes them, unless it leaves
+ * them for the next fared (fare_sync_stop()'s keep). Without fare.ko (no
+ * module: libfare's -ENOENT) the weights are still computed and
+ * explained, and nothing is programmed.
  */
 #ifndef FARED_FARE_SYNC_H
 #define FARED_FARE_SYNC_H
@@ -56,11 +61,31 @@ struct fare_sync {
 	bool first_tables;
 	struct timer update_delay;
 	uint64_t started_ms;
+	/*
+	 * Restart: fare routes found in fare.ko at start (the stale ones
+	 * are in fib), and fare's unreachable kernel routes found then, to
+	 * be swept when the first tables are in unless wanted again.
+	 */
+	size_t adopted;
+	struct fare_prefix *stale_unreach;
+	size_t n_stale_unreach;
 };
 
 /* Starts the FARE side when d->cfg has a role; 0 or -errno. */
 int fare_sync_start(struct fared *d);
-void fare_sync_stop(struct fared *d);
+/*
+ * keep: leave fare.ko's routes (and their kernel routes) in place for the
+ * next fared to adopt; otherwise every one is flushed.
+ */
+void fare_sync_stop(struct fared *d, bool keep);
+/*
+ * The graceful restart F bit (RFC 4724 §3) for family fam (BGP_FAM_*):
+ * gr_forwarding_kept() for this fared (a transit role's routes need
+ * fare.ko to hold routes of the family, adopted or programmed).
+ */
+bool fare_sync_forwarding(const struct fared *d, unsigned int fam);
+/* How long the start-up wait lasts, in seconds (see fare_sync_start()). */
+unsigned int fare_sync_wait_s(const struct fared_config *cfg, size_t adopted);
 /* The configuration was reloaded: planes again, every prefix again. */
 void fare_sync_reload(struct fared *d);
 /*

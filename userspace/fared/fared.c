@@ -2,8 +2,12 @@
 /*
  * fared, the BGP daemon of fare: one thread, one event loop. It keeps a
  * session per configured neighbor, feeds what import policy accepts into
- * the RIB, answers the control socket, reloads on SIGHUP and announces a
- * graceful Cease on SIGTERM.
+ * the RIB, answers the control socket and reloads on SIGHUP. SIGTERM with
+ * graceful-restart configured is a restart (fared.8, RESTART): the peers
+ * are left so that they keep our routes, fare.ko keeps its routes for the
+ * next fared to adopt. SIGINT, and SIGTERM without graceful-restart, stop:
+ * a Cease (a Hard Reset where RFC 8538 was negotiated) and fare.ko
+ * flushed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -30,6 +34,7 @@
 static struct ctl ctl;
 static const char *config_path = DEFAULT_CONFIG;
 static bool verbose;
+static int stop_signal;
 
 static void usage(FILE *f)
 {
@@ -328,13 +333,18 @@ static void on_signal(struct loop *l, int sig)
 		reload(d);
 		return;
 	}
-	fared_log("%s: shutting down", strsignal(sig));
+	stop_signal = sig;
+	fared_log("%s: %s", strsignal(sig),
+		  sig == SIGTERM && d->cfg.gr_restart_time ?
+		  "leaving for a restart (graceful restart): fare.ko keeps "
+		  "its routes" : "shutting down");
 	l->stop = true;
 }
 
 static int run(struct fared *d, bool force_restart)
 {
 	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT };
+	bool leave;
 	int fd, err;
 	size_t i;
 
@@ -353,12 +363,11 @@ static int run(struct fared *d, bool force_restart)
 		return 1;
 	}
 	/*
-	 * The state file outlives an unclean exit only: finding it means
-	 * the last fared died and this one restarts (RFC 4724 R bit).
+	 * The state file outlives an unclean exit or a restart only: finding
+	 * it means this fared restarts (RFC 4724 R bit), and so do fare.ko
+	 * routes left behind (fare_sync_start() adopts them).
 	 */
 	d->restarting = force_restart || !access(d->cfg.state_file, F_OK);
-	if (d->cfg.gr_restart_time && d->restarting)
-		fared_log("restarting: graceful restart with the peers");
 	fd = open(d->cfg.state_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		  0644);
 	if (fd >= 0) {
@@ -375,6 +384,10 @@ static int run(struct fared *d, bool force_restart)
 		fared_log("fare: %s", strerror(-err));
 		return 1;
 	}
+	if (d->fare && d->fare->adopted)
+		d->restarting = true;
+	if (d->cfg.gr_restart_time && d->restarting)
+		fared_log("restarting: graceful restart with the peers");
 	d->listen4 = open_listener(d, AF_INET, &d->lio4);
 	d->listen6 = open_listener(d, AF_INET6, &d->lio6);
 	err = ctl_open(&ctl, d, d->cfg.control_socket);
@@ -388,9 +401,16 @@ static int run(struct fared *d, bool force_restart)
 	err = loop_run(&d->loop);
 	if (err)
 		fared_log("event loop: %s", strerror(-err));
+	leave = !err && stop_signal == SIGTERM && d->cfg.gr_restart_time;
+	/* Before the peers go: their routes leaving must not touch fare.ko. */
+	if (leave)
+		fare_sync_stop(d, true);
 	for (i = 0; i < d->n_peers; i++)
-		peer_free(d->peers[i], BGP_CEASE_ADMIN_SHUTDOWN,
-			  "fared shutting down");
+		if (leave)
+			peer_restart_leave(d->peers[i]);
+		else
+			peer_free(d->peers[i], BGP_CEASE_ADMIN_SHUTDOWN,
+				  "fared shutting down");
 	/* The last drain below must not see the freed peers. */
 	free(d->peers);
 	d->peers = NULL;
@@ -405,11 +425,13 @@ static int run(struct fared *d, bool force_restart)
 		close(d->listen6);
 	}
 	idle(&d->loop);
-	fare_sync_stop(d);
+	fare_sync_stop(d, false);
 	orf_want_free(d);
 	rib_free(d->rib);
 	loop_fini(&d->loop);
-	unlink(d->cfg.state_file);
+	/* Kept for a restart: the next fared sets the R bit. */
+	if (!leave)
+		unlink(d->cfg.state_file);
 	return err ? 1 : 0;
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fare_sync.h"
+#include "gr.h"
 #include "orf_sess.h"
 #include "peer.h"
 
@@ -221,21 +222,42 @@ static void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
 		conn_flush(c);
 		c->peer->notifications_tx++;
 	}
+	c->hard = code == BGP_ERR_CEASE && subcode == BGP_CEASE_HARD_RESET;
 	snprintf(c->peer->last_error, sizeof(c->peer->last_error),
 		 "sent NOTIFICATION %u/%u (%s)", code, subcode, why);
 	plog(c->peer, "sent NOTIFICATION %u/%u: %s", code, subcode, why);
 	conn_close(c, why, true);
 }
 
+/* RFC 8538: both sides sent the N bit on c. */
+static bool conn_gr_n(const struct conn *c)
+{
+	return c->open_rx && gr_n_exchanged(c->gr_flags_tx, &c->open.caps);
+}
+
 static void conn_cease(struct conn *c, uint8_t subcode, const char *text)
 {
-	uint8_t buf[BGP_MAX_LEN];
-	int len = -1;
+	uint8_t buf[BGP_MAX_LEN], hard[BGP_MAX_LEN];
+	int len = -1, n;
 
 	if (text && (subcode == BGP_CEASE_ADMIN_SHUTDOWN ||
 		     subcode == BGP_CEASE_ADMIN_RESET))
 		len = bgp_notification_build_shutdown(buf, sizeof(buf),
 						      subcode, text);
+	/* RFC 8538 §5.1: a lasting end goes inside a Hard Reset. */
+	if (conn_gr_n(c) && gr_cease_is_hard(subcode) &&
+	    subcode != BGP_CEASE_HARD_RESET) {
+		n = gr_hard_reset_data(BGP_ERR_CEASE, subcode,
+				       buf + BGP_NOTIFICATION_MIN_LEN,
+				       len > BGP_NOTIFICATION_MIN_LEN ?
+				       (size_t)len - BGP_NOTIFICATION_MIN_LEN :
+				       0, hard, sizeof(hard));
+		if (n > 0) {
+			conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_HARD_RESET,
+				    hard, (size_t)n, text ? text : "cease");
+			return;
+		}
+	}
 	if (len > BGP_NOTIFICATION_MIN_LEN)
 		conn_notify(c, BGP_ERR_CEASE, subcode,
 			    buf + BGP_NOTIFICATION_MIN_LEN,
@@ -588,6 +610,9 @@ static void sweep(struct peer *p, uint32_t families, const char *why)
 	n = rib_peer_sweep_stale(p->d->rib, p->index, families);
 	p->stale_families &= ~families;
 	plog(p, "%zu stale route%s swept (%s)", n, n == 1 ? "" : "s", why);
+	p->rr_families &= p->stale_families;
+	if (!p->rr_families)
+		timer_stop(&p->d->loop, &p->rr_stale);
 	if (!p->stale_families) {
 		timer_stop(&p->d->loop, &p->gr_stale);
 		timer_stop(&p->d->loop, &p->gr_restart);
@@ -608,15 +633,41 @@ static void gr_stale_expired(struct timer *t)
 	sweep(p, p->stale_families, "no End-of-RIB within stale-time");
 }
 
-/* The session went down: keep the routes stale, or flush them. */
-static void session_down(struct peer *p, bool graceful)
+/* RFC 7313 §4: stale since a BoRR, bounded by stale-time. */
+static void rr_stale_expired(struct timer *t)
 {
-	uint32_t keep = 0, all = BGP_FAM_BIT(BGP_FAM_COUNT) - 1;
+	struct peer *p = t->arg;
+
+	sweep(p, p->rr_families, "no EoRR within stale-time");
+}
+
+/*
+ * The session c went down (notified: a NOTIFICATION was sent or
+ * received): keep the routes stale, or flush them (gr_session_down()).
+ */
+static void session_down(struct peer *p, const struct conn *c, bool notified)
+{
+	uint32_t keep, all = BGP_FAM_BIT(BGP_FAM_COUNT) - 1;
+	struct gr_session s = {
+		.helper = p->params.graceful_restart &&
+			  p->peer_caps.gr_restart_time,
+		.n = conn_gr_n(c),
+		.families = p->peer_caps.gr_families & p->params.families,
+		.stale = p->stale_families,
+	};
+	struct gr_down g;
 	size_t n;
 
-	if (graceful && p->params.graceful_restart &&
-	    p->peer_caps.gr_restart_time)
-		keep = p->peer_caps.gr_families & p->params.families;
+	gr_session_down(&s, notified, c->hard, &g);
+	keep = g.keep;
+	p->rr_families = 0;
+	timer_stop(&p->d->loop, &p->rr_stale);
+	if (g.drop_stale) {
+		n = rib_peer_sweep_stale(p->d->rib, p->index, g.drop_stale);
+		p->stale_families &= ~g.drop_stale;
+		plog(p, "consecutive restart: %zu route%s still stale from "
+		     "before deleted", n, n == 1 ? "" : "s");
+	}
 	if (keep) {
 		n = rib_peer_mark_stale(p->d->rib, p->index, keep);
 		p->stale_families |= keep;
@@ -667,7 +718,7 @@ static void conn_close(struct conn *c, const char *why, bool notified)
 		p->flaps++;
 		plog(p, "session down: %s", why);
 		fare_sync_peer_down(p);
-		session_down(p, !notified);
+		session_down(p, c, notified);
 	} else if (c->state >= PEER_OPENSENT) {
 		plog(p, "connection closed in %s: %s",
 		     peer_state_name(c->state), why);
@@ -701,16 +752,14 @@ static void local_open(const struct peer *p, struct bgp_open *o)
 			o->caps.orf_prefix[fam] = p->nb->orf;
 		}
 	if (cfg->gr_restart_time) {
-		o->caps.graceful_restart = true;
-		o->caps.gr_restart_time = cfg->gr_restart_time;
-		o->caps.gr_families = p->nb->families;
-		if (p->restarting) {
-			o->caps.gr_flags = BGP_GR_FLAG_RESTART;
-			/* fare.ko's table outlives fared: forwarding holds. */
-			for (fam = 0; fam < BGP_FAM_COUNT; fam++)
-				o->caps.gr_af_flags[fam] =
-					BGP_GR_AF_FORWARDING;
-		}
+		uint32_t fwd = 0;
+
+		/* F: where forwarding survived (fare_sync_forwarding()). */
+		for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+			if (fare_sync_forwarding(p->d, fam))
+				fwd |= BGP_FAM_BIT(fam);
+		gr_open_caps(&o->caps, cfg->gr_restart_time, p->nb->families,
+			     p->restarting, fwd);
 	}
 }
 
@@ -720,6 +769,7 @@ static void send_open(struct conn *c)
 	uint8_t buf[BGP_MAX_LEN];
 
 	local_open(c->peer, &o);
+	c->gr_flags_tx = o.caps.graceful_restart ? o.caps.gr_flags : 0;
 	c->state = PEER_OPENSENT;
 	timer_set(&c->peer->d->loop, &c->hold, OPEN_HOLD_MS);
 	conn_send(c, buf, bgp_open_build(buf, sizeof(buf), &o));
@@ -913,6 +963,7 @@ static void got_open(struct conn *c, const uint8_t *msg, size_t len)
 			    "peer uses our BGP identifier");
 		return;
 	}
+	c->open_rx = true;
 	local_open(p, &local);
 	bgp_negotiate(&local, &c->open, &c->params);
 	if (!collision(c))
@@ -966,12 +1017,7 @@ static void established(struct conn *c)
 	 * for its End-of-RIB.
 	 */
 	if (p->stale_families) {
-		for (fam = 0; fam < BGP_FAM_COUNT; fam++)
-			if (!c->open.caps.graceful_restart ||
-			    !(c->open.caps.gr_families & BGP_FAM_BIT(fam)) ||
-			    !(c->open.caps.gr_af_flags[fam] &
-			      BGP_GR_AF_FORWARDING))
-				fl |= BGP_FAM_BIT(fam);
+		fl = gr_established_drop(&c->open.caps, p->stale_families);
 		sweep(p, fl, "forwarding state not kept");
 		if (p->stale_families)
 			timer_set(&p->d->loop, &p->gr_stale,
@@ -1169,12 +1215,21 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 				  sizeof(buf), rr.afi, rr.safi, BGP_RR_EORR));
 		break;
 	case BGP_RR_BORR:
-		/* RFC 7313 §4.2: what is not re-sent before EoRR goes. */
-		if (c->params.enhanced_route_refresh) {
-			rib_peer_mark_stale(p->d->rib, p->index,
-					    BGP_FAM_BIT(fam));
-			p->stale_families |= BGP_FAM_BIT(fam);
+		if (!c->params.enhanced_route_refresh)
+			break;
+		/* RFC 7313 §4: not before its End-of-RIB (graceful restart). */
+		if (!gr_borr_accept(c->open.caps.graceful_restart, p->eor_rx,
+				    (unsigned int)fam)) {
+			plog(p, "BoRR for %s before its End-of-RIB: ignored",
+			     fam_name((unsigned int)fam));
+			break;
 		}
+		/* RFC 7313 §4.2: what is not re-sent before EoRR goes. */
+		rib_peer_mark_stale(p->d->rib, p->index, BGP_FAM_BIT(fam));
+		p->stale_families |= BGP_FAM_BIT(fam);
+		p->rr_families |= BGP_FAM_BIT(fam);
+		timer_set(&p->d->loop, &p->rr_stale,
+			  p->d->cfg.gr_stale_time * 1000ull);
 		break;
 	case BGP_RR_EORR:
 		if (c->params.enhanced_route_refresh)
@@ -1209,6 +1264,7 @@ static void got_notification(struct conn *c, const uint8_t *msg, size_t len)
 		snprintf(p->last_error, sizeof(p->last_error),
 			 "received NOTIFICATION %u/%u", n.code, n.subcode);
 	plog(p, "%s", p->last_error);
+	c->hard = n.code == BGP_ERR_CEASE && n.subcode == BGP_CEASE_HARD_RESET;
 	conn_close(c, p->last_error, true);
 }
 
@@ -1386,6 +1442,7 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
 	timer_init(&p->gr_restart, gr_restart_expired, p);
 	timer_init(&p->gr_stale, gr_stale_expired, p);
 	timer_init(&p->deferral, deferral_expired, p);
+	timer_init(&p->rr_stale, rr_stale_expired, p);
 	return p;
 }
 
@@ -1395,6 +1452,20 @@ void peer_start(struct peer *p)
 		return;
 	/* A short random delay spreads out the first connections. */
 	timer_set(&p->d->loop, &p->connect_retry, (uint64_t)(random() % 500));
+}
+
+void peer_restart_leave(struct peer *p)
+{
+	if (p->est && conn_gr_n(p->est))
+		conn_cease(p->est, BGP_CEASE_ADMIN_RESET, "fared restarting");
+	else if (p->est)
+		conn_close(p->est, "fared restarting: closed without "
+			   "NOTIFICATION (graceful restart)", false);
+	if (p->out)
+		conn_close(p->out, "fared restarting", false);
+	if (p->in)
+		conn_close(p->in, "fared restarting", false);
+	peer_free(p, BGP_CEASE_ADMIN_SHUTDOWN, NULL);
 }
 
 void peer_free(struct peer *p, uint8_t subcode, const char *text)
@@ -1413,6 +1484,7 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 	timer_stop(l, &p->gr_restart);
 	timer_stop(l, &p->gr_stale);
 	timer_stop(l, &p->deferral);
+	timer_stop(l, &p->rr_stale);
 	rib_peer_flush(p->d->rib, p->index, BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
 	fare_sync_peer_down(p);
 	free(p->adv);

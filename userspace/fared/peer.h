@@ -44,6 +44,9 @@ struct conn {
 	size_t wlen, wcap;
 	struct timer hold, keepalive, send_hold;
 	struct bgp_open open;		/* the peer's */
+	bool open_rx;			/* ... has arrived */
+	uint8_t gr_flags_tx;		/* our OPEN's restart flags (gr.h) */
+	bool hard;			/* a Hard Reset was sent or received */
 	struct bgp_session_params params;
 	struct sockaddr_storage local;
 };
@@ -58,6 +61,8 @@ struct peer {
 	struct timer gr_restart;	/* helper: peer's restart time */
 	struct timer gr_stale;		/* helper: waiting for its End-of-RIB */
 	struct timer deferral;		/* restarting: waiting for its EoR */
+	struct timer rr_stale;		/* BoRR: waiting for its EoRR */
+	uint32_t rr_families;		/* stale since a BoRR, no EoRR yet */
 	/* What the last Established session agreed, kept across a drop. */
 	struct bgp_session_params params;
 	struct bgp_caps peer_caps;
@@ -106,6 +111,12 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb);
 void peer_start(struct peer *p);
 /* Sends a Cease (subcode, RFC 9003 text) on any session and frees p. */
 void peer_free(struct peer *p, uint8_t subcode, const char *text);
+/*
+ * fared restarts (fared.8, RESTART): ends p's session so that the peer
+ * keeps our routes, stale (RFC 8538 Administrative Reset with N, else the
+ * TCP connection closed without NOTIFICATION, RFC 4724), and frees p.
+ */
+void peer_restart_leave(struct peer *p);
 /* An accepted connection whose source address matched p. */
 void peer_accept(struct peer *p, int fd);
 /* Re-sends what export permits now, withdrawing what it no longer does. */

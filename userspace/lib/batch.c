@@ -714,6 +714,27 @@ static int unreachable_flush(struct fare *f, size_t *deleted,
 	return ret;
 }
 
+int fare_route_unreachable_dump(struct fare *f, fare_prefix_cb cb, void *arg,
+				struct fare_err *err)
+{
+	struct prefix_list l = { 0 };
+	struct nlmsghdr *nlh;
+	size_t i;
+	int ret;
+
+	fare_err_clear(err);
+	nlh = fare_rtnl_msg_route_dump(f->tx, fare_next_seq(f));
+	ret = fare_talk(f, f->rtnl, nlh, collect_unreachable, &l, err);
+	if (ret && err)
+		ret = fare_err_set(err, ret,
+				   "listing fare's unreachable routes: %s",
+				   err->msg[0] ? err->msg : strerror(-ret));
+	for (i = 0; !ret && i < l.n; i++)
+		ret = cb(&l.v[i], arg);
+	free(l.v);
+	return ret;
+}
+
 int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 {
 	struct prefix_list l = { 0 };

@@ -163,6 +163,15 @@ int fare_route_del(struct fare *f, const struct fare_prefix *dst,
  */
 int fare_route_unreachable(struct fare *f, const struct fare_prefix *dst,
 			   bool on, struct fare_err *err);
+/*
+ * Calls cb for each unreachable route fare_route_unreachable() left in
+ * FARE_RT_TABLE (by its table, protocol and type): what a restarting
+ * daemon finds of its predecessor's. cb returns 0 to go on, a negative
+ * errno to stop (returned).
+ */
+typedef int (*fare_prefix_cb)(const struct fare_prefix *dst, void *arg);
+int fare_route_unreachable_dump(struct fare *f, fare_prefix_cb cb, void *arg,
+				struct fare_err *err);
 int fare_route_get(struct fare *f, const struct fare_prefix *dst,
 		   struct fare_route *out, struct fare_err *err);
 int fare_route_dump(struct fare *f, fare_route_cb cb, void *arg,

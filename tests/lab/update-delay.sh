@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# update-delay (fared.conf(5)): with fare.ko loaded, fared programs nothing
+# at start until every neighbor is Established and has sent End-of-RIB, or
+# until update-delay runs out. The multi-plane host (topo_planes 3), one
+# BIRD leaf per plane advertising 198.51.100.1/32 with PB 50/50/25 GB/s
+# (weights 1:2 2:2 3:1; without plane 3, 1:1 2:1). What fare.ko did is
+# read from its own event stream (farectl monitor) and route table.
+#
+#  1. Every leaf up: the route comes into fare.ko once, with its three
+#     planes, not once per arriving table.
+#  2. fared stopped (fare.ko flushed), leaf3's BIRD down, fared started
+#     again: while leaves 1 and 2 are Established with their End-of-RIB in,
+#     fare.ko has no route and saw no route event; once update-delay is
+#     over the route comes with planes 1 and 2, in one event; when leaf3
+#     is back, plane 3 joins.
+#
+# Step 2 checks "nothing yet" as soon as leaves 1 and 2 are in, which takes
+# a few seconds; DELAY (40 s) leaves a wide margin on the debug kernel. If
+# fared logged "update-delay ... over" before that check, the check says so
+# instead of passing.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+LAB_DIR=$(mktemp -d /tmp/update-delay.XXXXXX)
+CTL=$LAB_DIR/fared.sock
+DST=198.51.100.1/32
+DELAY=${UPDATE_DELAY:-40}
+# binary16 GB/s: 50 = 0x5240, 25 = 0x4e40.
+PB=(0 21056 21056 20032)
+
+export FARED_HOST_GLOBAL="update-delay $DELAY"
+
+weights() { host_weights "$DST"; }
+weights_are() { host_weights_are "$DST" "$1"; }
+
+# fare.ko's route events since mark_events.
+mark_events() { EVENTS_AT=$(wc -l <"$LAB_DIR/events"); }
+events_since() { tail -n +$((EVENTS_AT + 1)) "$LAB_DIR/events" | grep '^route' || true; }
+events_are() { [ "$(events_since | wc -l)" = "$1" ]; }
+
+# first_table ADDR: fared's neighbor ADDR is Established and sent EoR.
+first_table()
+{
+	[ "$("$FARECTL" -j bgp -s "$CTL" neighbors 2>/dev/null |
+	     jq -r --arg n "$1" '.[] | select(.address == $n) |
+		select(.state == "Established" and .eor_received > 0) |
+		.address')" = "$1" ]
+}
+
+load_fare
+topo_planes 3
+for i in 1 2 3; do
+	leaf_bird_conf $i 30 "route $DST blackhole {
+		bgp_ext_community.add((unknown 0x0f, 10.$i.0.1, ${PB[$i]}));
+	};"
+	leaf_bird_start $i
+done
+ip netns exec host "$FARECTL" monitor route plane >"$LAB_DIR/events" 2>&1 &
+LAB_PIDS+=("$!")
+EVENTS_AT=0
+
+# 1. Every leaf up.
+fared_host_start 30 400G 3
+wait_for 20 grep -q '^plane' "$LAB_DIR/events" || fail "monitor saw no plane"
+if ! wait_for 60 weights_are "1:2 2:2 3:1"; then
+	cat "$LAB_DIR/fared.log"
+fi
+expect_eq "1: weights" "$(weights)" "1:2 2:2 3:1"
+sleep 1
+expect_eq "1: fare.ko route events at start" \
+	"$(events_since | awk '{ print $1, $2, $3 }')" "route replace $DST"
+grep "fare:" "$LAB_DIR/fared.log" || true
+
+# 2. Leaf3 down, fared started again.
+kill -INT "$FARED_PID"
+wait "$FARED_PID" 2>/dev/null || true
+expect_eq "2: fare.ko after fared stopped" "$(weights)" none
+bird3=$(cat "$LAB_DIR/bird3.pid")
+kill "$bird3"
+wait_for 10 bash -c "! kill -0 $bird3 2>/dev/null" || true
+mark_events
+fared_host_start 30 400G 3
+wait_for 30 first_table 10.1.0.1 || fail "leaf1 never sent its first table"
+wait_for 30 first_table 10.2.0.1 || fail "leaf2 never sent its first table"
+if grep -q "update-delay .* over" "$LAB_DIR/fared.log"; then
+	fail "2: update-delay ran out before leaves 1 and 2 were in: check void"
+else
+	expect_eq "2: leaves 1 and 2 in, leaf3 missing: fare.ko route" \
+		"$(weights)" none
+	expect_eq "2: ... and fare.ko route events" "$(events_since)" ""
+fi
+if ! wait_for $((DELAY + 30)) weights_are "1:1 2:1"; then
+	cat "$LAB_DIR/fared.log"
+fi
+expect_eq "2: after update-delay: weights" "$(weights)" "1:1 2:1"
+expect_eq "2: fared logged the delay as the reason" \
+	"$(grep -c "update-delay ($DELAY s) over, 1 of 3 neighbors without a first table" "$LAB_DIR/fared.log")" 1
+sleep 1
+expect_eq "2: fare.ko route events by then" \
+	"$(events_since | awk '{ print $1, $2, $3 }')" "route replace $DST"
+leaf_bird_start 3
+wait_for 30 weights_are "1:2 2:2 3:1" || true
+expect_eq "2: leaf3 back: weights" "$(weights)" "1:2 2:2 3:1"
+
+grep "fare:" "$LAB_DIR/fared.log" || true
+lab_result
