@@ -51,7 +51,7 @@ static void usage(FILE *f)
 }
 
 /*
- * Tells systemd (Type=notify) where fared is: READY=1 once the
+ * Tells systemd (Type=notify) what fared is doing: READY=1 once the
  * configuration is loaded and fare.ko's planes exist, RELOADING=1 and
  * READY=1 around a SIGHUP reload, STOPPING=1 on the way out. Without
  * NOTIFY_SOCKET in the environment sd_notify() does nothing; a build
