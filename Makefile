@@ -31,7 +31,7 @@ KDIR_STAMP := kmod/compat/gen/kdir
 .PHONY: all module userspace tools compat clean check test demo deps \
 	checkpatch print-krel print-version install install-module \
 	install-userspace install-dkms uninstall uninstall-module \
-	uninstall-userspace systemd-units module-clean
+	uninstall-userspace systemd-units module-clean FORCE
 
 all: module userspace tools
 
@@ -122,8 +122,9 @@ ifeq ($(DESTDIR),)
 	depmod -a $(KREL)
 endif
 
-# The units name the installed fared and fared.conf.
-systemd/%.service: systemd/%.service.in Makefile
+# The units name the installed fared and fared.conf: made anew each time,
+# since SBINDIR and SYSCONFDIR may differ from the last run.
+systemd/%.service: systemd/%.service.in FORCE
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		$< >$@
 
@@ -189,6 +190,8 @@ uninstall-userspace:
 module-clean:
 	$(RM) $(KBUILD_OUTPUT_FILES)
 	rm -rf kmod/compat/gen out
+
+FORCE:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
