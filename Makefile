@@ -8,6 +8,12 @@
 #   make check           userspace unit tests (no kernel needed)
 #   make test            every test: unit, KUnit and labs in QEMU guests
 #   make demo            the skeleton lab: a 3:1 split over two planes
+#   make install         fare.ko for KDIR, fared, farectl, man pages, bash
+#                        completion, systemd units, the YNL spec and an
+#                        example /etc/fare/fared.conf (DESTDIR, PREFIX);
+#                        Documentation/install.md lists every file
+#   make uninstall       removes them (fared.conf only if unchanged)
+#   make install-dkms    the module's source into /usr/src/fare-VERSION
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 ifeq ($(wildcard $(KDIR)/Makefile),)
@@ -23,7 +29,9 @@ KBUILD_OUTPUT_FILES = $(wildcard *.o *.ko *.mod *.mod.c .*.cmd kmod/*.o \
 KDIR_STAMP := kmod/compat/gen/kdir
 
 .PHONY: all module userspace tools compat clean check test demo deps \
-	checkpatch print-krel
+	checkpatch print-krel print-version install install-module \
+	install-userspace install-dkms uninstall uninstall-module \
+	uninstall-userspace systemd-units module-clean FORCE
 
 all: module userspace tools
 
@@ -43,6 +51,7 @@ compat:
 		echo "$(KDIR)" > $(KDIR_STAMP); \
 	fi
 	@kmod/compat/probe.sh $(KDIR) $(COMPAT_H)
+	@echo "compat: $(KDIR):" $$(sed -n 's/^#define \(FARE_HAVE_[A-Z0-9_]*\).*/\1/p' $(COMPAT_H))
 
 KREL = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
@@ -78,8 +87,114 @@ deps:
 checkpatch:
 	tests/checkpatch.sh
 
+# --- installation (Documentation/install.md) -------------------------------
+#
+# PREFIX is where fared, farectl and their documents go (default
+# /usr/local; the Debian packages use /usr). The module goes where
+# modprobe looks, /lib/modules/KREL/updates; the configuration lives in
+# /etc whatever the PREFIX, because that is where fared looks for it.
+VERSION := $(shell cat $(CURDIR)/VERSION)
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+MODDIR = /lib/modules/$(KREL)/updates
+DKMSDIR ?= /usr/src/fare-$(VERSION)
+INSTALL ?= install
+UNITS := systemd/fared.service systemd/fared@.service
+export PREFIX SBINDIR MANDIR BASHCOMPDIR
+
+print-version:
+	@echo $(VERSION)
+
+install: install-module install-userspace
+
+install-module: module
+	@[ -n "$(KREL)" ] || { echo "no kernel release in $(KDIR)" >&2; exit 1; }
+	$(INSTALL) -D -m 0644 fare.ko $(DESTDIR)$(MODDIR)/fare.ko
+	$(INSTALL) -D -m 0644 systemd/modules-load.conf \
+		$(DESTDIR)$(MODULESLOADDIR)/fare.conf
+ifeq ($(DESTDIR),)
+	depmod -a $(KREL)
+endif
+
+# The units name the installed fared and fared.conf: made anew each time,
+# since SBINDIR and SYSCONFDIR may differ from the last run.
+systemd/%.service: systemd/%.service.in FORCE
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		$< >$@
+
+systemd-units: $(UNITS)
+
+install-userspace: userspace $(UNITS)
+	$(MAKE) -C userspace install
+	$(INSTALL) -D -m 0644 systemd/fared.service \
+		$(DESTDIR)$(UNITDIR)/fared.service
+	$(INSTALL) -D -m 0644 systemd/fared@.service \
+		$(DESTDIR)$(UNITDIR)/fared@.service
+	$(INSTALL) -D -m 0644 Documentation/netlink/specs/fare.yaml \
+		$(DESTDIR)$(DATADIR)/fare/fare.yaml
+	@# An operator's configuration is never overwritten.
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/fare/fared.conf ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/fare/fared.conf"; \
+	else \
+		echo $(INSTALL) -D -m 0644 userspace/fared/fared.conf.example \
+			$(DESTDIR)$(SYSCONFDIR)/fare/fared.conf; \
+		$(INSTALL) -D -m 0644 userspace/fared/fared.conf.example \
+			$(DESTDIR)$(SYSCONFDIR)/fare/fared.conf; \
+	fi
+
+# What DKMS builds from: the module's sources and this Makefile, with the
+# version in dkms.conf (dkms add/build/install fare/$(VERSION)).
+DKMS_SRCS := Makefile Kbuild VERSION $(wildcard kmod/*.c kmod/*.h) \
+	kmod/compat/compat.h kmod/compat/probe.sh \
+	$(wildcard kmod/compat/probes/*.c) uapi/linux/fare.h
+
+install-dkms:
+	@for f in $(DKMS_SRCS); do \
+		m=0644; [ -x $$f ] && m=0755; \
+		$(INSTALL) -D -m $$m $$f $(DESTDIR)$(DKMSDIR)/$$f || exit 1; \
+	done
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf \
+		>$(DESTDIR)$(DKMSDIR)/dkms.conf
+	@echo "now: dkms install fare/$(VERSION)"
+
+uninstall: uninstall-module uninstall-userspace
+
+uninstall-module:
+	rm -f $(DESTDIR)$(MODDIR)/fare.ko \
+		$(DESTDIR)$(MODULESLOADDIR)/fare.conf
+ifeq ($(DESTDIR),)
+	@if [ -n "$(KREL)" ]; then depmod -a $(KREL); fi
+endif
+
+uninstall-userspace:
+	$(MAKE) -C userspace uninstall
+	rm -f $(DESTDIR)$(UNITDIR)/fared.service \
+		$(DESTDIR)$(UNITDIR)/fared@.service \
+		$(DESTDIR)$(DATADIR)/fare/fare.yaml
+	-rmdir $(DESTDIR)$(DATADIR)/fare 2>/dev/null
+	@if cmp -s userspace/fared/fared.conf.example \
+		$(DESTDIR)$(SYSCONFDIR)/fare/fared.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/fare/fared.conf; \
+		rmdir $(DESTDIR)$(SYSCONFDIR)/fare 2>/dev/null || true; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/fare/fared.conf ]; then \
+		echo "keeping the edited $(DESTDIR)$(SYSCONFDIR)/fare/fared.conf"; \
+	fi
+
+# What DKMS runs to clean: the module's objects only.
+module-clean:
+	$(RM) $(KBUILD_OUTPUT_FILES)
+	rm -rf kmod/compat/gen out
+
+FORCE:
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf kmod/compat/gen out
 	-$(MAKE) -C userspace clean
-	rm -f tests/tools/fare-udp tests/unit/select_test
+	rm -f tests/tools/fare-udp tests/unit/select_test $(UNITS)

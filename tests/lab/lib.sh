@@ -7,6 +7,7 @@
 
 FARE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FARECTL=${FARECTL:-$FARE_ROOT/userspace/farectl/farectl}
+FARED=${FARED:-$FARE_ROOT/userspace/fared/fared}
 FARE_UDP=${FARE_UDP:-$FARE_ROOT/tests/tools/fare-udp}
 FARE_KO=${FARE_KO:-$FARE_ROOT/out/$(uname -r)/fare.ko}
 
@@ -255,7 +256,7 @@ plane $i {
 EOC
 		done
 	} >"$LAB_DIR/fared.conf"
-	ip netns exec host "$FARE_ROOT/userspace/fared/fared" \
+	ip netns exec host "$FARED" \
 		-c "$LAB_DIR/fared.conf" >"$LAB_DIR/fared.log" 2>&1 &
 	FARED_PID=$!
 	LAB_PIDS+=("$FARED_PID")

@@ -13,7 +13,7 @@
 
 #include "bgp.h"
 
-#define FARED_SOCKET	"/run/fared.sock"
+#define FARED_SOCKET	"/run/fared/fared.sock"
 
 static int bgp_usage(FILE *f)
 {

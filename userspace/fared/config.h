@@ -98,8 +98,8 @@ struct fared_multihome {
 	int line;
 };
 
-#define FARED_DEFAULT_CONTROL	"/run/fared.sock"
-#define FARED_DEFAULT_STATE	"/run/fared.state"
+#define FARED_DEFAULT_CONTROL	"/run/fared/fared.sock"
+#define FARED_DEFAULT_STATE	"/run/fared/fared.state"
 
 struct fared_config {
 	uint32_t router_id;		/* host order */

@@ -14,14 +14,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef FARED_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 
 #include "config.h"
 #include "ctl.h"
@@ -48,6 +53,40 @@ static void usage(FILE *f)
 		"the\n"
 		"           last run ended cleanly\n"
 		"  -v       log every RIB change\n");
+}
+
+/*
+ * Tells systemd (Type=notify) what fared is doing: READY=1 once the
+ * configuration is loaded and fare.ko's planes exist, RELOADING=1 and
+ * READY=1 around a SIGHUP reload, STOPPING=1 on the way out. Without
+ * NOTIFY_SOCKET in the environment sd_notify() does nothing; a build
+ * without libsystemd never notifies.
+ */
+static void notify(const char *state)
+{
+#ifdef FARED_SYSTEMD
+	int err = sd_notify(0, state);
+
+	if (err < 0)
+		fared_log("sd_notify: %s", strerror(-err));
+#else
+	(void)state;
+#endif
+}
+
+/* The directory that holds PATH (/run/fared by default), made if missing. */
+static void make_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		fared_log("%s: %s", dir, strerror(errno));
 }
 
 /*
@@ -330,9 +369,12 @@ static void on_signal(struct loop *l, int sig)
 	struct fared *d = l->arg;
 
 	if (sig == SIGHUP) {
+		notify("RELOADING=1");
 		reload(d);
+		notify("READY=1");
 		return;
 	}
+	notify("STOPPING=1");
 	stop_signal = sig;
 	fared_log("%s: %s", strsignal(sig),
 		  sig == SIGTERM && d->cfg.gr_restart_time ?
@@ -367,6 +409,8 @@ static int run(struct fared *d, bool force_restart)
 	 * it means this fared restarts (RFC 4724 R bit), and so do fare.ko
 	 * routes left behind (fare_sync_start() adopts them).
 	 */
+	make_parent(d->cfg.state_file);
+	make_parent(d->cfg.control_socket);
 	d->restarting = force_restart || !access(d->cfg.state_file, F_OK);
 	fd = open(d->cfg.state_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		  0644);
@@ -398,6 +442,7 @@ static int run(struct fared *d, bool force_restart)
 		add_peer(d, &d->cfg.neighbors[i]);
 	fared_log("running: AS %u, %zu neighbor%s", d->cfg.local_as,
 		  d->n_peers, d->n_peers == 1 ? "" : "s");
+	notify("READY=1");
 	err = loop_run(&d->loop);
 	if (err)
 		fared_log("event loop: %s", strerror(-err));
