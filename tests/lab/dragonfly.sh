@@ -25,7 +25,7 @@
 #
 # With DF_BIRD_ONLY=1 (no fare.ko needed, e.g. on a build host) H runs
 # BIRD instead of fared and only part 1 runs.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dragonfly-bird.bash"
 

@@ -8,7 +8,7 @@
 # applied), route flush, and 100k routes programmed by one -batch and
 # flushed again (the time is printed, not asserted; FARE_BATCH_ROUTES=N
 # programs N instead, e.g. on a slow debug kernel).
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 load_fare
@@ -94,7 +94,7 @@ wait_for 10 monj_complete || true
 expect_eq "monitor -j route config: one object a line, planes filtered" \
 	"$(jq -c '[.event, (.route.dst // .config.mode), (.route.nexthops // [] | map(.weight))]' "$work/monj" | tr '\n' ' ')" \
 	'["route_new","198.51.100.0/24",[3,1]] ["route_new","198.51.100.0/24",[5]] ["route_del","198.51.100.0/24",[]] ["config","flow",[]] '
-expect_eq "monitor reported no loss" "$(cat "$work/mon.err")" ""
+expect_empty "monitor reported no loss" "$(cat "$work/mon.err")"
 for pid in "${LAB_PIDS[@]}"; do
 	kill "$pid" 2>/dev/null || true
 done
