@@ -99,8 +99,12 @@ fi
 # Tier 0 keeps a share: at least the datagrams that fill its queue to the
 # threshold, at most that plus its rate over the whole send plus one open
 # burst per flow.
-max1=$((22 + RATE / SIZE * elapsed_ms / 1000 + 1 + FLOWS * BURST))
-if [ "$max1" -ge $((COUNT / 2)) ]; then
+max1=$((22 + RATE * elapsed_ms / 1000 / SIZE + 1 + FLOWS * BURST))
+if [ "$max1" -ge $((COUNT / 2)) ] && debug_kernel; then
+	debug_relax "overload: tier 0's upper bound" \
+		"the send took $elapsed_ms ms, so the bound ($max1 of $COUNT) proves nothing; tier 0 took $d1"
+	[ "$d1" -ge 20 ] || fail "overload: tier 0 took $d1, expected at least 20"
+elif [ "$max1" -ge $((COUNT / 2)) ]; then
 	fail "overload: the send took $elapsed_ms ms; a bound of $max1 of $COUNT proves nothing"
 elif [ "$d1" -ge 20 ] && [ "$d1" -le "$max1" ]; then
 	pass "overload: tier 0 took $d1 (20..$max1)"
