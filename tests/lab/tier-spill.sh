@@ -7,15 +7,18 @@
 #
 #  1. A light load (1000-byte datagrams every 20 ms, 50 kB/s) stays on
 #     tier 0: nothing on plane 2, no spill.
-#  2. The path's bandwidth drops to 12500 bytes/s (12.5 datagrams/s) and
-#     many short flows send as fast as the guest can (far above that):
+#  2. The path's bandwidth drops to 50000 bytes/s (50 datagrams/s; not
+#     lower: the virtual queue holds at most a second of the rate, and
+#     must reach the threshold below) and many short flows send as fast
+#     as the guest can (far above that):
 #     the virtual queue of plane 1 fills, new flowlets spill to tier 1, and
 #     tier 0 keeps what the rule lets it take: the ~22 datagrams that fill
 #     the queue to T / H0 = 65536 / 3 bytes, plus what drains while the
 #     burst lasts, plus one open burst per flow. The low rate keeps that
 #     upper bound far below the total even when an emulated guest sends
 #     slowly; the check fails if the send took so long that the bound
-#     reaches half the datagrams (it would prove nothing).
+#     reaches half the datagrams (it would prove nothing), except on the
+#     debug kernel, where it is then relaxed (and says so).
 #  3. Plane 1's device goes down: everything goes to tier 1 at once, and
 #     the receiver gets every datagram (a datagram steered to the down
 #     device would be lost on the host).
@@ -56,7 +59,7 @@ send()
 
 	shift 3
 	sink_start "$work/sink$phase" --bind 198.51.100.1 --port 9000 \
-		--count "$count" --flows $FLOWS --burst "$burst" --timeout 60
+		--count "$count" --flows $FLOWS --burst "$burst" --timeout 300
 	start=$(date +%s%N)
 	ip netns exec host "$FARE_UDP" send --src 192.0.2.7 \
 		--dst 198.51.100.1 --port 9000 --count "$count" --size $SIZE \
@@ -75,7 +78,7 @@ expect_eq "light: no spill" "$(tier 1 spills)" 0
 
 # ---- 2. overload: new flowlets spill to tier 1 ----
 COUNT=2000
-RATE=12500
+RATE=50000
 fc route replace 198.51.100.0/24 mode flowlet src 192.0.2.7 \
 	nexthop plane 1 weight 1 tier 0 bandwidth $RATE \
 	nexthop plane 2 weight 1 tier 1
