@@ -42,7 +42,7 @@ plane_add_all 2
 
 log=$(mktemp)
 sink_start "$log" --bind 198.51.100.1 --port 9000 --count $COUNT \
-	--flows $FLOWS --burst $BURST --timeout 300
+	--flows $FLOWS --burst $BURST --timeout 120
 ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
 	--port 9000 --count $COUNT --flows $FLOWS --burst $BURST \
 	--gap-us $GAP_US

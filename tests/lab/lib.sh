@@ -21,6 +21,11 @@ FARE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FARECTL=${FARECTL:-$FARE_ROOT/userspace/farectl/farectl}
 FARE_UDP=${FARE_UDP:-$FARE_ROOT/tests/tools/fare-udp}
 FARE_KO=${FARE_KO:-$FARE_ROOT/out/$(uname -r)/fare.ko}
+# On the debug kernel every receiver waits ten times longer (fare-udp-slow).
+if [ "${FARE_DEBUG_KERNEL:-0}" = 1 ] && [ -z "${FARE_UDP_REAL:-}" ]; then
+	export FARE_UDP_REAL=$FARE_UDP
+	FARE_UDP=$FARE_ROOT/tests/lab/fare-udp-slow
+fi
 
 set -o pipefail
 

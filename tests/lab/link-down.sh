@@ -23,9 +23,7 @@ plane_add_all 2
 	nexthop plane 1 weight 1 nexthop plane 2 weight 1
 
 log=$(mktemp)
-# (The sink waits up to 600 s: on the debug kernel the paced stream alone
-# can take more than 120 s.)
-sink_start "$log" --bind 198.51.100.1 --port 9000 --count $COUNT --timeout 600
+sink_start "$log" --bind 198.51.100.1 --port 9000 --count $COUNT --timeout 120
 ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
 	--port 9000 --count $COUNT --interval-us 1000 &
 sender=$!

@@ -59,7 +59,7 @@ send()
 
 	shift 3
 	sink_start "$work/sink$phase" --bind 198.51.100.1 --port 9000 \
-		--count "$count" --flows $FLOWS --burst "$burst" --timeout 300
+		--count "$count" --flows $FLOWS --burst "$burst" --timeout 60
 	start=$(date +%s%N)
 	ip netns exec host "$FARE_UDP" send --src 192.0.2.7 \
 		--dst 198.51.100.1 --port 9000 --count "$count" --size $SIZE \
