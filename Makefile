@@ -28,7 +28,7 @@ KBUILD_OUTPUT_FILES = $(wildcard *.o *.ko *.mod *.mod.c .*.cmd kmod/*.o \
 	kmod/*.mod kmod/.*.cmd Module.symvers modules.order)
 KDIR_STAMP := kmod/compat/gen/kdir
 
-.PHONY: all module userspace tools compat clean check test demo deps \
+.PHONY: all module userspace tools compat clean check check-run test demo deps \
 	checkpatch print-krel print-version install install-module \
 	install-userspace install-dkms uninstall uninstall-module \
 	uninstall-userspace systemd-units module-clean FORCE
@@ -66,8 +66,13 @@ module: compat
 userspace:
 	$(MAKE) -C userspace
 
+# Every harness's counts, summed at the end by tests/unit/summary (which
+# also fails CI on a skip or on a harness that did not run under valgrind).
 check: userspace tests/unit/select_test
-	tests/unit/select_test
+	tests/unit/summary $(MAKE) check-run
+
+check-run:
+	tests/unit/record select_test tests/unit/select_test
 	$(MAKE) -C userspace check
 
 # The module's selection core, built for userspace with the type shim.

@@ -8,7 +8,7 @@
 # every datagram arrives on the receiver's leaf3 interface, none is lost and
 # fare counts each as a fallback, per route and per namespace. With plane 1
 # back, every datagram takes plane 1 again. IPv4 and IPv6.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 COUNT=200

@@ -30,7 +30,7 @@
 #   M 1400: l3 sends 1000 to s1 (-> l1 200, l2 800) and 400 to s2
 #   (-> l1 200, l2 200).
 #   N 1000: 500 and 500.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 FARED=$FARE_ROOT/userspace/fared/fared

@@ -29,7 +29,7 @@
 # s1a (s1b sends 1600 to ss11, 400 to ss12) and 1000 via s2a (s2b: 500,
 # 500). The receiver counts per interface; the split at s1b and s2b is
 # read from fare.ko's per-next-hop counters there.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 FARED=$FARE_ROOT/userspace/fared/fared

@@ -12,7 +12,7 @@
 #   2      leaf3's BIRD killed    1:1       200 200 0
 #
 # Per-packet mode: each plane's count at the receiver is exact within 1.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 LAB_DIR=$(mktemp -d /tmp/fare-host-v6.XXXXXX)
@@ -76,7 +76,7 @@ expect_eq "the kernel route of $DST" \
 # The host's loopback reaches every leaf over IPv6.
 for i in 1 2 3; do
 	wait_for 10 leaf_birdc $i show route $SRC/128 >/dev/null || true
-	if leaf_birdc $i show route $SRC/128 | grep -q "$SRC/128"; then
+	if leaf_birdc $i show route $SRC/128 | grep -F "$SRC/128" >/dev/null; then
 		pass "leaf$i got $SRC/128"
 	else
 		fail "leaf$i did not get $SRC/128"

@@ -16,7 +16,7 @@
 #
 # Per-packet mode sends whole periods of the smooth weighted round robin,
 # so each plane's count at the receiver is exact within 1.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 LAB_DIR=$(mktemp -d /tmp/fare-host.XXXXXX)
@@ -62,16 +62,19 @@ expect_eq "plane 4's link from ethtool (bit/s)" \
 	"$(path_field 10.4.0.1 link_bps)" 10000000000
 expect_eq "plane 4's PB (bit/s)" "$(path_field 10.4.0.1 pb_bps)" \
 	400000000000
-expect_eq "plane 4's rule" "$(path_field 10.4.0.1 rule)" \
-	"$(path_field 10.1.0.1 rule)"
+# The texts a user reads in "farectl bgp routes", written out here rather
+# than taken from fared's answer for another path.
+RULE="fare-04 §4.1 weight = min(link, PB)"
+expect_eq "plane 4's rule" "$(path_field 10.4.0.1 rule)" "$RULE"
+expect_eq "plane 1's rule" "$(path_field 10.1.0.1 rule)" "$RULE"
 expect_eq "plane 3's weight explained" "$(path_field 10.3.0.1 explain)" \
-	"plane 3: PB 25 GB/s (transitive), link 400 Gb/s: min 25 GB/s, weight 20: $(path_field 10.3.0.1 rule)"
+	"plane 3: PB 25 GB/s (transitive), link 400 Gb/s: min 25 GB/s, weight 20: $RULE"
 "$FARECTL" bgp -s "$CTL" routes "$DST"
 # The host's loopback reaches every leaf with PB = maximum (fare §4.1).
 for i in 1 2 3 4; do
 	wait_for 10 leaf_birdc $i show route 192.0.2.7/32 all >/dev/null || true
 	if leaf_birdc $i show route 192.0.2.7/32 all |
-		grep -q "(unknown 0x10f, 192.0.2.7, 31743)"; then
+		grep -F "(unknown 0x10f, 192.0.2.7, 31743)" >/dev/null; then
 		pass "leaf$i got 192.0.2.7/32 with PB 0x7bff"
 	else
 		fail "leaf$i did not get 192.0.2.7/32 with PB 0x7bff"

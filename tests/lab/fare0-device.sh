@@ -10,7 +10,7 @@
 # link-local address the way the kernel would by default, and then that
 # counter moves (router solicitations), so the zero is not for want of
 # trying.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 load_fare

@@ -21,7 +21,7 @@
 # announces a UPA route for X, r sends all 120 over plane 2 (X = A minus
 # plane 1, weights renormalised to A's sum). h1 back: UPA withdrawn,
 # 60/60 again.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 FARED=${FARED:-$FARE_ROOT/userspace/fared/fared}

@@ -8,7 +8,7 @@
 # flow lands on plane 1 with p = 3/4 exactly; with n = 1000 the standard
 # deviation is sqrt(n p (1 - p)) = 13.7 flows, and the test allows 4.5 of
 # them (62 flows), which a correct hash exceeds with probability below 1e-5.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 FLOWS=1000

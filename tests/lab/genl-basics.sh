@@ -5,7 +5,7 @@
 # planes and routes are added, replaced, shown and deleted; the kernel
 # route follows the fare route; refusals come back with the kernel's
 # extack text; unprivileged users cannot change anything.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 load_fare

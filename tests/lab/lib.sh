@@ -4,12 +4,31 @@
 # guest (tests/vm/run) on the kernel it tests, sources this file, builds its
 # namespaces and asserts on counters. Every namespace and process it makes
 # is removed on exit.
+#
+# Scenarios start with "set -euo pipefail" (repeated here for any that
+# forget): without pipefail a failing farectl in "farectl ... | jq ..."
+# yields empty output and a zero status, and two empty sides of a
+# comparison are equal. For the same reason expect_eq refuses to compare
+# two empty values (expect_empty says that on purpose) and expect_near
+# refuses anything but integers.
+#
+# FARE_DEBUG_KERNEL=1 (tests/run-all sets it on the debug kernel, where
+# KASAN, lockdep and kmemleak make the guest several times slower): a
+# check that compares traffic against wall-clock pacing may be relaxed
+# there, and only with debug_relax, which says which check and why.
 
 FARE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FARECTL=${FARECTL:-$FARE_ROOT/userspace/farectl/farectl}
 FARED=${FARED:-$FARE_ROOT/userspace/fared/fared}
 FARE_UDP=${FARE_UDP:-$FARE_ROOT/tests/tools/fare-udp}
 FARE_KO=${FARE_KO:-$FARE_ROOT/out/$(uname -r)/fare.ko}
+# On the debug kernel every receiver waits ten times longer (fare-udp-slow).
+if [ "${FARE_DEBUG_KERNEL:-0}" = 1 ] && [ -z "${FARE_UDP_REAL:-}" ]; then
+	export FARE_UDP_REAL=$FARE_UDP
+	FARE_UDP=$FARE_ROOT/tests/lab/fare-udp-slow
+fi
+
+set -o pipefail
 
 LAB_NETNS=()
 LAB_PIDS=()
@@ -373,6 +392,15 @@ rx_packets()
 	ip -n "$1" -s -j link show "$2" | jq '.[0].stats64.rx.packets'
 }
 
+# snmp NS PROTO FIELD: a counter of /proc/net/snmp in NS (e.g. Udp
+# InDatagrams): what the network stack saw, not fare.ko.
+snmp()
+{
+	ip netns exec "$1" awk -v p="$2:" -v f="$3" '
+		$1 == p && !h { for (i = 2; i <= NF; i++) if ($i == f) c = i; h = 1; next }
+		$1 == p && c { print $c }' /proc/net/snmp
+}
+
 # rx_above NS DEV N: true once DEV in NS has received more than N packets
 # (for wait_for, which re-runs it).
 rx_above()
@@ -392,11 +420,19 @@ wait_for()
 	done
 }
 
+# is_int VALUE: an optional minus sign and digits, nothing else.
+is_int() { [[ $1 =~ ^-?[0-9]+$ ]]; }
+
 # expect_near NAME ACTUAL EXPECTED TOLERANCE
 expect_near()
 {
-	local d=$(($2 - $3))
+	local d
 
+	if ! is_int "$2" || ! is_int "$3"; then
+		fail "$1 = '$2' (expected $3 +/- $4; not a number)"
+		return 0
+	fi
+	d=$(($2 - $3))
 	[ $d -lt 0 ] && d=$((-d))
 	if [ $d -le "$4" ]; then
 		pass "$1 = $2 (expected $3 +/- $4)"
@@ -407,11 +443,32 @@ expect_near()
 
 expect_eq()
 {
-	if [ "$2" = "$3" ]; then
+	if [ -z "$2" ] && [ -z "$3" ]; then
+		fail "$1: both sides empty (a command failed?)"
+	elif [ "$2" = "$3" ]; then
 		pass "$1 = $2"
 	else
 		fail "$1 = $2 (expected $3)"
 	fi
+}
+
+# expect_empty NAME ACTUAL: ACTUAL is the empty string.
+expect_empty()
+{
+	if [ -z "$2" ]; then
+		pass "$1: nothing"
+	else
+		fail "$1 = $2 (expected nothing)"
+	fi
+}
+
+# debug_kernel: true on the debug kernel (FARE_DEBUG_KERNEL=1).
+debug_kernel() { [ "${FARE_DEBUG_KERNEL:-0}" = 1 ]; }
+
+# debug_relax CHECK WHY: logs that CHECK is relaxed on the debug kernel.
+debug_relax()
+{
+	echo "lab: relaxed on the debug kernel: $1 ($2)"
 }
 
 lab_result()

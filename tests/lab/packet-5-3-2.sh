@@ -6,7 +6,7 @@
 # plane must carry its share within the schedule's bound (exact here, 5000
 # being whole periods of 10), counted by the receiver per ingress
 # interface, and every datagram must arrive once.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 COUNT=5000

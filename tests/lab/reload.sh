@@ -5,7 +5,7 @@
 # installed. Unloading deletes the fare device and with it the kernel
 # routes through it; the module must never oops, warn or leak (the guest
 # runner fails the run on any kernel warning, KASAN or kmemleak report).
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ROUNDS=${ROUNDS:-20}

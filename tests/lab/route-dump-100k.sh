@@ -13,7 +13,7 @@
 # routes added; once released, the dump must list every untouched route
 # exactly once and no route twice. FARE_DUMP_ROUTES=N installs N instead
 # (N >= 20000, so that the held part lies inside the deleted head).
-set -eu
+set -euo pipefail
 export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
 
@@ -82,7 +82,7 @@ check()
 	expect_eq "$1: prefixes listed twice" "$dups" 0
 	expect_eq "$1: installed routes missing or different" "$missing" 0
 	if [ "$missing" -ne 0 ]; then
-		comm -13 "$2" "$3" | head -n 3 | sed 's/^/lab:   missing: /'
+		comm -13 "$2" "$3" | sed -n 1,3p | sed 's/^/lab:   missing: /'
 	fi
 }
 

@@ -13,7 +13,7 @@
 # per-plane bound of the spray schedule (exact here: the sender is pinned to
 # one CPU and 4000 is a whole number of 4-packet periods), and the remote
 # must receive every datagram exactly once.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 COUNT=${COUNT:-4000}

@@ -7,17 +7,26 @@
 #
 #  1. A light load (1000-byte datagrams every 20 ms, 50 kB/s) stays on
 #     tier 0: nothing on plane 2, no spill.
-#  2. Many short flows as fast as the guest sends (far above 125 kB/s):
+#  2. The path's bandwidth drops to 50000 bytes/s (50 datagrams/s; not
+#     lower: the virtual queue holds at most a second of the rate, and
+#     must reach the threshold below) and many short flows send as fast
+#     as the guest can (far above that):
 #     the virtual queue of plane 1 fills, new flowlets spill to tier 1, and
 #     tier 0 keeps what the rule lets it take: the ~22 datagrams that fill
-#     the queue to T / H0 = 65536 / 3 bytes, plus what drains at 125 kB/s
-#     while the burst lasts, plus one open burst per flow.
-#  3. Plane 1's device goes down: everything goes to tier 1 at once.
+#     the queue to T / H0 = 65536 / 3 bytes, plus what drains while the
+#     burst lasts, plus one open burst per flow. The low rate keeps that
+#     upper bound far below the total even when an emulated guest sends
+#     slowly; the check fails if the send took so long that the bound
+#     reaches half the datagrams (it would prove nothing), except on the
+#     debug kernel, where it is then relaxed (and says so).
+#  3. Plane 1's device goes down: everything goes to tier 1 at once, and
+#     the receiver gets every datagram (a datagram steered to the down
+#     device would be lost on the host).
 #  4. No bandwidth on the route but a tbf on plane 1's own device: its real
 #     qdisc backlog makes new flowlets spill as well.
 #  5. A bias of 4294967295 keeps everything on tier 0; flow and packet
 #     mode over the two tiers spill like flowlet mode.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 FLOWS=50
@@ -69,6 +78,10 @@ expect_eq "light: no spill" "$(tier 1 spills)" 0
 
 # ---- 2. overload: new flowlets spill to tier 1 ----
 COUNT=2000
+RATE=50000
+fc route replace 198.51.100.0/24 mode flowlet src 192.0.2.7 \
+	nexthop plane 1 weight 1 tier 0 bandwidth $RATE \
+	nexthop plane 2 weight 1 tier 1
 p1=$(rx_packets leaf1 eth-host)
 p2=$(rx_packets leaf2 eth-host)
 t0=$(tier 0 packets)
@@ -89,8 +102,14 @@ fi
 # Tier 0 keeps a share: at least the datagrams that fill its queue to the
 # threshold, at most that plus its rate over the whole send plus one open
 # burst per flow.
-max1=$((22 + 125 * elapsed_ms / 1000 + 1 + FLOWS * BURST))
-if [ "$d1" -ge 20 ] && [ "$d1" -le "$max1" ]; then
+max1=$((22 + RATE * elapsed_ms / 1000 / SIZE + 1 + FLOWS * BURST))
+if [ "$max1" -ge $((COUNT / 2)) ] && debug_kernel; then
+	debug_relax "overload: tier 0's upper bound" \
+		"the send took $elapsed_ms ms, so the bound ($max1 of $COUNT) proves nothing; tier 0 took $d1"
+	[ "$d1" -ge 20 ] || fail "overload: tier 0 took $d1, expected at least 20"
+elif [ "$max1" -ge $((COUNT / 2)) ]; then
+	fail "overload: the send took $elapsed_ms ms; a bound of $max1 of $COUNT proves nothing"
+elif [ "$d1" -ge 20 ] && [ "$d1" -le "$max1" ]; then
 	pass "overload: tier 0 took $d1 (20..$max1)"
 else
 	fail "overload: tier 0 took $d1, expected 20..$max1"
@@ -98,12 +117,13 @@ fi
 
 # ---- 3. plane 1 down: tier 1 at once ----
 ip -n host link set eth-p1 down
-p1=$(rx_packets leaf1 eth-host)
 p2=$(rx_packets leaf2 eth-host)
 send 3 200 1 --interval-us 1000
-expect_eq "plane 1 down: plane 1 received nothing" \
-	"$(rx_packets leaf1 eth-host)" "$p1"
-expect_eq "plane 1 down: plane 2 received all" \
+expect_eq "plane 1 down: the receiver got" \
+	"$(awk '$1 == "received" { print $2 }' "$work/sink3")" 200
+expect_eq "plane 1 down: the receiver got over plane 2" \
+	"$(sink_iface "$work/sink3" eth-leaf2)" 200
+expect_eq "plane 1 down: plane 2's leaf forwarded" \
 	$(($(rx_packets leaf2 eth-host) - p2)) 200
 expect_eq "plane 1 down: no noplane drop" \
 	"$(fc -j stats | jq '.drops.noplane_packets')" 0
@@ -124,7 +144,7 @@ if [ "$backlog_spills" -gt 0 ] && [ "$d2" -gt 0 ]; then
 else
 	fail "tbf backlog: no spill (spills $backlog_spills, tier 1 $d2)"
 fi
-tc -n host -s qdisc show dev eth-p1 | head -3
+tc -n host -s qdisc show dev eth-p1 | sed -n 1,3p
 
 # ---- spill settings: a bias of U32_MAX keeps everything on tier 0 ----
 # (150 datagrams: the tbf's 200000-byte limit holds them all)

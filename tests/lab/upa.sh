@@ -21,7 +21,7 @@
 # Per-packet mode sends whole periods of the smooth weighted round robin,
 # so each plane's count at the receiver is exact within 1. (120, not more:
 # a paced send costs ~10 ms a datagram under TCG.)
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 LAB_DIR=$(mktemp -d /tmp/fare-upa.XXXXXX)

@@ -7,7 +7,7 @@
 # must be accepted (the family validates strictly) and read back the same
 # through farectl, and farectl's changes must read back the same through
 # ynl, events included.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 SPEC=$FARE_ROOT/Documentation/netlink/specs/fare.yaml

@@ -2,7 +2,11 @@
 /*
  * A tiny test harness. TEST(name) defines and registers a test; the runner
  * prints "ok NAME", "FAIL NAME: where: what" or "skip NAME: why" for each,
- * then "N passed, N failed", and exits 1 if any failed.
+ * then "N passed, N failed, N skipped", and exits 1 if any failed.
+ *
+ * With FARE_UNIT_SUMMARY naming a file, the runner also appends its counts
+ * and each skip there (see tests/unit/summary, which sums every harness of
+ * "make check" and fails in CI on a skip).
  */
 #ifndef FARE_HARNESS_H
 #define FARE_HARNESS_H
@@ -16,7 +20,10 @@ void t_register(const char *name, void (*fn)(void));
 /* Record a failure of the running test (the first one is reported). */
 void t_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Mark the running test skipped, with a reason. */
+/*
+ * Mark the running test skipped, with a reason: something this machine
+ * lacks. In CI (CI=true) tests/unit/summary fails the run on any skip.
+ */
 void t_skip(const char *why);
 
 #define TEST(name)							\
