@@ -12,6 +12,7 @@
 #include <net/sock.h>
 #include "fare.h"
 #include "policy.h"
+#include "limits.h"
 
 static struct genl_family fare_family;
 
@@ -49,6 +50,19 @@ static void *fare_msg_start(struct sk_buff *skb, u32 portid, u32 seq,
 			    int flags, u8 cmd)
 {
 	return genlmsg_put(skb, portid, seq, &fare_family, flags, cmd);
+}
+
+/*
+ * What a dump round returns after filling @skb, its last fill having
+ * returned @err. A full message asks for another round and an empty one
+ * ends the dump, so an entry too large for an empty message must fail the
+ * dump with -EMSGSIZE, not end it as if complete.
+ */
+static int fare_dump_result(struct sk_buff *skb, int err)
+{
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
 }
 
 /* ---- planes ---- */
@@ -128,10 +142,10 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	}
 	id = nla_get_u32(attrs[FARE_A_PLANE_ID]);
 
-	plane = kzalloc(sizeof(*plane), GFP_KERNEL);
+	plane = kzalloc(sizeof(*plane), GFP_KERNEL_ACCOUNT);
 	if (!plane)
 		return -ENOMEM;
-	plane->tx = netdev_alloc_pcpu_stats(struct fare_pcpu_tx);
+	plane->tx = fare_alloc_pcpu_stats(struct fare_pcpu_tx);
 	if (!plane->tx) {
 		kfree(plane);
 		return -ENOMEM;
@@ -153,6 +167,12 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 				    "plane already exists (use replace)");
 		err = -EEXIST;
 		goto err_unlock;
+	}
+	if (!old) {
+		err = fare_limit_planes(fn->num_planes,
+					READ_ONCE(fn->max_planes), extack);
+		if (err)
+			goto err_unlock;
 	}
 	dev = __dev_get_by_index(fn->net,
 				 nla_get_u32(attrs[FARE_A_PLANE_IFINDEX]));
@@ -176,6 +196,8 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	netdev_hold(dev, &plane->dev_tracker, GFP_KERNEL);
 	fare_plane_update_oper(plane);
 	rcu_assign_pointer(fn->planes[id], plane);
+	if (!old)
+		fn->num_planes++;
 	fare_plane_free_rcu(old);
 	fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
 	fare_dev_sync(fn);
@@ -208,6 +230,7 @@ static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	RCU_INIT_POINTER(fn->planes[id], NULL);
+	fn->num_planes--;
 	fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
 	fare_plane_free_rcu(plane);
 	fare_dev_sync(fn);
@@ -268,10 +291,7 @@ static int fare_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	rcu_read_unlock();
 	cb->args[0] = id;
-	/* A full message asks for another round; an empty one ends it. */
-	if (err && err != -EMSGSIZE)
-		return err;
-	return skb->len;
+	return fare_dump_result(skb, err);
 }
 
 /* ---- routes ---- */
@@ -432,10 +452,9 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		NL_SET_ERR_MSG_ATTR(extack, nhs, "a route needs at least one next hop");
 		return -EINVAL;
 	}
-	if (n > FARE_NEXTHOP_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, nhs, "too many next hops");
-		return -E2BIG;
-	}
+	err = fare_limit_nexthops(n, READ_ONCE(fn->max_nexthops), nhs, extack);
+	if (err)
+		return err;
 	grp = fare_group_alloc(n);
 	if (!grp)
 		return -ENOMEM;
@@ -529,10 +548,16 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 		fare_group_free_rcu(old);
 	} else {
 		err = -ENOMEM;
-		rt = kzalloc(sizeof(*rt), GFP_KERNEL);
+		err = fare_limit_routes(fn->num_routes, fn->max_routes,
+					info->extack);
+		if (err)
+			goto err_unlock;
+		err = -ENOMEM;
+		rt = kzalloc(sizeof(*rt), GFP_KERNEL_ACCOUNT);
 		if (!rt)
 			goto err_unlock;
-		rt->ctr = alloc_percpu(struct fare_route_ctr);
+		rt->ctr = alloc_percpu_gfp(struct fare_route_ctr,
+					   GFP_KERNEL_ACCOUNT);
 		if (!rt->ctr) {
 			kfree(rt);
 			goto err_unlock;
@@ -580,7 +605,7 @@ static int fare_nl_route_del(struct sk_buff *skb, struct genl_info *info)
 	}
 	fare_route_remove(fn, rt);
 	fare_nl_notify_route(fn, FARE_CMD_ROUTE_DEL, rt);
-	fare_route_free(rt);
+	fare_route_free(fn, rt);
 	mutex_unlock(&fn->lock);
 	return 0;
 }
@@ -673,15 +698,18 @@ static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		ctx->started = true;
 	}
 	mutex_unlock(&fn->lock);
-	if (err && err != -EMSGSIZE)
-		return err;
-	return skb->len;
+	return fare_dump_result(skb, err);
 }
 
 /* ---- namespace config and counters ---- */
 
+/*
+ * The namespace config, under fare_net.lock. The flow hash seed is a
+ * secret (who knows it can aim flows at one plane): only @with_seed, for
+ * CAP_NET_ADMIN, sees it.
+ */
 static int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
-			    u32 portid, u32 seq, u8 cmd)
+			    u32 portid, u32 seq, u8 cmd, bool with_seed)
 {
 	struct net_device *dev;
 	void *hdr;
@@ -697,10 +725,19 @@ static int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 	if (err ||
 	    nla_put_u8(skb, FARE_A_CONFIG_MODE, fn->default_mode) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, fn->flowlet_us) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, fn->hash_seed) ||
+	    (with_seed &&
+	     nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, fn->hash_seed)) ||
 	    nla_put(skb, FARE_A_CONFIG_TIER_HOPS, fn->n_tier_hops,
 		    fn->tier_hops) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_SPILL_BIAS, fn->spill_bias)) {
+	    nla_put_u32(skb, FARE_A_CONFIG_SPILL_BIAS, fn->spill_bias) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_MAX_ROUTES, fn->max_routes) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_MAX_PLANES,
+			READ_ONCE(fn->max_planes)) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_MAX_NEXTHOPS,
+			READ_ONCE(fn->max_nexthops)) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_NUM_ROUTES, fn->num_routes) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_NUM_PLANES,
+			READ_ONCE(fn->num_planes))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -719,7 +756,8 @@ static int fare_nl_config_get(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	mutex_lock(&fn->lock);
 	err = fare_config_fill(msg, fn, info->snd_portid, info->snd_seq,
-			       FARE_CMD_CONFIG_GET);
+			       FARE_CMD_CONFIG_GET,
+			       netlink_net_capable(skb, CAP_NET_ADMIN));
 	mutex_unlock(&fn->lock);
 	if (err) {
 		nlmsg_free(msg);
@@ -732,9 +770,40 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fare_net *fn = fare_pernet(genl_info_net(info));
 	struct nlattr **attrs = info->attrs;
+	bool may_raise = netlink_capable(skb, CAP_NET_ADMIN);
 	struct sk_buff *msg;
+	int err = 0;
 
 	mutex_lock(&fn->lock);
+	/* Every limit is checked before anything changes. */
+	if (attrs[FARE_A_CONFIG_MAX_ROUTES])
+		err = fare_limit_set(fn->max_routes,
+				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_ROUTES]),
+				     may_raise, attrs[FARE_A_CONFIG_MAX_ROUTES],
+				     info->extack);
+	if (!err && attrs[FARE_A_CONFIG_MAX_PLANES])
+		err = fare_limit_set(fn->max_planes,
+				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_PLANES]),
+				     may_raise, attrs[FARE_A_CONFIG_MAX_PLANES],
+				     info->extack);
+	if (!err && attrs[FARE_A_CONFIG_MAX_NEXTHOPS])
+		err = fare_limit_set(fn->max_nexthops,
+				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_NEXTHOPS]),
+				     may_raise, attrs[FARE_A_CONFIG_MAX_NEXTHOPS],
+				     info->extack);
+	if (err) {
+		mutex_unlock(&fn->lock);
+		return err;
+	}
+	/* A lower limit refuses new objects; those present stay. */
+	if (attrs[FARE_A_CONFIG_MAX_ROUTES])
+		fn->max_routes = nla_get_u32(attrs[FARE_A_CONFIG_MAX_ROUTES]);
+	if (attrs[FARE_A_CONFIG_MAX_PLANES])
+		WRITE_ONCE(fn->max_planes,
+			   nla_get_u32(attrs[FARE_A_CONFIG_MAX_PLANES]));
+	if (attrs[FARE_A_CONFIG_MAX_NEXTHOPS])
+		WRITE_ONCE(fn->max_nexthops,
+			   nla_get_u32(attrs[FARE_A_CONFIG_MAX_NEXTHOPS]));
 	if (attrs[FARE_A_CONFIG_MODE])
 		WRITE_ONCE(fn->default_mode,
 			   nla_get_u8(attrs[FARE_A_CONFIG_MODE]));
@@ -758,7 +827,9 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 			   nla_get_u32(attrs[FARE_A_CONFIG_SPILL_BIAS]));
 	if (fare_has_listeners(fn)) {
 		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-		if (msg && !fare_config_fill(msg, fn, 0, 0, FARE_CMD_CONFIG_SET))
+		/* The group is CAP_NET_ADMIN's only: listeners see the seed. */
+		if (msg && !fare_config_fill(msg, fn, 0, 0, FARE_CMD_CONFIG_SET,
+					     true))
 			fare_notify(fn, msg);
 		else
 			nlmsg_free(msg);

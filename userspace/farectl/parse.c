@@ -571,7 +571,8 @@ static int get_tier_hops(struct cur *c, struct fare_config *cfg)
 
 /*
  * config set [mode M] [flowlet-timeout USEC] [hash-seed N]
- *	[tier-hops H[,H...]] [spill-bias BYTES]
+ *	[tier-hops H[,H...]] [spill-bias BYTES] [route-limit N]
+ *	[plane-limit N] [nexthop-limit N]
  */
 static int parse_config_set(struct cur *c, struct fc_request *req)
 {
@@ -582,11 +583,16 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		K_SEED = FARE_CONFIG_HASH_SEED,
 		K_HOPS = FARE_CONFIG_TIER_HOPS,
 		K_BIAS = FARE_CONFIG_SPILL_BIAS,
+		K_ROUTES = FARE_CONFIG_MAX_ROUTES,
+		K_PLANES = FARE_CONFIG_MAX_PLANES,
+		K_NEXTHOPS = FARE_CONFIG_MAX_NEXTHOPS,
 	};
 	static const struct kw keys[] = {
 		KW("mode", K_MODE), KW("flowlet-timeout", K_FLOWLET),
 		KW("hash-seed", K_SEED), KW("tier-hops", K_HOPS),
-		KW("spill-bias", K_BIAS), KW_END
+		KW("spill-bias", K_BIAS), KW("route-limit", K_ROUTES),
+		KW("plane-limit", K_PLANES), KW("nexthop-limit", K_NEXTHOPS),
+		KW_END
 	};
 	struct fare_config *cfg = &req->config;
 	int key, at, mode, ret;
@@ -625,13 +631,25 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 			ret = get_u32(c, "spill-bias", 0, UINT32_MAX, false,
 				      &cfg->spill_bias);
 			break;
+		case K_ROUTES:
+			ret = get_u32(c, "route-limit", 0, FARE_MAX_ROUTES_LIMIT,
+				      false, &cfg->max_routes);
+			break;
+		case K_PLANES:
+			ret = get_u32(c, "plane-limit", 0, FARE_PLANE_ID_MAX,
+				      false, &cfg->max_planes);
+			break;
+		case K_NEXTHOPS:
+			ret = get_u32(c, "nexthop-limit", 1, FARE_NEXTHOP_MAX,
+				      false, &cfg->max_nexthops);
+			break;
 		}
 		if (ret)
 			return ret;
 		cfg->set |= key;
 	}
 	if (!cfg->set)
-		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias)");
+		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit)");
 	return 0;
 }
 
