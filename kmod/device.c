@@ -631,7 +631,11 @@ static netdev_features_t fare_fix_features(struct net_device *dev,
 		if (plane)
 			shared &= plane->dev->features;
 	}
-	return features & (FARE_FEATURES_KEEP | shared);
+	/*
+	 * Only the shared offloads follow the planes: NETIF_F_LLTX and
+	 * NETIF_F_NETNS_LOCAL (features before 6.12) stay.
+	 */
+	return features & ~(FARE_FEATURES_SHARED & ~shared);
 }
 
 /* The planes' limits that fare0 takes on: the smallest of each. */

@@ -13,6 +13,7 @@
 #include "fare.h"
 #include "policy.h"
 #include "limits.h"
+#include "dump.h"
 
 static struct genl_family fare_family;
 
@@ -50,19 +51,6 @@ static void *fare_msg_start(struct sk_buff *skb, u32 portid, u32 seq,
 			    int flags, u8 cmd)
 {
 	return genlmsg_put(skb, portid, seq, &fare_family, flags, cmd);
-}
-
-/*
- * What a dump round returns after filling @skb, its last fill having
- * returned @err. A full message asks for another round and an empty one
- * ends the dump, so an entry too large for an empty message must fail the
- * dump with -EMSGSIZE, not end it as if complete.
- */
-static int fare_dump_result(struct sk_buff *skb, int err)
-{
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
 }
 
 /* ---- planes ---- */
@@ -382,6 +370,14 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* Under fare_net.lock. */
+static unsigned int fare_route_num_nh(struct fare_net *fn,
+				      struct fare_route *rt)
+{
+	return rcu_dereference_protected(rt->group,
+					 lockdep_is_held(&fn->lock))->num_nh;
+}
+
 static void fare_nl_notify_route(struct fare_net *fn, u8 cmd,
 				 struct fare_route *rt)
 {
@@ -389,7 +385,8 @@ static void fare_nl_notify_route(struct fare_net *fn, u8 cmd,
 
 	if (!fare_has_listeners(fn))
 		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	skb = genlmsg_new(fare_route_payload(fare_route_num_nh(fn, rt)),
+			  GFP_KERNEL);
 	if (!skb)
 		return;
 	if (fare_route_fill(skb, rt, fn, 0, 0, 0, cmd)) {
@@ -621,7 +618,8 @@ static int fare_nl_route_get(struct sk_buff *skb, struct genl_info *info)
 	err = fare_nl_parse_prefix(info, &key);
 	if (err)
 		return err;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	/* Room for the largest route the policy admits. */
+	msg = genlmsg_new(fare_route_payload(FARE_NEXTHOP_MAX), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 
@@ -673,6 +671,18 @@ fare_route_dump_resume(struct fare_net *fn, struct fare_route_dump_ctx *ctx)
 		if (rt->seq > ctx->last_seq)
 			break;
 	return rt;
+}
+
+/*
+ * A dump message has room for the largest route, whatever the receiver's
+ * buffer: else a route of many next hops that does not fit an empty
+ * message could only fail the dump.
+ */
+static int fare_nl_route_dump_start(struct netlink_callback *cb)
+{
+	cb->min_dump_alloc = nlmsg_total_size(GENL_HDRLEN +
+					      fare_route_payload(FARE_NEXTHOP_MAX));
+	return 0;
 }
 
 static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
@@ -960,6 +970,7 @@ static const struct genl_ops fare_genl_ops[] = {
 	{
 		.cmd = FARE_CMD_ROUTE_GET,
 		.doit = fare_nl_route_get,
+		.start = fare_nl_route_dump_start,
 		.dumpit = fare_nl_route_dump,
 	},
 	{

@@ -11,6 +11,7 @@
 #include <net/netlink.h>
 #include "policy.h"
 #include "limits.h"
+#include "dump.h"
 
 struct policy_case {
 	const char *name;
@@ -313,11 +314,30 @@ static void limits_refuse_past_the_limit(struct kunit *test)
 			   "raising a limit needs CAP_NET_ADMIN in the initial user namespace");
 }
 
+/*
+ * A dump round whose first entry does not fit fails the dump with
+ * -EMSGSIZE; one that filled a message goes on; other errors pass.
+ */
+static void dump_fails_when_the_first_entry_does_not_fit(struct kunit *test)
+{
+	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, -EMSGSIZE), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, 0), 0);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, -ENOMEM), -ENOMEM);
+	skb_put_zero(skb, 20);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, -EMSGSIZE), 20);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, 0), 20);
+	kfree_skb(skb);
+}
+
 static struct kunit_case fare_policy_cases[] = {
 	KUNIT_CASE_PARAM(policy_refuses_with_its_message, policy_gen_params),
 	KUNIT_CASE(policy_checks_nested_next_hops),
 	KUNIT_CASE(policy_accepts_the_bounds),
 	KUNIT_CASE(limits_refuse_past_the_limit),
+	KUNIT_CASE(dump_fails_when_the_first_entry_does_not_fit),
 	{}
 };
 
