@@ -419,8 +419,10 @@ TEST(more_than_64_next_hops_are_refused)
 
 TEST(tier_and_plane_ranges_are_enforced)
 {
+	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 tier 8",
+		    "route add: tier 8 out of range (0..7) at argument 10");
 	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 tier 256",
-		    "route add: tier 256 out of range (0..255) at argument 10");
+		    "route add: tier 256 out of range (0..7) at argument 10");
 	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 0 weight 1",
 		    "route add: plane id 0 out of range (1..255) at argument 6");
 	PARSE_USAGE("plane add 256 dev eth0 via 10.0.0.1",

@@ -478,7 +478,7 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 			if (st.has_tier)
 				return fail_at(c, at,
 					       "tier given twice in one nexthop");
-			ret = get_u32(c, "tier", 0, UINT8_MAX, false, &v);
+			ret = get_u32(c, "tier", 0, FARE_TIER_MAX, false, &v);
 			if (ret)
 				return ret;
 			nh->tier = v;
@@ -1077,7 +1077,7 @@ static const char help_route[] =
 	"PREFIX := ADDR[/LEN]  (IPv4 or IPv6, no host bits set)\n"
 	"MODE := { default | packet | flow | flowlet }\n"
 	"NEXTHOP := nexthop plane ID weight W [tier T] [bandwidth BPS]\n"
-	"ID := 1..255   W := 1..4294967295   T := 0..255 (0 preferred)\n"
+	"ID := 1..255   W := 1..4294967295   T := 0..7 (0 preferred)\n"
 	"BPS := path bandwidth in bytes per second (0: none), for tier spill-over\n"
 	"src ADDR is the preferred source of the kernel route to fare0.\n";
 
@@ -1085,10 +1085,14 @@ static const char help_config[] =
 	"Usage: farectl config show\n"
 	"       farectl config set [mode MODE] [flowlet-timeout USEC] [hash-seed N]\n"
 	"                          [tier-hops H[,H...]] [spill-bias BYTES]\n"
+	"                          [route-limit R] [plane-limit P] [nexthop-limit K]\n"
 	"MODE := { packet | flow | flowlet }\n"
 	"USEC := 1..10000000 microseconds   N := 0..4294967295 (or 0x...)\n"
 	"H := 1..255, the hop count of tiers 0, 1, ... (at most 8)\n"
-	"BYTES := 0..4294967295, the bias a tier's queue must exceed to spill\n";
+	"BYTES := 0..4294967295, the bias a tier's queue must exceed to spill\n"
+	"R := 0..16777216   P := 0..255   K := 1..64: most routes, planes and\n"
+	"     next hops per route of the namespace (raising one needs\n"
+	"     CAP_NET_ADMIN in the initial user namespace)\n";
 
 static const char help_stats[] =
 	"Usage: farectl stats [show]\n"
