@@ -306,9 +306,9 @@ static int fare_packet_tier_select(struct fare_net *fn,
  * tier in flow or packet mode never looks at the flowlet table.
  * Returns the next hop's index and its plane, or -1 if none is usable.
  */
-int fare_group_select(struct fare_net *fn, struct fare_route *rt,
-		      struct fare_group *grp, struct sk_buff *skb,
-		      struct fare_plane **planep)
+static int fare_group_select(struct fare_net *fn, struct fare_route *rt,
+			     struct fare_group *grp, struct sk_buff *skb,
+			     struct fare_plane **planep)
 {
 	u8 family = skb->protocol == htons(ETH_P_IP) ? AF_INET : AF_INET6;
 	struct fare_plane *plane, **planes;
@@ -806,11 +806,31 @@ static bool fare_dev_is_fare(const struct net_device *dev)
 	return dev->rtnl_link_ops == &fare_link_ops;
 }
 
+/*
+ * Allocates what the packet path needs before the namespace's first fare
+ * device can transmit. Called under RTNL; the memory stays until the
+ * namespace goes away.
+ */
+static int fare_net_prepare(struct fare_net *fn)
+{
+	struct fare_flowlet *flowlets;
+
+	ASSERT_RTNL();
+	if (fn->flowlets)
+		return 0;
+	flowlets = kvcalloc(FARE_FLOWLET_SLOTS, sizeof(*flowlets),
+			    GFP_KERNEL_ACCOUNT);
+	if (!flowlets)
+		return -ENOMEM;
+	/* Published before the device registers, which orders it for xmit. */
+	WRITE_ONCE(fn->flowlets, flowlets);
+	return 0;
+}
+
 static int fare_newlink_common(struct net_device *dev,
 			       struct netlink_ext_ack *extack)
 {
 	struct fare_net *fn = fare_pernet(dev_net(dev));
-
 	int err;
 
 	ASSERT_RTNL();
@@ -849,27 +869,6 @@ struct rtnl_link_ops fare_link_ops __read_mostly = {
 	.setup = fare_setup,
 	.newlink = fare_newlink,
 };
-
-/*
- * Allocates what the packet path needs before the namespace's first fare
- * device can transmit. Called under RTNL; the memory stays until the
- * namespace goes away.
- */
-int fare_net_prepare(struct fare_net *fn)
-{
-	struct fare_flowlet *flowlets;
-
-	ASSERT_RTNL();
-	if (fn->flowlets)
-		return 0;
-	flowlets = kvcalloc(FARE_FLOWLET_SLOTS, sizeof(*flowlets),
-			    GFP_KERNEL_ACCOUNT);
-	if (!flowlets)
-		return -ENOMEM;
-	/* Published before the device registers, which orders it for xmit. */
-	WRITE_ONCE(fn->flowlets, flowlets);
-	return 0;
-}
 
 /*
  * Makes sure the namespace has its fare device, creating and opening

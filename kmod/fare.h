@@ -252,10 +252,6 @@ void fare_plane_free_rcu(struct fare_plane *plane);
 /* device.c */
 extern struct rtnl_link_ops fare_link_ops;
 int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack);
-int fare_net_prepare(struct fare_net *fn);
-int fare_group_select(struct fare_net *fn, struct fare_route *rt,
-		      struct fare_group *grp, struct sk_buff *skb,
-		      struct fare_plane **planep);
 void fare_plane_update_oper(struct fare_plane *plane);
 void fare_dev_sync(struct fare_net *fn);
 int fare_notifier_register(void);
