@@ -840,8 +840,10 @@ static int fare_newlink_common(struct net_device *dev,
 		return -EEXIST;
 	}
 	err = fare_net_prepare(fn);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no memory for the flowlet table");
 		return err;
+	}
 	err = register_netdevice(dev);
 	if (!err)
 		fare_dev_no_addrconf(dev);
@@ -883,12 +885,16 @@ int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
 	if (rtnl_dereference(fn->dev))
 		return 0;
 	err = fare_net_prepare(fn);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no memory for the flowlet table");
 		return err;
+	}
 
 	dev = alloc_netdev(0, FARE_DEV_NAME, NET_NAME_USER, fare_setup);
-	if (!dev)
+	if (!dev) {
+		NL_SET_ERR_MSG(extack, "no memory for device " FARE_DEV_NAME);
 		return -ENOMEM;
+	}
 	dev_net_set(dev, fn->net);
 	dev->rtnl_link_ops = &fare_link_ops;
 	err = register_netdevice(dev);

@@ -131,11 +131,11 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	id = nla_get_u32(attrs[FARE_A_PLANE_ID]);
 
 	plane = kzalloc(sizeof(*plane), GFP_KERNEL_ACCOUNT);
-	if (!plane)
-		return -ENOMEM;
-	plane->tx = fare_alloc_pcpu_stats(struct fare_pcpu_tx);
-	if (!plane->tx) {
+	if (plane)
+		plane->tx = fare_alloc_pcpu_stats(struct fare_pcpu_tx);
+	if (!plane || !plane->tx) {
 		kfree(plane);
+		NL_SET_ERR_MSG(extack, "no memory for the plane");
 		return -ENOMEM;
 	}
 	plane->id = id;
@@ -453,8 +453,10 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 	if (err)
 		return err;
 	grp = fare_group_alloc(n);
-	if (!grp)
+	if (!grp) {
+		NL_SET_ERR_MSG(extack, "no memory for the next hops");
 		return -ENOMEM;
+	}
 
 	bitmap_zero(seen, FARE_PLANE_ID_MAX + 1);
 	i = 0;
@@ -495,8 +497,10 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		i++;
 	}
 	err = fare_group_finish(grp);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no memory for the next hops");
 		goto err_free;
+	}
 	*grpp = grp;
 	return 0;
 
@@ -544,19 +548,21 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 		rcu_assign_pointer(rt->group, grp);
 		fare_group_free_rcu(old);
 	} else {
-		err = -ENOMEM;
 		err = fare_limit_routes(fn->num_routes, fn->max_routes,
 					info->extack);
 		if (err)
 			goto err_unlock;
 		err = -ENOMEM;
 		rt = kzalloc(sizeof(*rt), GFP_KERNEL_ACCOUNT);
-		if (!rt)
+		if (!rt) {
+			NL_SET_ERR_MSG(info->extack, "no memory for the route");
 			goto err_unlock;
+		}
 		rt->ctr = alloc_percpu_gfp(struct fare_route_ctr,
 					   GFP_KERNEL_ACCOUNT);
 		if (!rt->ctr) {
 			kfree(rt);
+			NL_SET_ERR_MSG(info->extack, "no memory for the route");
 			goto err_unlock;
 		}
 		rt->key = key;
