@@ -212,10 +212,7 @@ static void config_seed_text(FILE *f, const struct fare_config *cfg)
 		fprintf(f, " hash-seed 0x%08x", cfg->hash_seed);
 }
 
-/*
- * " tier-hops 3,4,6 spill-bias 65536 route-limit 262144 plane-limit 64
- * nexthop-limit 64", each if the kernel sent it.
- */
+/* " tier-hops 3,4,6 spill-bias 65536", each if the kernel sent it. */
 static void config_spill_text(FILE *f, const struct fare_config *cfg)
 {
 	unsigned int i;
@@ -227,6 +224,15 @@ static void config_spill_text(FILE *f, const struct fare_config *cfg)
 	}
 	if (cfg->set & FARE_CONFIG_SPILL_BIAS)
 		fprintf(f, " spill-bias %u", cfg->spill_bias);
+}
+
+/*
+ * " route-limit 262144 plane-limit 64 nexthop-limit 64", each if the
+ * kernel sent it; for config show only: a monitor line replayed by
+ * -batch must not try to raise a limit.
+ */
+static void config_limits_text(FILE *f, const struct fare_config *cfg)
+{
 	if (cfg->set & FARE_CONFIG_MAX_ROUTES)
 		fprintf(f, " route-limit %u", cfg->max_routes);
 	if (cfg->set & FARE_CONFIG_MAX_PLANES)
@@ -247,6 +253,7 @@ void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
 		fare_mode_name(cfg->mode), cfg->flowlet_us);
 	config_seed_text(o->f, cfg);
 	config_spill_text(o->f, cfg);
+	config_limits_text(o->f, cfg);
 	if (!cfg->ifindex)
 		fputs(" dev none\n", o->f);
 	else if (ifname)
