@@ -22,18 +22,35 @@
 #include <net/rtnetlink.h>
 #include "fare.h"
 
+/*
+ * Whether the kernel has IPv6 neighbour discovery: not when IPv6 is
+ * disabled at boot (ipv6.disable=1), and neigh_xmit() to a missing table
+ * would not take the packet.
+ */
+static bool fare_have_nd(void)
+{
+	return IS_ENABLED(CONFIG_IPV6) && READ_ONCE(ipv6_stub->nd_tbl);
+}
+
 static bool fare_plane_carries(const struct fare_plane *plane, u8 family)
 {
+	bool gw6 = plane->has_gw6 && fare_have_nd();
+
 	if (!READ_ONCE(plane->oper_up))
 		return false;
 	/* An IPv4 packet may go to an IPv6 gateway; the reverse cannot. */
-	return family == AF_INET ? plane->has_gw4 || plane->has_gw6 :
-				   plane->has_gw6;
+	return family == AF_INET ? plane->has_gw4 || gw6 : gw6;
 }
 
 /* Scratch per next hop for the decisions below; BHs are off. */
 static DEFINE_PER_CPU(u64 [FARE_NEXTHOP_MAX], fare_sent_scratch);
 static DEFINE_PER_CPU(u64 [FARE_NEXTHOP_MAX], fare_q_scratch);
+/*
+ * The plane of each next hop as fare_group_select() read it, once per
+ * decision: a plane replaced during the decision is not read again.
+ */
+static DEFINE_PER_CPU(struct fare_plane * [FARE_NEXTHOP_MAX],
+		      fare_plane_scratch);
 
 /* The per-packet schedule of the tier of rank @ord, on this CPU. */
 static struct fare_spray *fare_group_spray(struct fare_group *grp,
@@ -86,10 +103,9 @@ static void fare_count_spill(struct fare_net *fn, u8 tier)
  * the larger of its plane device's qdisc backlog and its virtual queue.
  */
 static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
-			    u64 up, u64 now)
+			    struct fare_plane **planes, u64 up, u64 now)
 {
 	u8 hops[FARE_TIER_MAX + 1];
-	struct fare_plane *plane;
 	unsigned int i, n_hops;
 	u64 mask, real, virt, *q;
 	bool spilled;
@@ -103,8 +119,7 @@ static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 		q[i] = 0;
 		if (!(up & BIT_ULL(i)))
 			continue;
-		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
-		real = plane ? fare_dev_backlog(plane->dev) : 0;
+		real = planes[i] ? fare_dev_backlog(planes[i]->dev) : 0;
 		virt = grp->nh[i].bandwidth ?
 		       fare_vq_backlog(atomic64_read(&grp->nh[i].vq_vt), now,
 				       grp->nh[i].bandwidth) : 0;
@@ -122,12 +137,14 @@ static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 }
 
 /*
- * The flowlet table slot of @skb's flow and whether it holds a decision
- * younger than @gap_ns; the caller then keeps it (fare_slot_keep(), or
- * by refreshing its last_ns) or overwrites it with fare_slot_set().
+ * The flowlet table slot of @skb's flow, whether it holds a decision
+ * younger than @gap_ns, and that decision (@value), read with its owner as
+ * one word; the caller then keeps it (fare_slot_keep(), or by refreshing
+ * its last_ns) or overwrites it with fare_slot_set().
  */
 static struct fare_flowlet *fare_slot(struct fare_net *fn, u32 hash,
-				      u64 now, u64 gap_ns, bool *live)
+				      u64 now, u64 gap_ns, bool *live,
+				      u32 *value)
 {
 	struct fare_flowlet *fl = &fn->flowlets[hash & (FARE_FLOWLET_SLOTS - 1)];
 
@@ -135,27 +152,29 @@ static struct fare_flowlet *fare_slot(struct fare_net *fn, u32 hash,
 	 * Signed: another CPU's clock may read a little ahead of ours, and
 	 * a slot it just refreshed is live, not idle for 584 years.
 	 */
-	*live = READ_ONCE(fl->hash) == hash &&
+	u64 owner = atomic64_read(&fl->owner);
+
+	*live = owner >> 32 == hash &&
 		(s64)(now - READ_ONCE(fl->last_ns)) <= (s64)gap_ns;
+	*value = (u32)owner;
 	return fl;
 }
 
 static void fare_slot_set(struct fare_flowlet *fl, u32 hash, u32 value,
 			  u64 now)
 {
-	WRITE_ONCE(fl->hash, hash);
-	WRITE_ONCE(fl->plane_id, value);
+	atomic64_set(&fl->owner, fare_slot_owner(hash, value));
 	WRITE_ONCE(fl->last_ns, now);
 }
 
 /*
- * The next hop of @fl's decision if it is still @live and its plane is in
- * @up, with the slot refreshed at @now; else -1 and a new decision is due.
+ * The next hop of @fl's decision @plane_id if it is still @live and its
+ * plane is in @up, with the slot refreshed at @now; else -1 and a new
+ * decision is due.
  */
 static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
-			  bool live, u64 up, u64 now)
+			  bool live, u32 plane_id, u64 up, u64 now)
 {
-	u32 plane_id = READ_ONCE(fl->plane_id);
 	unsigned int i;
 
 	if (!live)
@@ -176,9 +195,10 @@ static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
  * plane furthest behind its byte share.
  */
 static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
-			       struct sk_buff *skb, u64 up)
+			       struct fare_plane **planes, struct sk_buff *skb,
+			       u64 up)
 {
-	u32 hash = skb_get_hash(skb);
+	u32 hash = skb_get_hash(skb), v;
 	u64 now, *sent, packets, usable;
 	struct fare_flowlet *fl;
 	unsigned int i;
@@ -187,12 +207,13 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 
 	now = ktime_get_mono_fast_ns();
 	fl = fare_slot(fn, hash, now,
-		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live);
-	idx = fare_slot_keep(grp, fl, live, up, now);
+		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live,
+		       &v);
+	idx = fare_slot_keep(grp, fl, live, v, up, now);
 	if (idx >= 0)
 		return idx;
 
-	usable = fare_tier_choose(fn, grp, up, now);
+	usable = fare_tier_choose(fn, grp, planes, up, now);
 	sent = *this_cpu_ptr(&fare_sent_scratch);
 	for (i = 0; i < grp->num_nh; i++)
 		if (usable & BIT_ULL(i))
@@ -212,20 +233,21 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
  * buckets (preferred tier) or by hash-threshold (another tier).
  */
 static int fare_flow_tier_select(struct fare_net *fn, struct fare_group *grp,
+				 struct fare_plane **planes,
 				 struct sk_buff *skb, u64 up, u32 fhash)
 {
-	u32 hash = skb_get_hash(skb);
+	u32 hash = skb_get_hash(skb), v;
 	struct fare_flowlet *fl;
 	u64 now, usable;
 	bool live;
 	int idx;
 
 	now = ktime_get_mono_fast_ns();
-	fl = fare_slot(fn, hash, now, FARE_FLOW_TIER_IDLE_NS, &live);
-	idx = fare_slot_keep(grp, fl, live, up, now);
+	fl = fare_slot(fn, hash, now, FARE_FLOW_TIER_IDLE_NS, &live, &v);
+	idx = fare_slot_keep(grp, fl, live, v, up, now);
 	if (idx >= 0)
 		return idx;
-	usable = fare_tier_choose(fn, grp, up, now);
+	usable = fare_tier_choose(fn, grp, planes, up, now);
 	idx = fare_bucket_pick(grp->buckets, usable, fhash);
 	if (idx < 0)
 		idx = fare_hash_pick(grp->weights, usable, grp->num_nh, fhash);
@@ -242,6 +264,7 @@ static int fare_flow_tier_select(struct fare_net *fn, struct fare_group *grp,
  */
 static int fare_packet_tier_select(struct fare_net *fn,
 				   struct fare_group *grp,
+				   struct fare_plane **planes,
 				   struct sk_buff *skb, u64 up)
 {
 	u32 hash = skb_get_hash(skb), v;
@@ -252,8 +275,8 @@ static int fare_packet_tier_select(struct fare_net *fn,
 
 	now = ktime_get_mono_fast_ns();
 	fl = fare_slot(fn, hash, now,
-		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live);
-	v = READ_ONCE(fl->plane_id);
+		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live,
+		       &v);
 	if (live && (v & FARE_SLOT_TIER)) {
 		for (i = 0; i < grp->num_nh; i++)
 			if ((up & BIT_ULL(i)) &&
@@ -263,7 +286,7 @@ static int fare_packet_tier_select(struct fare_net *fn,
 	if (usable) {
 		WRITE_ONCE(fl->last_ns, now);
 	} else {
-		usable = fare_tier_choose(fn, grp, up, now);
+		usable = fare_tier_choose(fn, grp, planes, up, now);
 		if (!usable)
 			return -1;
 		fare_slot_set(fl, hash,
@@ -283,21 +306,26 @@ static int fare_packet_tier_select(struct fare_net *fn,
  * tier in flow or packet mode never looks at the flowlet table.
  * Returns the next hop's index and its plane, or -1 if none is usable.
  */
-int fare_group_select(struct fare_net *fn, struct fare_route *rt,
-		      struct fare_group *grp, struct sk_buff *skb,
-		      struct fare_plane **planep)
+static int fare_group_select(struct fare_net *fn, struct fare_route *rt,
+			     struct fare_group *grp, struct sk_buff *skb,
+			     struct fare_plane **planep)
 {
 	u8 family = skb->protocol == htons(ETH_P_IP) ? AF_INET : AF_INET6;
-	struct fare_plane *plane;
+	struct fare_plane *plane, **planes;
 	u64 usable, up = 0;
 	unsigned int i;
 	u8 mode;
 	int idx;
 
+	planes = *this_cpu_ptr(&fare_plane_scratch);
 	for (i = 0; i < grp->num_nh; i++) {
 		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
-		if (plane && fare_plane_carries(plane, family))
+		if (plane && fare_plane_carries(plane, family)) {
 			up |= 1ULL << i;
+			planes[i] = plane;
+		} else {
+			planes[i] = NULL;
+		}
 	}
 	if (!up)
 		return -1;
@@ -311,7 +339,8 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 				       READ_ONCE(fn->hash_seed));
 
 		if (grp->num_tiers > 1) {
-			idx = fare_flow_tier_select(fn, grp, skb, up, hash);
+			idx = fare_flow_tier_select(fn, grp, planes, skb, up,
+						    hash);
 		} else {
 			/* A flow whose bucket's plane is unusable re-picks. */
 			idx = fare_bucket_pick(grp->buckets, usable, hash);
@@ -320,21 +349,20 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 						     grp->num_nh, hash);
 		}
 	} else if (mode == FARE_MODE_FLOWLET) {
-		idx = fare_flowlet_select(fn, grp, skb, up);
+		idx = fare_flowlet_select(fn, grp, planes, skb, up);
 	} else if (grp->num_tiers > 1) {
-		idx = fare_packet_tier_select(fn, grp, skb, up);
+		idx = fare_packet_tier_select(fn, grp, planes, skb, up);
 	} else {
 		idx = fare_spray_pick(grp->weights, fare_group_spray(grp, 0),
 				      usable, grp->num_nh);
 	}
-	if (idx < 0)
+	if (idx < 0 || !(up & BIT_ULL(idx)))
 		return -1;
-
-	/* The plane may have been deleted since the scan above. */
-	plane = fare_plane_get_rcu(fn, grp->nh[idx].plane_id);
-	if (!plane)
-		return -1;
-	*planep = plane;
+	/*
+	 * The plane the scan found able to carry the packet, not a second
+	 * read that a replace in between could answer with another plane.
+	 */
+	*planep = planes[idx];
 	return idx;
 }
 
@@ -388,7 +416,7 @@ enum fare_drop_reason {
 	FARE_DROP_ERROR,
 };
 
-static void fare_count_drop(struct fare_net *fn, enum fare_drop_reason why)
+static void fare_count(struct fare_net *fn, enum fare_drop_reason why)
 {
 	struct fare_pcpu_net *st = this_cpu_ptr(fn->stats);
 
@@ -402,6 +430,22 @@ static void fare_count_drop(struct fare_net *fn, enum fare_drop_reason why)
 	else
 		u64_stats_inc(&st->error);
 	u64_stats_update_end(&st->syncp);
+}
+
+/*
+ * Frees @skb, which fare does not transmit, and counts it as a drop for
+ * @why in fare's counters and for @reason in the kernel's (kfree_skb
+ * tracepoint, drop monitor). netpoll may transmit with interrupts off,
+ * where only dev_kfree_skb_any() may free.
+ */
+static void fare_drop(struct fare_net *fn, struct sk_buff *skb,
+		      enum fare_drop_reason why, enum skb_drop_reason reason)
+{
+	fare_count(fn, why);
+	if (in_hardirq() || irqs_disabled())
+		dev_kfree_skb_any(skb);
+	else
+		kfree_skb_reason(skb, reason);
 }
 
 /*
@@ -495,8 +539,8 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct fare_group *grp;
 	unsigned int len;
 	const void *daddr;
+	int idx, err;
 	u8 family;
-	int idx;
 
 	if (skb->protocol == htons(ETH_P_IP) &&
 	    pskb_network_may_pull(skb, sizeof(struct iphdr))) {
@@ -507,52 +551,57 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 		family = AF_INET6;
 		daddr = &ipv6_hdr(skb)->daddr;
 	} else {
-		fare_count_drop(fn, FARE_DROP_ERROR);
-		goto drop;
+		fare_drop(fn, skb, FARE_DROP_ERROR,
+			  SKB_DROP_REASON_UNHANDLED_PROTO);
+		return NETDEV_TX_OK;
 	}
 
 	/* The stack calls us under rcu_read_lock_bh(); lookups want RCU. */
 	rcu_read_lock();
 	rt = fare_route_lookup(fn, family, daddr);
 	if (!rt) {
-		fare_count_drop(fn, FARE_DROP_NOROUTE);
-		goto drop_unlock;
+		fare_drop(fn, skb, FARE_DROP_NOROUTE,
+			  SKB_DROP_REASON_IP_OUTNOROUTES);
+		goto out_unlock;
 	}
 	grp = rcu_dereference(rt->group);
 	idx = fare_group_select(fn, rt, grp, skb, &plane);
 	if (idx < 0) {
 		if (fare_fallback_xmit(dev_net(dev), dev, skb, family)) {
 			this_cpu_inc(rt->ctr->fallback);
-			fare_count_drop(fn, FARE_DROP_FALLBACK);
-			rcu_read_unlock();
-			return NETDEV_TX_OK;
+			fare_count(fn, FARE_DROP_FALLBACK);
+			goto out_unlock;
 		}
 		this_cpu_inc(rt->ctr->noplane);
-		fare_count_drop(fn, FARE_DROP_NOPLANE);
-		goto drop_unlock;
+		fare_drop(fn, skb, FARE_DROP_NOPLANE,
+			  SKB_DROP_REASON_IP_OUTNOROUTES);
+		goto out_unlock;
 	}
 
 	pdev = plane->dev;
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(pdev))) {
-		fare_count_drop(fn, FARE_DROP_ERROR);
-		goto drop_unlock;
+		fare_drop(fn, skb, FARE_DROP_ERROR, SKB_DROP_REASON_NOMEM);
+		goto out_unlock;
 	}
 	len = skb->len;
 	fare_count_tx(fn, grp, idx, plane, len);
 
 	skb_dst_drop(skb);
 	skb->dev = pdev;
+	/*
+	 * The plane carries @family (fare_plane_carries()): an IPv4 gateway
+	 * for IPv4, else an IPv6 one with neighbour discovery present, so
+	 * neigh_xmit() finds its table and owns the packet from here on,
+	 * whatever it returns.
+	 */
 	if (family == AF_INET && plane->has_gw4)
-		neigh_xmit(NEIGH_ARP_TABLE, pdev, &plane->gw4, skb);
+		err = neigh_xmit(NEIGH_ARP_TABLE, pdev, &plane->gw4, skb);
 	else
-		neigh_xmit(NEIGH_ND_TABLE, pdev, &plane->gw6, skb);
+		err = neigh_xmit(NEIGH_ND_TABLE, pdev, &plane->gw6, skb);
+	if (unlikely(net_xmit_eval(err)))
+		fare_count(fn, FARE_DROP_ERROR);
+out_unlock:
 	rcu_read_unlock();
-	return NETDEV_TX_OK;
-
-drop_unlock:
-	rcu_read_unlock();
-drop:
-	dev_kfree_skb_any(skb);
 	return NETDEV_TX_OK;
 }
 
@@ -582,41 +631,94 @@ static netdev_features_t fare_fix_features(struct net_device *dev,
 		if (plane)
 			shared &= plane->dev->features;
 	}
-	return features & (FARE_FEATURES_KEEP | shared);
+	/*
+	 * Only the shared offloads follow the planes: NETIF_F_LLTX and
+	 * NETIF_F_NETNS_LOCAL (features before 6.12) stay.
+	 */
+	return features & ~(FARE_FEATURES_SHARED & ~shared);
 }
 
-/*
- * Fits fare0 to its planes, under RTNL, after a plane comes, goes or
- * changes: its MTU is the smallest plane MTU, so whatever fare0 accepts
- * fits the plane that takes it; its headroom is the largest link header,
- * so no plane has to reallocate; its offloads are those of every plane
- * (fare_fix_features()). Without planes it keeps what it has.
- */
-void fare_dev_sync(struct fare_net *fn)
+/* The planes' limits that fare0 takes on: the smallest of each. */
+struct fare_dev_limits {
+	unsigned int mtu;
+	unsigned int headroom;		/* the largest, this one */
+	unsigned int gso_max_size;
+	unsigned int gso_ipv4_max_size;
+	unsigned int gso_max_segs;
+	unsigned int tso_max_size;
+	unsigned int tso_max_segs;
+};
+
+/* Under RTNL; false if the namespace has no plane. */
+static bool fare_dev_limits(struct fare_net *fn, struct fare_dev_limits *l)
 {
-	struct net_device *dev = rtnl_dereference(fn->dev);
-	unsigned int mtu = UINT_MAX, headroom = 0;
 	struct fare_plane *plane;
+	struct net_device *pdev;
+	bool any = false;
 	unsigned int id;
-	int err;
 
 	ASSERT_RTNL();
-	if (!dev)
-		return;
+	*l = (struct fare_dev_limits){
+		.mtu = UINT_MAX,
+		.gso_max_size = UINT_MAX,
+		.gso_ipv4_max_size = UINT_MAX,
+		.gso_max_segs = UINT_MAX,
+		.tso_max_size = UINT_MAX,
+		.tso_max_segs = UINT_MAX,
+	};
 	for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
 		plane = rtnl_dereference(fn->planes[id]);
 		if (!plane)
 			continue;
-		mtu = min(mtu, plane->dev->mtu);
-		headroom = max_t(unsigned int, headroom,
-				 plane->dev->hard_header_len +
-				 plane->dev->needed_headroom);
+		pdev = plane->dev;
+		any = true;
+		l->mtu = min(l->mtu, pdev->mtu);
+		l->headroom = max_t(unsigned int, l->headroom,
+				    pdev->hard_header_len +
+				    pdev->needed_headroom);
+		l->gso_max_size = min(l->gso_max_size,
+				      READ_ONCE(pdev->gso_max_size));
+		l->gso_ipv4_max_size = min(l->gso_ipv4_max_size,
+					   fare_gso_ipv4_max_size(pdev));
+		l->gso_max_segs = min_t(unsigned int, l->gso_max_segs,
+					READ_ONCE(pdev->gso_max_segs));
+		l->tso_max_size = min(l->tso_max_size,
+				      fare_tso_max_size(pdev));
+		l->tso_max_segs = min(l->tso_max_segs,
+				      fare_tso_max_segs(pdev));
 	}
-	if (mtu == UINT_MAX)
+	return any;
+}
+
+/*
+ * Fits fare0 to its planes, under RTNL, after a plane comes, goes or
+ * changes: its MTU is the smallest plane MTU, and it cannot be raised
+ * above (fare_change_mtu()), so whatever fare0 accepts fits the plane
+ * that takes it; its GSO and TSO limits are the smallest of the planes',
+ * so a GSO packet it accepts is one every plane takes; its headroom is the
+ * largest link header, so no plane has to reallocate; its offloads are
+ * those of every plane (fare_fix_features()). Without planes it keeps
+ * what it has.
+ */
+void fare_dev_sync(struct fare_net *fn)
+{
+	struct net_device *dev = rtnl_dereference(fn->dev);
+	struct fare_dev_limits l;
+	unsigned int mtu;
+	int err;
+
+	ASSERT_RTNL();
+	if (!dev || !fare_dev_limits(fn, &l))
 		return;
 	/* Read locklessly by the stack when it sizes an skb: a hint. */
-	WRITE_ONCE(dev->needed_headroom, headroom);
-	mtu = clamp(mtu, dev->min_mtu, dev->max_mtu);
+	WRITE_ONCE(dev->needed_headroom, l.headroom);
+	fare_set_tso_max(dev, l.tso_max_size, l.tso_max_segs);
+	WRITE_ONCE(dev->gso_max_size, l.gso_max_size);
+	fare_set_gso_ipv4_max_size(dev, l.gso_ipv4_max_size);
+	WRITE_ONCE(dev->gso_max_segs, l.gso_max_segs);
+	mtu = clamp(l.mtu, dev->min_mtu, ETH_MAX_MTU);
+	/* "ip link set fare0 mtu" then says why it cannot go higher. */
+	dev->max_mtu = mtu;
 	if (dev->mtu != mtu) {
 		err = dev_set_mtu(dev, mtu);
 		if (err)
@@ -626,9 +728,28 @@ void fare_dev_sync(struct fare_net *fn)
 	netdev_update_features(dev);
 }
 
+/*
+ * No MTU above the smallest plane's: a larger packet would leave fare0
+ * only to be dropped or fragmented by the plane. Under RTNL.
+ */
+static int fare_change_mtu(struct net_device *dev, int new_mtu)
+{
+	struct fare_net *fn = fare_pernet(dev_net(dev));
+	struct fare_dev_limits l;
+
+	if (fare_dev_limits(fn, &l) && new_mtu > l.mtu) {
+		netdev_dbg(dev, "MTU %d is above the planes' %u\n", new_mtu,
+			   l.mtu);
+		return -EINVAL;
+	}
+	WRITE_ONCE(dev->mtu, new_mtu);
+	return 0;
+}
+
 static const struct net_device_ops fare_netdev_ops = {
 	.ndo_start_xmit = fare_xmit,
 	.ndo_fix_features = fare_fix_features,
+	.ndo_change_mtu = fare_change_mtu,
 };
 
 static void fare_setup(struct net_device *dev)
@@ -642,9 +763,19 @@ static void fare_setup(struct net_device *dev)
 	dev->addr_len = 0;
 	/* Room for any plane's link-layer header without a reallocation. */
 	dev->needed_headroom = LL_MAX_HEADER;
-	dev->flags = IFF_NOARP;
+	/*
+	 * Point-to-point: IPv4 output resolves every destination on fare0
+	 * to the one neighbour entry of key 0 (__ipv4_neigh_lookup_noref())
+	 * instead of one entry per destination.
+	 */
+	dev->flags = IFF_POINTOPOINT | IFF_NOARP;
 	dev->priv_flags |= IFF_NO_QUEUE;
 	fare_dev_set_lltx(dev);
+	/*
+	 * fare0's state (flowlet table, planes, routes) is its namespace's:
+	 * it cannot move to another one.
+	 */
+	fare_dev_set_netns_local(dev);
 	dev->features |= features;
 	dev->hw_features |= features;
 	dev->mtu = ETH_DATA_LEN;
@@ -675,11 +806,31 @@ static bool fare_dev_is_fare(const struct net_device *dev)
 	return dev->rtnl_link_ops == &fare_link_ops;
 }
 
+/*
+ * Allocates what the packet path needs before the namespace's first fare
+ * device can transmit. Called under RTNL; the memory stays until the
+ * namespace goes away.
+ */
+static int fare_net_prepare(struct fare_net *fn)
+{
+	struct fare_flowlet *flowlets;
+
+	ASSERT_RTNL();
+	if (fn->flowlets)
+		return 0;
+	flowlets = kvcalloc(FARE_FLOWLET_SLOTS, sizeof(*flowlets),
+			    GFP_KERNEL_ACCOUNT);
+	if (!flowlets)
+		return -ENOMEM;
+	/* Published before the device registers, which orders it for xmit. */
+	WRITE_ONCE(fn->flowlets, flowlets);
+	return 0;
+}
+
 static int fare_newlink_common(struct net_device *dev,
 			       struct netlink_ext_ack *extack)
 {
 	struct fare_net *fn = fare_pernet(dev_net(dev));
-
 	int err;
 
 	ASSERT_RTNL();
@@ -689,8 +840,10 @@ static int fare_newlink_common(struct net_device *dev,
 		return -EEXIST;
 	}
 	err = fare_net_prepare(fn);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no memory for the flowlet table");
 		return err;
+	}
 	err = register_netdevice(dev);
 	if (!err)
 		fare_dev_no_addrconf(dev);
@@ -720,26 +873,6 @@ struct rtnl_link_ops fare_link_ops __read_mostly = {
 };
 
 /*
- * Allocates what the packet path needs before the namespace's first fare
- * device can transmit. Called under RTNL; the memory stays until the
- * namespace goes away.
- */
-int fare_net_prepare(struct fare_net *fn)
-{
-	struct fare_flowlet *flowlets;
-
-	ASSERT_RTNL();
-	if (fn->flowlets)
-		return 0;
-	flowlets = kvcalloc(FARE_FLOWLET_SLOTS, sizeof(*flowlets), GFP_KERNEL);
-	if (!flowlets)
-		return -ENOMEM;
-	/* Published before the device registers, which orders it for xmit. */
-	WRITE_ONCE(fn->flowlets, flowlets);
-	return 0;
-}
-
-/*
  * Makes sure the namespace has its fare device, creating and opening
  * FARE_DEV_NAME on first use. Called under RTNL.
  */
@@ -752,12 +885,16 @@ int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
 	if (rtnl_dereference(fn->dev))
 		return 0;
 	err = fare_net_prepare(fn);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no memory for the flowlet table");
 		return err;
+	}
 
 	dev = alloc_netdev(0, FARE_DEV_NAME, NET_NAME_USER, fare_setup);
-	if (!dev)
+	if (!dev) {
+		NL_SET_ERR_MSG(extack, "no memory for device " FARE_DEV_NAME);
 		return -ENOMEM;
+	}
 	dev_net_set(dev, fn->net);
 	dev->rtnl_link_ops = &fare_link_ops;
 	err = register_netdevice(dev);
@@ -843,6 +980,7 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 		/* The device goes away, and the plane with it. */
 		WRITE_ONCE(plane->oper_up, false);
 		RCU_INIT_POINTER(fn->planes[id], NULL);
+		fn->num_planes--;
 		fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
 		fare_plane_free_rcu(plane);
 		fare_dev_sync(fn);

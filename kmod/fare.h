@@ -131,15 +131,21 @@ struct fare_pcpu_net {
 
 /*
  * One slot of the namespace's flowlet table, indexed by the flow hash. A
- * TCP flow sends from several CPUs, so the table is shared, not per CPU;
- * slots are read and written with READ_ONCE/WRITE_ONCE and a torn update
- * costs at most one early re-pick.
+ * TCP flow sends from several CPUs, so the table is shared, not per CPU.
+ * The owner's hash and its decision are one word, read and written whole
+ * (fare_slot_owner()), so a flow never sees another flow's decision; the
+ * time is a word of its own, and a tear between the two costs at most one
+ * early or late re-pick.
  */
 struct fare_flowlet {
-	u32 hash;			/* the flow hash owning the slot */
-	u32 plane_id;			/* plane, or FARE_SLOT_TIER | tier */
+	atomic64_t owner;		/* hash << 32 | plane or tier */
 	u64 last_ns;			/* last packet, monotonic ns */
 };
+
+static inline u64 fare_slot_owner(u32 hash, u32 value)
+{
+	return (u64)hash << 32 | value;
+}
 
 /* A slot of a per-packet flowlet holds its tier, not a plane. */
 #define FARE_SLOT_TIER		BIT(31)
@@ -157,12 +163,20 @@ struct fare_net {
 	/* Under RTNL: the planes and the fare device. */
 	struct fare_plane __rcu *planes[FARE_PLANE_ID_MAX + 1];
 	struct net_device __rcu *dev;
+	unsigned int num_planes;	/* under RTNL, against max_planes */
 	/* Protects the routes and the config below. */
 	struct mutex lock;
 	struct rhashtable routes;	/* RCU readers, keyed by fare_prefix */
 	struct list_head route_list;	/* insertion order, for dumps */
 	u64 route_seq;			/* the last fare_route.seq given */
-	unsigned int num_routes;
+	unsigned int num_routes;	/* checked against max_routes */
+	/*
+	 * Limits (uapi fare.h): written under the lock, read under it
+	 * (routes, next hops) or under RTNL with READ_ONCE (planes).
+	 */
+	u32 max_routes;
+	u32 max_planes;
+	u32 max_nexthops;
 	/* Routes per (family, prefix length); readers use the bitmaps. */
 	unsigned int plen_count[2][FARE_PLEN_SLOTS];
 	DECLARE_BITMAP(plens4, FARE_PLEN_SLOTS);
@@ -189,6 +203,23 @@ struct fare_net {
 
 extern unsigned int fare_net_id;
 
+/*
+ * netdev_alloc_pcpu_stats(), charged to the caller's memory cgroup: for
+ * the per-CPU counters a netlink request makes the kernel allocate.
+ */
+#define fare_alloc_pcpu_stats(type)					\
+({									\
+	typeof(type) __percpu *__s;					\
+	unsigned int __cpu;						\
+									\
+	__s = __alloc_percpu_gfp(sizeof(type), __alignof__(type),	\
+				 GFP_KERNEL_ACCOUNT);			\
+	if (__s)							\
+		for_each_possible_cpu(__cpu)				\
+			u64_stats_init(&per_cpu_ptr(__s, __cpu)->syncp);\
+	__s;								\
+})
+
 static inline struct fare_net *fare_pernet(const struct net *net)
 {
 	return net_generic(net, fare_net_id);
@@ -205,7 +236,7 @@ struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
 				     const void *daddr);
 int fare_route_insert(struct fare_net *fn, struct fare_route *rt);
 void fare_route_remove(struct fare_net *fn, struct fare_route *rt);
-void fare_route_free(struct fare_route *rt);
+void fare_route_free(struct fare_net *fn, struct fare_route *rt);
 struct fare_group *fare_group_alloc(unsigned int num_nh);
 int fare_group_finish(struct fare_group *grp);
 void fare_group_carry_vq(struct fare_group *grp,
@@ -221,10 +252,6 @@ void fare_plane_free_rcu(struct fare_plane *plane);
 /* device.c */
 extern struct rtnl_link_ops fare_link_ops;
 int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack);
-int fare_net_prepare(struct fare_net *fn);
-int fare_group_select(struct fare_net *fn, struct fare_route *rt,
-		      struct fare_group *grp, struct sk_buff *skb,
-		      struct fare_plane **planep);
 void fare_plane_update_oper(struct fare_plane *plane);
 void fare_dev_sync(struct fare_net *fn);
 int fare_notifier_register(void);

@@ -32,7 +32,10 @@ static int __net_init fare_net_init(struct net *net)
 	fn->tier_hops[2] = 6;
 	fn->n_tier_hops = 3;
 	fn->spill_bias = FARE_SPILL_BIAS_DEFAULT;
-	fn->stats = netdev_alloc_pcpu_stats(struct fare_pcpu_net);
+	fn->max_routes = FARE_MAX_ROUTES_DEFAULT;
+	fn->max_planes = FARE_MAX_PLANES_DEFAULT;
+	fn->max_nexthops = FARE_MAX_NEXTHOPS_DEFAULT;
+	fn->stats = fare_alloc_pcpu_stats(struct fare_pcpu_net);
 	if (!fn->stats)
 		return -ENOMEM;
 	err = fare_table_init(fn);
@@ -42,35 +45,43 @@ static int __net_init fare_net_init(struct net *net)
 }
 
 /*
- * Runs after the namespace's devices are gone (fare is a pernet subsystem,
+ * Runs after the namespaces' devices are gone (fare is a pernet subsystem,
  * whose exits follow the device exits): nothing can transmit through fare
  * any more and the notifier has already dropped planes of unregistered
- * devices.
+ * devices. One grace period covers the whole batch of namespaces.
  */
-static void __net_exit fare_net_exit(struct net *net)
+static void __net_exit fare_net_exit_batch(struct list_head *net_list)
 {
-	struct fare_net *fn = fare_pernet(net);
+	struct fare_net *fn;
 	unsigned int id;
+	struct net *net;
 
 	rtnl_lock();
-	for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
-		fare_plane_free_rcu(rtnl_dereference(fn->planes[id]));
-		RCU_INIT_POINTER(fn->planes[id], NULL);
+	list_for_each_entry(net, net_list, exit_list) {
+		fn = fare_pernet(net);
+		for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
+			fare_plane_free_rcu(rtnl_dereference(fn->planes[id]));
+			RCU_INIT_POINTER(fn->planes[id], NULL);
+		}
+		fn->num_planes = 0;
 	}
 	rtnl_unlock();
 
-	/* Readers that started before the device went away are done. */
+	/* Readers that started before the devices went away are done. */
 	synchronize_rcu();
-	mutex_lock(&fn->lock);
-	fare_table_destroy(fn);
-	mutex_unlock(&fn->lock);
-	free_percpu(fn->stats);
-	kvfree(fn->flowlets);
+	list_for_each_entry(net, net_list, exit_list) {
+		fn = fare_pernet(net);
+		mutex_lock(&fn->lock);
+		fare_table_destroy(fn);
+		mutex_unlock(&fn->lock);
+		free_percpu(fn->stats);
+		kvfree(fn->flowlets);
+	}
 }
 
 static struct pernet_operations fare_net_ops = {
 	.init = fare_net_init,
-	.exit = fare_net_exit,
+	.exit_batch = fare_net_exit_batch,
 	.id = &fare_net_id,
 	.size = sizeof(struct fare_net),
 };

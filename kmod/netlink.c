@@ -12,6 +12,8 @@
 #include <net/sock.h>
 #include "fare.h"
 #include "policy.h"
+#include "limits.h"
+#include "dump.h"
 
 static struct genl_family fare_family;
 
@@ -128,12 +130,12 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	}
 	id = nla_get_u32(attrs[FARE_A_PLANE_ID]);
 
-	plane = kzalloc(sizeof(*plane), GFP_KERNEL);
-	if (!plane)
-		return -ENOMEM;
-	plane->tx = netdev_alloc_pcpu_stats(struct fare_pcpu_tx);
-	if (!plane->tx) {
+	plane = kzalloc(sizeof(*plane), GFP_KERNEL_ACCOUNT);
+	if (plane)
+		plane->tx = fare_alloc_pcpu_stats(struct fare_pcpu_tx);
+	if (!plane || !plane->tx) {
 		kfree(plane);
+		NL_SET_ERR_MSG(extack, "no memory for the plane");
 		return -ENOMEM;
 	}
 	plane->id = id;
@@ -153,6 +155,12 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 				    "plane already exists (use replace)");
 		err = -EEXIST;
 		goto err_unlock;
+	}
+	if (!old) {
+		err = fare_limit_planes(fn->num_planes,
+					READ_ONCE(fn->max_planes), extack);
+		if (err)
+			goto err_unlock;
 	}
 	dev = __dev_get_by_index(fn->net,
 				 nla_get_u32(attrs[FARE_A_PLANE_IFINDEX]));
@@ -176,6 +184,8 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	netdev_hold(dev, &plane->dev_tracker, GFP_KERNEL);
 	fare_plane_update_oper(plane);
 	rcu_assign_pointer(fn->planes[id], plane);
+	if (!old)
+		fn->num_planes++;
 	fare_plane_free_rcu(old);
 	fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
 	fare_dev_sync(fn);
@@ -208,6 +218,7 @@ static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	RCU_INIT_POINTER(fn->planes[id], NULL);
+	fn->num_planes--;
 	fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
 	fare_plane_free_rcu(plane);
 	fare_dev_sync(fn);
@@ -268,10 +279,7 @@ static int fare_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	rcu_read_unlock();
 	cb->args[0] = id;
-	/* A full message asks for another round; an empty one ends it. */
-	if (err && err != -EMSGSIZE)
-		return err;
-	return skb->len;
+	return fare_dump_result(skb, err);
 }
 
 /* ---- routes ---- */
@@ -362,6 +370,14 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* Under fare_net.lock. */
+static unsigned int fare_route_num_nh(struct fare_net *fn,
+				      struct fare_route *rt)
+{
+	return rcu_dereference_protected(rt->group,
+					 lockdep_is_held(&fn->lock))->num_nh;
+}
+
 static void fare_nl_notify_route(struct fare_net *fn, u8 cmd,
 				 struct fare_route *rt)
 {
@@ -369,7 +385,8 @@ static void fare_nl_notify_route(struct fare_net *fn, u8 cmd,
 
 	if (!fare_has_listeners(fn))
 		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	skb = genlmsg_new(fare_route_payload(fare_route_num_nh(fn, rt)),
+			  GFP_KERNEL);
 	if (!skb)
 		return;
 	if (fare_route_fill(skb, rt, fn, 0, 0, 0, cmd)) {
@@ -432,13 +449,14 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		NL_SET_ERR_MSG_ATTR(extack, nhs, "a route needs at least one next hop");
 		return -EINVAL;
 	}
-	if (n > FARE_NEXTHOP_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, nhs, "too many next hops");
-		return -E2BIG;
-	}
+	err = fare_limit_nexthops(n, READ_ONCE(fn->max_nexthops), nhs, extack);
+	if (err)
+		return err;
 	grp = fare_group_alloc(n);
-	if (!grp)
+	if (!grp) {
+		NL_SET_ERR_MSG(extack, "no memory for the next hops");
 		return -ENOMEM;
+	}
 
 	bitmap_zero(seen, FARE_PLANE_ID_MAX + 1);
 	i = 0;
@@ -479,8 +497,10 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		i++;
 	}
 	err = fare_group_finish(grp);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no memory for the next hops");
 		goto err_free;
+	}
 	*grpp = grp;
 	return 0;
 
@@ -528,13 +548,21 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 		rcu_assign_pointer(rt->group, grp);
 		fare_group_free_rcu(old);
 	} else {
-		err = -ENOMEM;
-		rt = kzalloc(sizeof(*rt), GFP_KERNEL);
-		if (!rt)
+		err = fare_limit_routes(fn->num_routes, fn->max_routes,
+					info->extack);
+		if (err)
 			goto err_unlock;
-		rt->ctr = alloc_percpu(struct fare_route_ctr);
+		err = -ENOMEM;
+		rt = kzalloc(sizeof(*rt), GFP_KERNEL_ACCOUNT);
+		if (!rt) {
+			NL_SET_ERR_MSG(info->extack, "no memory for the route");
+			goto err_unlock;
+		}
+		rt->ctr = alloc_percpu_gfp(struct fare_route_ctr,
+					   GFP_KERNEL_ACCOUNT);
 		if (!rt->ctr) {
 			kfree(rt);
+			NL_SET_ERR_MSG(info->extack, "no memory for the route");
 			goto err_unlock;
 		}
 		rt->key = key;
@@ -580,7 +608,7 @@ static int fare_nl_route_del(struct sk_buff *skb, struct genl_info *info)
 	}
 	fare_route_remove(fn, rt);
 	fare_nl_notify_route(fn, FARE_CMD_ROUTE_DEL, rt);
-	fare_route_free(rt);
+	fare_route_free(fn, rt);
 	mutex_unlock(&fn->lock);
 	return 0;
 }
@@ -596,7 +624,8 @@ static int fare_nl_route_get(struct sk_buff *skb, struct genl_info *info)
 	err = fare_nl_parse_prefix(info, &key);
 	if (err)
 		return err;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	/* Room for the largest route the policy admits. */
+	msg = genlmsg_new(fare_route_payload(FARE_NEXTHOP_MAX), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 
@@ -650,6 +679,18 @@ fare_route_dump_resume(struct fare_net *fn, struct fare_route_dump_ctx *ctx)
 	return rt;
 }
 
+/*
+ * A dump message has room for the largest route, whatever the receiver's
+ * buffer: else a route of many next hops that does not fit an empty
+ * message could only fail the dump.
+ */
+static int fare_nl_route_dump_start(struct netlink_callback *cb)
+{
+	cb->min_dump_alloc = nlmsg_total_size(GENL_HDRLEN +
+					      fare_route_payload(FARE_NEXTHOP_MAX));
+	return 0;
+}
+
 static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct fare_route_dump_ctx *ctx = (void *)cb->ctx;
@@ -673,15 +714,18 @@ static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		ctx->started = true;
 	}
 	mutex_unlock(&fn->lock);
-	if (err && err != -EMSGSIZE)
-		return err;
-	return skb->len;
+	return fare_dump_result(skb, err);
 }
 
 /* ---- namespace config and counters ---- */
 
+/*
+ * The namespace config, under fare_net.lock. The flow hash seed is a
+ * secret (who knows it can aim flows at one plane): only @with_seed, for
+ * CAP_NET_ADMIN, sees it.
+ */
 static int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
-			    u32 portid, u32 seq, u8 cmd)
+			    u32 portid, u32 seq, u8 cmd, bool with_seed)
 {
 	struct net_device *dev;
 	void *hdr;
@@ -697,10 +741,19 @@ static int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 	if (err ||
 	    nla_put_u8(skb, FARE_A_CONFIG_MODE, fn->default_mode) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, fn->flowlet_us) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, fn->hash_seed) ||
+	    (with_seed &&
+	     nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, fn->hash_seed)) ||
 	    nla_put(skb, FARE_A_CONFIG_TIER_HOPS, fn->n_tier_hops,
 		    fn->tier_hops) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_SPILL_BIAS, fn->spill_bias)) {
+	    nla_put_u32(skb, FARE_A_CONFIG_SPILL_BIAS, fn->spill_bias) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_MAX_ROUTES, fn->max_routes) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_MAX_PLANES,
+			READ_ONCE(fn->max_planes)) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_MAX_NEXTHOPS,
+			READ_ONCE(fn->max_nexthops)) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_NUM_ROUTES, fn->num_routes) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_NUM_PLANES,
+			READ_ONCE(fn->num_planes))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -719,7 +772,8 @@ static int fare_nl_config_get(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	mutex_lock(&fn->lock);
 	err = fare_config_fill(msg, fn, info->snd_portid, info->snd_seq,
-			       FARE_CMD_CONFIG_GET);
+			       FARE_CMD_CONFIG_GET,
+			       netlink_net_capable(skb, CAP_NET_ADMIN));
 	mutex_unlock(&fn->lock);
 	if (err) {
 		nlmsg_free(msg);
@@ -732,9 +786,40 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fare_net *fn = fare_pernet(genl_info_net(info));
 	struct nlattr **attrs = info->attrs;
+	bool may_raise = netlink_capable(skb, CAP_NET_ADMIN);
 	struct sk_buff *msg;
+	int err = 0;
 
 	mutex_lock(&fn->lock);
+	/* Every limit is checked before anything changes. */
+	if (attrs[FARE_A_CONFIG_MAX_ROUTES])
+		err = fare_limit_set(fn->max_routes,
+				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_ROUTES]),
+				     may_raise, attrs[FARE_A_CONFIG_MAX_ROUTES],
+				     info->extack);
+	if (!err && attrs[FARE_A_CONFIG_MAX_PLANES])
+		err = fare_limit_set(fn->max_planes,
+				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_PLANES]),
+				     may_raise, attrs[FARE_A_CONFIG_MAX_PLANES],
+				     info->extack);
+	if (!err && attrs[FARE_A_CONFIG_MAX_NEXTHOPS])
+		err = fare_limit_set(fn->max_nexthops,
+				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_NEXTHOPS]),
+				     may_raise, attrs[FARE_A_CONFIG_MAX_NEXTHOPS],
+				     info->extack);
+	if (err) {
+		mutex_unlock(&fn->lock);
+		return err;
+	}
+	/* A lower limit refuses new objects; those present stay. */
+	if (attrs[FARE_A_CONFIG_MAX_ROUTES])
+		fn->max_routes = nla_get_u32(attrs[FARE_A_CONFIG_MAX_ROUTES]);
+	if (attrs[FARE_A_CONFIG_MAX_PLANES])
+		WRITE_ONCE(fn->max_planes,
+			   nla_get_u32(attrs[FARE_A_CONFIG_MAX_PLANES]));
+	if (attrs[FARE_A_CONFIG_MAX_NEXTHOPS])
+		WRITE_ONCE(fn->max_nexthops,
+			   nla_get_u32(attrs[FARE_A_CONFIG_MAX_NEXTHOPS]));
 	if (attrs[FARE_A_CONFIG_MODE])
 		WRITE_ONCE(fn->default_mode,
 			   nla_get_u8(attrs[FARE_A_CONFIG_MODE]));
@@ -758,7 +843,9 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 			   nla_get_u32(attrs[FARE_A_CONFIG_SPILL_BIAS]));
 	if (fare_has_listeners(fn)) {
 		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-		if (msg && !fare_config_fill(msg, fn, 0, 0, FARE_CMD_CONFIG_SET))
+		/* The group is CAP_NET_ADMIN's only: listeners see the seed. */
+		if (msg && !fare_config_fill(msg, fn, 0, 0, FARE_CMD_CONFIG_SET,
+					     true))
 			fare_notify(fn, msg);
 		else
 			nlmsg_free(msg);
@@ -889,6 +976,7 @@ static const struct genl_ops fare_genl_ops[] = {
 	{
 		.cmd = FARE_CMD_ROUTE_GET,
 		.doit = fare_nl_route_get,
+		.start = fare_nl_route_dump_start,
 		.dumpit = fare_nl_route_dump,
 	},
 	{

@@ -16,6 +16,11 @@ static struct netlink_range_validation fare_flowlet_range = {
 	.max = FARE_FLOWLET_US_MAX,
 };
 
+static struct netlink_range_validation fare_max_routes_range = {
+	.min = 0,
+	.max = FARE_MAX_ROUTES_LIMIT,
+};
+
 /* FARE_A_CONFIG_TIER_HOPS: 1..FARE_TIER_MAX + 1 hop counts, none 0. */
 static int fare_tier_hops_validate(const struct nlattr *attr,
 				   struct netlink_ext_ack *extack)
@@ -41,7 +46,11 @@ static int fare_tier_hops_validate(const struct nlattr *attr,
 static const struct nla_policy fare_nh_policy[FARE_A_NH_MAX + 1] = {
 	[FARE_A_NH_PLANE_ID] = NLA_POLICY_RANGE(NLA_U32, 1, FARE_PLANE_ID_MAX),
 	[FARE_A_NH_WEIGHT] = NLA_POLICY_MIN(NLA_U32, 1),
-	[FARE_A_NH_TIER] = { .type = NLA_U8 },
+	/*
+	 * At most FARE_TIER_MAX + 1 distinct tiers: a group's per-CPU
+	 * schedule state stays far below what the per-CPU allocator takes.
+	 */
+	[FARE_A_NH_TIER] = NLA_POLICY_MAX(NLA_U8, FARE_TIER_MAX),
 	[FARE_A_NH_BANDWIDTH] = { .type = NLA_U64 },
 };
 
@@ -71,6 +80,11 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
 							   fare_tier_hops_validate,
 							   FARE_TIER_MAX + 1),
 	[FARE_A_CONFIG_SPILL_BIAS] = { .type = NLA_U32 },
+	[FARE_A_CONFIG_MAX_ROUTES] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							   &fare_max_routes_range),
+	[FARE_A_CONFIG_MAX_PLANES] = NLA_POLICY_MAX(NLA_U32, FARE_PLANE_ID_MAX),
+	[FARE_A_CONFIG_MAX_NEXTHOPS] = NLA_POLICY_RANGE(NLA_U32, 1,
+							FARE_NEXTHOP_MAX),
 };
 
 #endif /* _FARE_POLICY_H */

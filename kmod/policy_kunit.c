@@ -10,6 +10,8 @@
 #include <linux/skbuff.h>
 #include <net/netlink.h>
 #include "policy.h"
+#include "limits.h"
+#include "dump.h"
 
 struct policy_case {
 	const char *name;
@@ -81,6 +83,20 @@ static const struct policy_case policy_cases[] = {
 	{ "spill bias as u8", FARE_A_CONFIG_SPILL_BIAS, 1, 1, -EINVAL,
 	  "invalid attribute length" },
 	{ "read only: stats tiers", FARE_A_STATS_TIERS, 4, 0, -EINVAL,
+	  "Unsupported attribute" },
+	{ "max routes above the limit", FARE_A_CONFIG_MAX_ROUTES, 4,
+	  FARE_MAX_ROUTES_LIMIT + 1, -ERANGE, "integer out of range" },
+	{ "max routes as u8", FARE_A_CONFIG_MAX_ROUTES, 1, 1, -EINVAL,
+	  "invalid attribute length" },
+	{ "max planes 256", FARE_A_CONFIG_MAX_PLANES, 4, FARE_PLANE_ID_MAX + 1,
+	  -ERANGE, "integer out of range" },
+	{ "max next hops 0", FARE_A_CONFIG_MAX_NEXTHOPS, 4, 0, -ERANGE,
+	  "integer out of range" },
+	{ "max next hops 65", FARE_A_CONFIG_MAX_NEXTHOPS, 4,
+	  FARE_NEXTHOP_MAX + 1, -ERANGE, "integer out of range" },
+	{ "read only: num routes", FARE_A_CONFIG_NUM_ROUTES, 4, 0, -EINVAL,
+	  "Unsupported attribute" },
+	{ "read only: num planes", FARE_A_CONFIG_NUM_PLANES, 4, 0, -EINVAL,
 	  "Unsupported attribute" },
 	{ "pad", FARE_A_PAD, 4, 0, -EINVAL, "Unsupported attribute" },
 	{ "unknown attribute", FARE_A_MAX + 1, 4, 0, -EINVAL,
@@ -154,12 +170,19 @@ static void policy_checks_nested_next_hops(struct kunit *test)
 		int extra_type, extra_len;
 		int err;
 		const char *msg;
+		u32 extra_value;	/* 1 unless given */
 	} cases[] = {
 		{ 1, 1, 0, 0, 0, NULL },
 		{ 1, 1, FARE_A_NH_TIER, 1, 0, NULL },
 		{ 0, 1, 0, 0, -ERANGE, "integer out of range" },
 		{ 1, 0, 0, 0, -ERANGE, "integer out of range" },
 		{ 1, 1, FARE_A_NH_TIER, 4, -EINVAL, "invalid attribute length" },
+		/* Distinct tiers are bounded: the per-CPU state is sized by them. */
+		{ 1, 1, FARE_A_NH_TIER, 1, 0, NULL, FARE_TIER_MAX },
+		{ 1, 1, FARE_A_NH_TIER, 1, -ERANGE, "integer out of range",
+		  FARE_TIER_MAX + 1 },
+		{ 1, 1, FARE_A_NH_TIER, 1, -ERANGE, "integer out of range",
+		  255 },
 		{ 1, 1, FARE_A_NH_BANDWIDTH, 8, 0, NULL },
 		{ 1, 1, FARE_A_NH_BANDWIDTH, 4, -EINVAL,
 		  "invalid attribute length" },
@@ -186,7 +209,8 @@ static void policy_checks_nested_next_hops(struct kunit *test)
 		nh = policy_nh(skb, cases[i].plane, cases[i].weight);
 		if (cases[i].extra_type)
 			policy_put(skb, cases[i].extra_type,
-				   cases[i].extra_len, 1);
+				   cases[i].extra_len,
+				   max(cases[i].extra_value, 1U));
 		nla_nest_end(skb, nh);
 		nla_nest_end(skb, nhs);
 		nla_put_flag(skb, FARE_A_REPLACE);
@@ -228,6 +252,17 @@ static void policy_accepts_the_bounds(struct kunit *test)
 	nla_put(skb, FARE_A_CONFIG_TIER_HOPS, FARE_TIER_MAX + 1,
 		"\x01\x02\x03\x04\x05\x06\x07\xff");
 	nla_put_u32(skb, FARE_A_CONFIG_SPILL_BIAS, 0);
+	nla_put_u32(skb, FARE_A_CONFIG_MAX_ROUTES, FARE_MAX_ROUTES_LIMIT);
+	nla_put_u32(skb, FARE_A_CONFIG_MAX_PLANES, FARE_PLANE_ID_MAX);
+	nla_put_u32(skb, FARE_A_CONFIG_MAX_NEXTHOPS, FARE_NEXTHOP_MAX);
+	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), 0);
+	kfree_skb(skb);
+
+	skb = alloc_skb(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	nla_put_u32(skb, FARE_A_CONFIG_MAX_ROUTES, 0);
+	nla_put_u32(skb, FARE_A_CONFIG_MAX_PLANES, 0);
+	nla_put_u32(skb, FARE_A_CONFIG_MAX_NEXTHOPS, 1);
 	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), 0);
 	kfree_skb(skb);
 
@@ -238,10 +273,71 @@ static void policy_accepts_the_bounds(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/*
+ * The namespace limits: the last object that fits is taken, the next one
+ * refused with its error and message; raising a limit needs the initial
+ * namespace's CAP_NET_ADMIN, lowering it does not.
+ */
+static void limits_refuse_past_the_limit(struct kunit *test)
+{
+	struct netlink_ext_ack extack = { };
+
+	KUNIT_EXPECT_EQ(test, fare_limit_routes(9, 10, &extack), 0);
+	KUNIT_EXPECT_NULL(test, extack._msg);
+	KUNIT_EXPECT_EQ(test, fare_limit_routes(10, 10, &extack), -ENOSPC);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)",
+			   "route limit of the namespace reached (config route-limit)");
+	KUNIT_EXPECT_EQ(test, fare_limit_routes(0, 0, &extack), -ENOSPC);
+
+	extack._msg = NULL;
+	KUNIT_EXPECT_EQ(test, fare_limit_planes(63, 64, &extack), 0);
+	KUNIT_EXPECT_NULL(test, extack._msg);
+	KUNIT_EXPECT_EQ(test, fare_limit_planes(64, 64, &extack), -ENOSPC);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)",
+			   "plane limit of the namespace reached (config plane-limit)");
+
+	extack._msg = NULL;
+	KUNIT_EXPECT_EQ(test, fare_limit_nexthops(4, 4, NULL, &extack), 0);
+	KUNIT_EXPECT_NULL(test, extack._msg);
+	KUNIT_EXPECT_EQ(test, fare_limit_nexthops(5, 4, NULL, &extack), -E2BIG);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)",
+			   "more next hops than the namespace allows (config nexthop-limit)");
+
+	extack._msg = NULL;
+	KUNIT_EXPECT_EQ(test, fare_limit_set(100, 10, false, NULL, &extack), 0);
+	KUNIT_EXPECT_EQ(test, fare_limit_set(100, 100, false, NULL, &extack), 0);
+	KUNIT_EXPECT_EQ(test, fare_limit_set(100, 1000, true, NULL, &extack), 0);
+	KUNIT_EXPECT_NULL(test, extack._msg);
+	KUNIT_EXPECT_EQ(test, fare_limit_set(100, 101, false, NULL, &extack),
+			-EPERM);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)",
+			   "raising a limit needs CAP_NET_ADMIN in the initial user namespace");
+}
+
+/*
+ * A dump round whose first entry does not fit fails the dump with
+ * -EMSGSIZE; one that filled a message goes on; other errors pass.
+ */
+static void dump_fails_when_the_first_entry_does_not_fit(struct kunit *test)
+{
+	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, -EMSGSIZE), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, 0), 0);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, -ENOMEM), -ENOMEM);
+	skb_put_zero(skb, 20);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, -EMSGSIZE), 20);
+	KUNIT_EXPECT_EQ(test, fare_dump_result(skb, 0), 20);
+	kfree_skb(skb);
+}
+
 static struct kunit_case fare_policy_cases[] = {
 	KUNIT_CASE_PARAM(policy_refuses_with_its_message, policy_gen_params),
 	KUNIT_CASE(policy_checks_nested_next_hops),
 	KUNIT_CASE(policy_accepts_the_bounds),
+	KUNIT_CASE(limits_refuse_past_the_limit),
+	KUNIT_CASE(dump_fails_when_the_first_entry_does_not_fit),
 	{}
 };
 

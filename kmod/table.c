@@ -10,6 +10,7 @@
  */
 #include <linux/slab.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/rtnetlink.h>
 #include <linux/socket.h>
@@ -100,21 +101,73 @@ void fare_route_remove(struct fare_net *fn, struct fare_route *rt)
 		clear_bit(rt->key.plen, fare_plens(fn, rt->key.family));
 }
 
+/*
+ * The per-CPU allocations of a group are sized by its next hops and tiers,
+ * which the policy bounds (FARE_NEXTHOP_MAX, FARE_TIER_MAX): at most these
+ * sizes, well below what the per-CPU allocator takes without a WARN.
+ */
+static_assert(struct_size_t(struct fare_group_tx, nh, FARE_NEXTHOP_MAX) <=
+	      PCPU_MIN_UNIT_SIZE / 4);
+static_assert(ALIGN(struct_size_t(struct fare_spray, count, FARE_NEXTHOP_MAX),
+		    __alignof__(struct fare_spray)) * (FARE_TIER_MAX + 1) <=
+	      PCPU_MIN_UNIT_SIZE / 4);
+
 struct fare_group *fare_group_alloc(unsigned int num_nh)
 {
 	struct fare_group *grp;
+	unsigned int cpu;
 
-	grp = kzalloc(struct_size(grp, nh, num_nh), GFP_KERNEL);
+	if (WARN_ON_ONCE(!num_nh || num_nh > FARE_NEXTHOP_MAX))
+		return NULL;
+	grp = kzalloc(struct_size(grp, nh, num_nh), GFP_KERNEL_ACCOUNT);
 	if (!grp)
 		return NULL;
-	grp->tx = __alloc_percpu(struct_size(grp->tx, nh, num_nh),
-				 __alignof__(struct fare_group_tx));
+	grp->tx = __alloc_percpu_gfp(struct_size(grp->tx, nh, num_nh),
+				     __alignof__(struct fare_group_tx),
+				     GFP_KERNEL_ACCOUNT);
 	if (!grp->tx) {
 		kfree(grp);
 		return NULL;
 	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(grp->tx, cpu)->syncp);
 	grp->num_nh = num_nh;
 	return grp;
+}
+
+/*
+ * Starts each CPU's schedule of each tier at a random point of its period,
+ * as if a few packets had already been sent: otherwise every new route on
+ * every CPU puts its first packet on the same next hop, and many low-rate
+ * routes all load that one.
+ */
+static void fare_group_spray_phase(struct fare_group *grp)
+{
+	unsigned int ord, i, cpu, r;
+	struct fare_spray *st;
+
+	for (ord = 0; ord < grp->num_tiers; ord++) {
+		u64 members = 0, total = 0;
+
+		for (i = 0; i < grp->num_nh; i++) {
+			if (grp->tier_ord[i] != ord)
+				continue;
+			members |= BIT_ULL(i);
+			total += grp->weights[i];
+		}
+		if (!members)
+			continue;
+		for_each_possible_cpu(cpu) {
+			st = (struct fare_spray *)((char *)per_cpu_ptr(grp->spray,
+								       cpu) +
+						   ord * grp->spray_size);
+			r = get_random_u32_below(min_t(u64, total,
+						       2 * grp->num_nh));
+			while (r--)
+				fare_spray_pick(grp->weights, st, members,
+						grp->num_nh);
+		}
+	}
 }
 
 /*
@@ -138,9 +191,15 @@ int fare_group_finish(struct fare_group *grp)
 	grp->spray_size = ALIGN(struct_size_t(struct fare_spray, count,
 					      grp->num_nh),
 				__alignof__(struct fare_spray));
-	grp->spray = __alloc_percpu(grp->spray_size * grp->num_tiers,
-				    __alignof__(struct fare_spray));
-	return grp->spray ? 0 : -ENOMEM;
+	if (WARN_ON_ONCE(grp->num_tiers > FARE_TIER_MAX + 1))
+		return -EINVAL;
+	grp->spray = __alloc_percpu_gfp(grp->spray_size * grp->num_tiers,
+					__alignof__(struct fare_spray),
+					GFP_KERNEL_ACCOUNT);
+	if (!grp->spray)
+		return -ENOMEM;
+	fare_group_spray_phase(grp);
+	return 0;
 }
 
 /*
@@ -239,26 +298,36 @@ static void fare_route_free_cb(struct rcu_head *head)
 	kfree(rt);
 }
 
-/* Frees a route that is no longer reachable by new readers. */
-void fare_route_free(struct fare_route *rt)
+/*
+ * Frees a route that is no longer reachable by new readers; under
+ * @fn's lock, which serialises the writers of rt->group.
+ */
+void fare_route_free(struct fare_net *fn, struct fare_route *rt)
 {
-	fare_group_free_rcu(rcu_dereference_protected(rt->group, true));
+	fare_group_free_rcu(rcu_dereference_protected(rt->group,
+						      lockdep_is_held(&fn->lock)));
 	call_rcu(&rt->rcu, fare_route_free_cb);
 }
 
 static void fare_route_free_all(void *ptr, void *arg)
 {
+	struct fare_net *fn = arg;
 	struct fare_route *rt = ptr;
 
-	fare_group_free_rcu(rcu_dereference_protected(rt->group, true));
+	fare_group_free_rcu(rcu_dereference_protected(rt->group,
+						      lockdep_is_held(&fn->lock)));
 	free_percpu(rt->ctr);
 	kfree(rt);
 }
 
-/* Called at namespace exit, after the fare device is gone. */
+/*
+ * Called at namespace exit under @fn's lock, after the fare device is gone
+ * and a grace period has passed since.
+ */
 void fare_table_destroy(struct fare_net *fn)
 {
-	rhashtable_free_and_destroy(&fn->routes, fare_route_free_all, NULL);
+	lockdep_assert_held(&fn->lock);
+	rhashtable_free_and_destroy(&fn->routes, fare_route_free_all, fn);
 	INIT_LIST_HEAD(&fn->route_list);
 	fn->num_routes = 0;
 }

@@ -134,8 +134,8 @@ static void lpm_forgets_removed_prefix_lengths(struct kunit *test)
 	rt = add(test, AF_INET, &host, 32, 2);
 	mutex_lock(&ctx->fn.lock);
 	fare_route_remove(&ctx->fn, rt);
+	fare_route_free(&ctx->fn, rt);
 	mutex_unlock(&ctx->fn.lock);
-	fare_route_free(rt);
 	KUNIT_EXPECT_EQ(test, lookup_tag(test, AF_INET, &host), 1);
 	KUNIT_EXPECT_FALSE(test, test_bit(32, ctx->fn.plens4));
 	KUNIT_EXPECT_TRUE(test, test_bit(8, ctx->fn.plens4));
@@ -178,6 +178,7 @@ static void lpm_matches_naive_search(struct kunit *test)
 
 			if (ref[i].plen == 0xff)
 				continue;
+			/* A shift by 32 or more is undefined (UBSAN). */
 			mask = ref[i].plen ? ~0U << (32 - ref[i].plen) : 0;
 			if ((probe & mask) == ntohl(ref[i].addr) &&
 			    ref[i].plen > best_plen) {
@@ -257,7 +258,61 @@ static void lpm_v6_matches_naive_search(struct kunit *test)
 	}
 }
 
+/*
+ * A new group's schedules start at a random point of their period: of 64
+ * routes over two equal next hops, the first packet does not go to the
+ * same hop on all of them (all 64 alike: probability 2^-63).
+ */
+static void group_schedule_starts_at_a_random_phase(struct kunit *test)
+{
+	unsigned int first[2] = { }, r, i;
+	struct fare_group *grp;
+
+	for (r = 0; r < 64; r++) {
+		grp = fare_group_alloc(2);
+		KUNIT_ASSERT_NOT_NULL(test, grp);
+		for (i = 0; i < 2; i++) {
+			grp->nh[i].plane_id = i + 1;
+			grp->nh[i].weight = 1;
+			grp->weights[i] = 1;
+		}
+		KUNIT_ASSERT_EQ(test, fare_group_finish(grp), 0);
+		preempt_disable();
+		i = fare_spray_pick(grp->weights, this_cpu_ptr(grp->spray),
+				    3, 2);
+		preempt_enable();
+		KUNIT_ASSERT_LT(test, i, 2U);
+		first[i]++;
+		fare_group_free_rcu(grp);
+	}
+	KUNIT_EXPECT_GT(test, first[0], 0U);
+	KUNIT_EXPECT_GT(test, first[1], 0U);
+}
+
+/*
+ * The largest group the policy admits, 64 next hops over the 8 tiers,
+ * gets its per-CPU state (without the allocator's size WARN).
+ */
+static void group_of_the_largest_size_allocates(struct kunit *test)
+{
+	struct fare_group *grp = fare_group_alloc(FARE_NEXTHOP_MAX);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, grp);
+	for (i = 0; i < FARE_NEXTHOP_MAX; i++) {
+		grp->nh[i].plane_id = i + 1;
+		grp->weights[i] = i + 1;
+		grp->tiers[i] = i % (FARE_TIER_MAX + 1);
+	}
+	KUNIT_EXPECT_EQ(test, fare_group_finish(grp), 0);
+	KUNIT_EXPECT_EQ(test, grp->num_tiers, FARE_TIER_MAX + 1U);
+	fare_group_free_rcu(grp);
+	rcu_barrier();
+}
+
 static struct kunit_case fare_table_cases[] = {
+	KUNIT_CASE(group_schedule_starts_at_a_random_phase),
+	KUNIT_CASE(group_of_the_largest_size_allocates),
 	KUNIT_CASE(lpm_v4_prefers_host_route_over_aggregate),
 	KUNIT_CASE(lpm_v4_overlapping_prefixes_and_default),
 	KUNIT_CASE(lpm_ignores_host_bits_of_the_prefix),

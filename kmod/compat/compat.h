@@ -19,4 +19,62 @@ static inline void fare_dev_set_lltx(struct net_device *dev)
 #endif
 }
 
+/* Refuses to move @dev to another namespace (dev_change_net_namespace()). */
+static inline void fare_dev_set_netns_local(struct net_device *dev)
+{
+#if defined(FARE_HAVE_NETNS_IMMUTABLE)
+	dev->netns_immutable = true;
+#elif defined(FARE_HAVE_NETNS_LOCAL)
+	dev->netns_local = true;
+#else
+	dev->features |= NETIF_F_NETNS_LOCAL;
+#endif
+}
+
+/* The most a device's hardware segments (TSO), where kernels say it. */
+static inline unsigned int fare_tso_max_size(const struct net_device *dev)
+{
+#ifdef FARE_HAVE_TSO_MAX
+	return dev->tso_max_size;
+#else
+	return READ_ONCE(dev->gso_max_size);
+#endif
+}
+
+static inline unsigned int fare_tso_max_segs(const struct net_device *dev)
+{
+#ifdef FARE_HAVE_TSO_MAX
+	return dev->tso_max_segs;
+#else
+	return READ_ONCE(dev->gso_max_segs);
+#endif
+}
+
+static inline void fare_set_tso_max(struct net_device *dev, unsigned int size,
+				    unsigned int segs)
+{
+#ifdef FARE_HAVE_TSO_MAX
+	netif_set_tso_max_size(dev, size);
+	netif_set_tso_max_segs(dev, segs);
+#endif
+}
+
+/* IPv4's own GSO limit since 6.3; before, IPv4 used gso_max_size. */
+static inline unsigned int fare_gso_ipv4_max_size(const struct net_device *dev)
+{
+#ifdef FARE_HAVE_GSO_IPV4_MAX_SIZE
+	return READ_ONCE(dev->gso_ipv4_max_size);
+#else
+	return READ_ONCE(dev->gso_max_size);
+#endif
+}
+
+static inline void fare_set_gso_ipv4_max_size(struct net_device *dev,
+					      unsigned int size)
+{
+#ifdef FARE_HAVE_GSO_IPV4_MAX_SIZE
+	WRITE_ONCE(dev->gso_ipv4_max_size, size);
+#endif
+}
+
 #endif /* _FARE_COMPAT_H */

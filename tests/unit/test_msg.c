@@ -241,6 +241,43 @@ TEST(config_set_sends_only_the_fields_set)
 	CHECK_INT(back.ifindex, 0);
 }
 
+TEST(config_limits_are_sent_checked_and_read_back)
+{
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_MAX_ROUTES | FARE_CONFIG_MAX_PLANES |
+		       FARE_CONFIG_MAX_NEXTHOPS,
+		.max_routes = 5000, .max_planes = 3, .max_nexthops = 2,
+	};
+	struct fare_config back;
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 1);
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, NULL), 0);
+	CHECK_INT(mnl_attr_get_u32(find(nlh, FARE_A_CONFIG_MAX_ROUTES)), 5000);
+	CHECK_INT(mnl_attr_get_u32(find(nlh, FARE_A_CONFIG_MAX_PLANES)), 3);
+	CHECK_INT(mnl_attr_get_u32(find(nlh, FARE_A_CONFIG_MAX_NEXTHOPS)), 2);
+	CHECK(!find(nlh, FARE_A_CONFIG_HASH_SEED));
+	mnl_attr_put_u32(nlh, FARE_A_CONFIG_NUM_ROUTES, 7);
+	mnl_attr_put_u32(nlh, FARE_A_CONFIG_NUM_PLANES, 1);
+	CHECK_INT(fare_msg_parse_config(nlh, &back, NULL), 0);
+	CHECK_INT(back.set, cfg.set | FARE_CONFIG_COUNTS);
+	CHECK_INT(back.max_routes, 5000);
+	CHECK_INT(back.max_planes, 3);
+	CHECK_INT(back.max_nexthops, 2);
+	CHECK_INT(back.num_routes, 7);
+	CHECK_INT(back.num_planes, 1);
+
+	cfg.max_nexthops = 65;
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 1);
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, &err), -EINVAL);
+	CHECK_STR(err.msg, "nexthop-limit 65 out of range (1..64)");
+	cfg.max_nexthops = 1;
+	cfg.max_routes = FARE_MAX_ROUTES_LIMIT + 1;
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, &err), -EINVAL);
+	CHECK_STR(err.msg, "route-limit 16777217 out of range (0..16777216)");
+}
+
 TEST(nexthop_bandwidth_is_sent_only_when_set_and_reads_back)
 {
 	const struct nlattr *hops, *e;

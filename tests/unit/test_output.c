@@ -169,6 +169,7 @@ TEST(route_json_lists_hops_with_fractions_and_null_actual)
 TEST(config_text_can_be_fed_back_to_config_set)
 {
 	struct fare_config cfg = {
+		.set = FARE_CONFIG_HASH_SEED,
 		.mode = FARE_MODE_FLOWLET, .flowlet_us = 100,
 		.hash_seed = 0xbeef, .ifindex = 9,
 	};
@@ -189,7 +190,8 @@ TEST(config_text_can_be_fed_back_to_config_set)
 TEST(config_shows_tier_hops_and_spill_bias_when_the_kernel_sends_them)
 {
 	struct fare_config cfg = {
-		.set = FARE_CONFIG_TIER_HOPS | FARE_CONFIG_SPILL_BIAS,
+		.set = FARE_CONFIG_TIER_HOPS | FARE_CONFIG_SPILL_BIAS |
+		       FARE_CONFIG_HASH_SEED,
 		.mode = FARE_MODE_FLOWLET, .flowlet_us = 100,
 		.n_tier_hops = 3, .tier_hops = { 3, 4, 6 },
 		.spill_bias = 65536,
@@ -240,7 +242,9 @@ TEST(tier_counters_show_tier_0_and_active_tiers)
 
 TEST(config_json_has_null_dev_without_fare0)
 {
-	struct fare_config cfg = { .mode = FARE_MODE_FLOW };
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_HASH_SEED, .mode = FARE_MODE_FLOW,
+	};
 	struct fc_out o;
 	struct capture c;
 
@@ -250,6 +254,36 @@ TEST(config_json_has_null_dev_without_fare0)
 	CHECK_STR(capture_text(&c),
 		  "{\"mode\":\"flow\",\"flowlet_timeout_us\":0,\"hash_seed\":0,"
 		  "\"ifindex\":0,\"dev\":null}\n");
+	capture_end(&c);
+}
+
+/*
+ * The kernel sends the hash seed to CAP_NET_ADMIN only: without it the
+ * text has no hash-seed and the JSON a null one; the limits and counts
+ * show when sent.
+ */
+TEST(config_without_seed_shows_limits_and_counts)
+{
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_MAX_ROUTES | FARE_CONFIG_MAX_PLANES |
+		       FARE_CONFIG_MAX_NEXTHOPS | FARE_CONFIG_COUNTS,
+		.mode = FARE_MODE_PACKET, .flowlet_us = 100,
+		.hash_seed = 0x1234, .max_routes = 1000, .max_planes = 8,
+		.max_nexthops = 4, .num_routes = 3, .num_planes = 2,
+	};
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_config(&o, &cfg, NULL);
+	fc_out_init(&o, c.f, true, false);
+	fc_out_config(&o, &cfg, NULL);
+	CHECK_STR(capture_text(&c),
+		  "mode packet flowlet-timeout 100 route-limit 1000 plane-limit 8 nexthop-limit 4 dev none\n"
+		  "{\"mode\":\"packet\",\"flowlet_timeout_us\":100,\"hash_seed\":null,"
+		  "\"ifindex\":0,\"dev\":null,\"route_limit\":1000,\"plane_limit\":8,"
+		  "\"nexthop_limit\":4,\"routes\":3,\"planes\":2}\n");
 	capture_end(&c);
 }
 
@@ -317,6 +351,7 @@ TEST(monitor_text_lines_are_batch_commands)
 
 	ev.type = FARE_EVENT_CONFIG;
 	ev.config = (struct fare_config){
+		.set = FARE_CONFIG_HASH_SEED,
 		.mode = FARE_MODE_FLOW, .flowlet_us = 250, .hash_seed = 0xabc,
 	};
 	CHECK_STR(event_text(&ev, false, "fare0"),
@@ -342,6 +377,7 @@ TEST(monitor_json_is_one_object_per_line)
 		  "\"family\":\"inet6\"}}\n");
 	ev.type = FARE_EVENT_CONFIG;
 	ev.config = (struct fare_config){
+		.set = FARE_CONFIG_HASH_SEED,
 		.mode = FARE_MODE_PACKET, .flowlet_us = 100, .hash_seed = 7,
 		.ifindex = 5,
 	};

@@ -233,6 +233,26 @@ TEST(options_set_json_pretty_and_netns)
 	CHECK_STR(req.netns, "h2");
 }
 
+TEST(config_set_reads_the_limits_within_their_ranges)
+{
+	PARSE_OK("config set route-limit 1000 plane-limit 0 nexthop-limit 64");
+	CHECK_INT(req.config.set, FARE_CONFIG_MAX_ROUTES |
+		  FARE_CONFIG_MAX_PLANES | FARE_CONFIG_MAX_NEXTHOPS);
+	CHECK_INT(req.config.max_routes, 1000);
+	CHECK_INT(req.config.max_planes, 0);
+	CHECK_INT(req.config.max_nexthops, 64);
+	PARSE_OK("config set route-limit 16777216 plane-limit 255");
+	CHECK_INT(req.config.max_routes, 16777216);
+	PARSE_USAGE("config set route-limit 16777217",
+		    "config set: route-limit 16777217 out of range (0..16777216) at argument 4");
+	PARSE_USAGE("config set plane-limit 256",
+		    "config set: plane-limit 256 out of range (0..255) at argument 4");
+	PARSE_USAGE("config set nexthop-limit 0",
+		    "config set: nexthop-limit 0 out of range (1..64) at argument 4");
+	PARSE_USAGE("config set nexthop-limit 65",
+		    "config set: nexthop-limit 65 out of range (1..64) at argument 4");
+}
+
 TEST(config_set_reads_each_field_and_hex_seed)
 {
 	PARSE_OK("config set hash-seed 0xDEADbeef");
@@ -399,8 +419,10 @@ TEST(more_than_64_next_hops_are_refused)
 
 TEST(tier_and_plane_ranges_are_enforced)
 {
+	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 tier 8",
+		    "route add: tier 8 out of range (0..7) at argument 10");
 	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 tier 256",
-		    "route add: tier 256 out of range (0..255) at argument 10");
+		    "route add: tier 256 out of range (0..7) at argument 10");
 	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 0 weight 1",
 		    "route add: plane id 0 out of range (1..255) at argument 6");
 	PARSE_USAGE("plane add 256 dev eth0 via 10.0.0.1",
@@ -455,7 +477,7 @@ TEST(unknown_keywords_list_the_choices)
 	PARSE_USAGE("plane add 1 device eth0",
 		    "plane add: unknown keyword \"device\" (dev, via) at argument 4");
 	PARSE_USAGE("config set seed 1",
-		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias) at argument 3");
+		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit) at argument 3");
 }
 
 TEST(unknown_objects_commands_and_options_are_usage_errors)
@@ -519,7 +541,7 @@ TEST(plane_add_needs_a_device_and_a_gateway)
 
 TEST(config_set_needs_something_to_set)
 {
-	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias)");
+	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit)");
 	PARSE_USAGE("config set hash-seed 1 hash-seed 2",
 		    "config set: hash-seed given twice at argument 5");
 	PARSE_USAGE("config set flowlet-timeout 0",

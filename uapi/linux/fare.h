@@ -48,6 +48,18 @@
  */
 #define FARE_TIER_MAX		7
 #define FARE_SPILL_BIAS_DEFAULT	65536	/* bytes */
+/*
+ * Per-namespace limits (FARE_A_CONFIG_MAX_*): their defaults and the
+ * largest value each may be set to. A PLANE_NEW or ROUTE_NEW that would
+ * exceed one fails with -ENOSPC (routes, planes) or -E2BIG (next hops)
+ * and an extack message; replacing an existing object never counts.
+ * Raising a limit needs CAP_NET_ADMIN in the initial user namespace;
+ * lowering one needs it in the namespace's own.
+ */
+#define FARE_MAX_ROUTES_DEFAULT		262144
+#define FARE_MAX_ROUTES_LIMIT		16777216
+#define FARE_MAX_PLANES_DEFAULT		64
+#define FARE_MAX_NEXTHOPS_DEFAULT	FARE_NEXTHOP_MAX
 
 enum fare_mode {
 	FARE_MODE_DEFAULT,	/* the namespace default (route only) */
@@ -94,7 +106,9 @@ enum fare_attr {
 	FARE_A_ROUTE_NOPLANE_PACKETS,	/* u64, dropped: no usable plane */
 	FARE_A_CONFIG_MODE,		/* u8, default enum fare_mode (not 0) */
 	FARE_A_CONFIG_FLOWLET_US,	/* u32, flowlet idle gap, microseconds */
-	FARE_A_CONFIG_HASH_SEED,	/* u32, seed of the flow hash */
+	FARE_A_CONFIG_HASH_SEED,	/* u32, seed of the flow hash; shown
+					 * only to CAP_NET_ADMIN
+					 */
 	FARE_A_CONFIG_IFINDEX,		/* u32, the fare device (read only) */
 	FARE_A_STATS_NOROUTE_PACKETS,	/* u64, dropped: no fare route */
 	FARE_A_STATS_NOPLANE_PACKETS,	/* u64, dropped: no usable plane */
@@ -105,6 +119,11 @@ enum fare_attr {
 	FARE_A_CONFIG_TIER_HOPS,	/* binary, u8 hop count H per tier */
 	FARE_A_CONFIG_SPILL_BIAS,	/* u32, spill bias T, bytes */
 	FARE_A_STATS_TIERS,		/* nest of FARE_A_STATS_TIERS_ENTRY */
+	FARE_A_CONFIG_MAX_ROUTES,	/* u32, routes in the namespace */
+	FARE_A_CONFIG_MAX_PLANES,	/* u32, planes in the namespace */
+	FARE_A_CONFIG_MAX_NEXTHOPS,	/* u32, 1..FARE_NEXTHOP_MAX per route */
+	FARE_A_CONFIG_NUM_ROUTES,	/* u32, routes now (read only) */
+	FARE_A_CONFIG_NUM_PLANES,	/* u32, planes now (read only) */
 	__FARE_A_MAX,
 };
 
@@ -124,7 +143,7 @@ enum fare_nh_attr {
 	FARE_A_NH_PAD,
 	FARE_A_NH_PLANE_ID,		/* u32, the plane */
 	FARE_A_NH_WEIGHT,		/* u32, 1..U32_MAX, relative share */
-	FARE_A_NH_TIER,			/* u8, 0 = preferred (default 0) */
+	FARE_A_NH_TIER,			/* u8, 0..FARE_TIER_MAX, 0 = preferred */
 	FARE_A_NH_TX_PACKETS,		/* u64, packets sent via this hop */
 	FARE_A_NH_TX_BYTES,		/* u64, bytes sent via this hop */
 	FARE_A_NH_BANDWIDTH,		/* u64, path bytes per second, 0 none */

@@ -171,7 +171,11 @@ static void config_json(struct fc_out *o, const struct fare_config *cfg,
 	json_open_object(&o->j);
 	json_kv_string(&o->j, "mode", fare_mode_name(cfg->mode));
 	json_kv_u64(&o->j, "flowlet_timeout_us", cfg->flowlet_us);
-	json_kv_u64(&o->j, "hash_seed", cfg->hash_seed);
+	/* The kernel shows the seed to CAP_NET_ADMIN only. */
+	if (cfg->set & FARE_CONFIG_HASH_SEED)
+		json_kv_u64(&o->j, "hash_seed", cfg->hash_seed);
+	else
+		json_kv_null(&o->j, "hash_seed");
 	json_kv_u64(&o->j, "ifindex", cfg->ifindex);
 	if (cfg->ifindex && ifname)
 		json_kv_string(&o->j, "dev", ifname);
@@ -188,7 +192,24 @@ static void config_json(struct fc_out *o, const struct fare_config *cfg,
 	}
 	if (cfg->set & FARE_CONFIG_SPILL_BIAS)
 		json_kv_u64(&o->j, "spill_bias", cfg->spill_bias);
+	if (cfg->set & FARE_CONFIG_MAX_ROUTES)
+		json_kv_u64(&o->j, "route_limit", cfg->max_routes);
+	if (cfg->set & FARE_CONFIG_MAX_PLANES)
+		json_kv_u64(&o->j, "plane_limit", cfg->max_planes);
+	if (cfg->set & FARE_CONFIG_MAX_NEXTHOPS)
+		json_kv_u64(&o->j, "nexthop_limit", cfg->max_nexthops);
+	if (cfg->set & FARE_CONFIG_COUNTS) {
+		json_kv_u64(&o->j, "routes", cfg->num_routes);
+		json_kv_u64(&o->j, "planes", cfg->num_planes);
+	}
 	json_close_object(&o->j);
+}
+
+/* " hash-seed 0x0000beef" if the kernel sent it (CAP_NET_ADMIN only). */
+static void config_seed_text(FILE *f, const struct fare_config *cfg)
+{
+	if (cfg->set & FARE_CONFIG_HASH_SEED)
+		fprintf(f, " hash-seed 0x%08x", cfg->hash_seed);
 }
 
 /* " tier-hops 3,4,6 spill-bias 65536", each if the kernel sent it. */
@@ -205,6 +226,21 @@ static void config_spill_text(FILE *f, const struct fare_config *cfg)
 		fprintf(f, " spill-bias %u", cfg->spill_bias);
 }
 
+/*
+ * " route-limit 262144 plane-limit 64 nexthop-limit 64", each if the
+ * kernel sent it; for config show only: a monitor line replayed by
+ * -batch must not try to raise a limit.
+ */
+static void config_limits_text(FILE *f, const struct fare_config *cfg)
+{
+	if (cfg->set & FARE_CONFIG_MAX_ROUTES)
+		fprintf(f, " route-limit %u", cfg->max_routes);
+	if (cfg->set & FARE_CONFIG_MAX_PLANES)
+		fprintf(f, " plane-limit %u", cfg->max_planes);
+	if (cfg->set & FARE_CONFIG_MAX_NEXTHOPS)
+		fprintf(f, " nexthop-limit %u", cfg->max_nexthops);
+}
+
 void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
 		   const char *ifname)
 {
@@ -213,9 +249,11 @@ void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
 		json_end(&o->j);
 		return;
 	}
-	fprintf(o->f, "mode %s flowlet-timeout %u hash-seed 0x%08x",
-		fare_mode_name(cfg->mode), cfg->flowlet_us, cfg->hash_seed);
+	fprintf(o->f, "mode %s flowlet-timeout %u",
+		fare_mode_name(cfg->mode), cfg->flowlet_us);
+	config_seed_text(o->f, cfg);
 	config_spill_text(o->f, cfg);
+	config_limits_text(o->f, cfg);
 	if (!cfg->ifindex)
 		fputs(" dev none\n", o->f);
 	else if (ifname)
@@ -369,9 +407,9 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 					   sizeof(prefix)));
 		break;
 	default:
-		fprintf(o->f, "config set mode %s flowlet-timeout %u hash-seed 0x%08x",
-			fare_mode_name(ev->config.mode), ev->config.flowlet_us,
-			ev->config.hash_seed);
+		fprintf(o->f, "config set mode %s flowlet-timeout %u",
+			fare_mode_name(ev->config.mode), ev->config.flowlet_us);
+		config_seed_text(o->f, &ev->config);
 		config_spill_text(o->f, &ev->config);
 		fputc('\n', o->f);
 		break;

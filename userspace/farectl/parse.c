@@ -478,7 +478,7 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 			if (st.has_tier)
 				return fail_at(c, at,
 					       "tier given twice in one nexthop");
-			ret = get_u32(c, "tier", 0, UINT8_MAX, false, &v);
+			ret = get_u32(c, "tier", 0, FARE_TIER_MAX, false, &v);
 			if (ret)
 				return ret;
 			nh->tier = v;
@@ -571,7 +571,8 @@ static int get_tier_hops(struct cur *c, struct fare_config *cfg)
 
 /*
  * config set [mode M] [flowlet-timeout USEC] [hash-seed N]
- *	[tier-hops H[,H...]] [spill-bias BYTES]
+ *	[tier-hops H[,H...]] [spill-bias BYTES] [route-limit N]
+ *	[plane-limit N] [nexthop-limit N]
  */
 static int parse_config_set(struct cur *c, struct fc_request *req)
 {
@@ -582,11 +583,16 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		K_SEED = FARE_CONFIG_HASH_SEED,
 		K_HOPS = FARE_CONFIG_TIER_HOPS,
 		K_BIAS = FARE_CONFIG_SPILL_BIAS,
+		K_ROUTES = FARE_CONFIG_MAX_ROUTES,
+		K_PLANES = FARE_CONFIG_MAX_PLANES,
+		K_NEXTHOPS = FARE_CONFIG_MAX_NEXTHOPS,
 	};
 	static const struct kw keys[] = {
 		KW("mode", K_MODE), KW("flowlet-timeout", K_FLOWLET),
 		KW("hash-seed", K_SEED), KW("tier-hops", K_HOPS),
-		KW("spill-bias", K_BIAS), KW_END
+		KW("spill-bias", K_BIAS), KW("route-limit", K_ROUTES),
+		KW("plane-limit", K_PLANES), KW("nexthop-limit", K_NEXTHOPS),
+		KW_END
 	};
 	struct fare_config *cfg = &req->config;
 	int key, at, mode, ret;
@@ -625,13 +631,25 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 			ret = get_u32(c, "spill-bias", 0, UINT32_MAX, false,
 				      &cfg->spill_bias);
 			break;
+		case K_ROUTES:
+			ret = get_u32(c, "route-limit", 0, FARE_MAX_ROUTES_LIMIT,
+				      false, &cfg->max_routes);
+			break;
+		case K_PLANES:
+			ret = get_u32(c, "plane-limit", 0, FARE_PLANE_ID_MAX,
+				      false, &cfg->max_planes);
+			break;
+		case K_NEXTHOPS:
+			ret = get_u32(c, "nexthop-limit", 1, FARE_NEXTHOP_MAX,
+				      false, &cfg->max_nexthops);
+			break;
 		}
 		if (ret)
 			return ret;
 		cfg->set |= key;
 	}
 	if (!cfg->set)
-		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias)");
+		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit)");
 	return 0;
 }
 
@@ -1059,7 +1077,7 @@ static const char help_route[] =
 	"PREFIX := ADDR[/LEN]  (IPv4 or IPv6, no host bits set)\n"
 	"MODE := { default | packet | flow | flowlet }\n"
 	"NEXTHOP := nexthop plane ID weight W [tier T] [bandwidth BPS]\n"
-	"ID := 1..255   W := 1..4294967295   T := 0..255 (0 preferred)\n"
+	"ID := 1..255   W := 1..4294967295   T := 0..7 (0 preferred)\n"
 	"BPS := path bandwidth in bytes per second (0: none), for tier spill-over\n"
 	"src ADDR is the preferred source of the kernel route to fare0.\n";
 
@@ -1067,10 +1085,14 @@ static const char help_config[] =
 	"Usage: farectl config show\n"
 	"       farectl config set [mode MODE] [flowlet-timeout USEC] [hash-seed N]\n"
 	"                          [tier-hops H[,H...]] [spill-bias BYTES]\n"
+	"                          [route-limit R] [plane-limit P] [nexthop-limit K]\n"
 	"MODE := { packet | flow | flowlet }\n"
 	"USEC := 1..10000000 microseconds   N := 0..4294967295 (or 0x...)\n"
 	"H := 1..255, the hop count of tiers 0, 1, ... (at most 8)\n"
-	"BYTES := 0..4294967295, the bias a tier's queue must exceed to spill\n";
+	"BYTES := 0..4294967295, the bias a tier's queue must exceed to spill\n"
+	"R := 0..16777216   P := 0..255   K := 1..64: most routes, planes and\n"
+	"     next hops per route of the namespace (raising one needs\n"
+	"     CAP_NET_ADMIN in the initial user namespace)\n";
 
 static const char help_stats[] =
 	"Usage: farectl stats [show]\n"

@@ -84,17 +84,28 @@ struct fare_route {
 #define FARE_CONFIG_HASH_SEED	(1U << 2)
 #define FARE_CONFIG_TIER_HOPS	(1U << 3)
 #define FARE_CONFIG_SPILL_BIAS	(1U << 4)
+#define FARE_CONFIG_MAX_ROUTES	(1U << 5)
+#define FARE_CONFIG_MAX_PLANES	(1U << 6)
+#define FARE_CONFIG_MAX_NEXTHOPS (1U << 7)
+/* Read only: num_routes and num_planes were sent. */
+#define FARE_CONFIG_COUNTS	(1U << 8)
 
 struct fare_config {
 	unsigned int set;	/* FARE_CONFIG_* mask, for fare_config_set() */
 	uint8_t mode;		/* enum fare_mode, never FARE_MODE_DEFAULT */
 	uint32_t flowlet_us;
-	uint32_t hash_seed;
+	uint32_t hash_seed;	/* sent to CAP_NET_ADMIN only */
 	uint32_t ifindex;	/* read only: fare0's ifindex, 0 if none yet */
 	/* Tier spill-over: hop count H of tiers 0..n_tier_hops - 1, bias T. */
 	unsigned int n_tier_hops;	/* 1..FARE_TIER_MAX + 1 */
 	uint8_t tier_hops[FARE_TIER_MAX + 1];
 	uint32_t spill_bias;	/* bytes */
+	/* The namespace's limits (uapi fare.h FARE_MAX_*) and counts. */
+	uint32_t max_routes;
+	uint32_t max_planes;
+	uint32_t max_nexthops;
+	uint32_t num_routes;	/* read only */
+	uint32_t num_planes;	/* read only */
 };
 
 /* Counters of one tier; a tier above FARE_TIER_MAX counts in the last. */

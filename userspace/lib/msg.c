@@ -230,6 +230,33 @@ int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
 	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_SPILL_BIAS,
 				    cfg->spill_bias))
 		return too_long(err);
+	if ((cfg->set & FARE_CONFIG_MAX_ROUTES) &&
+	    cfg->max_routes > FARE_MAX_ROUTES_LIMIT)
+		return fare_err_set(err, -EINVAL,
+				    "route-limit %u out of range (0..%u)",
+				    cfg->max_routes, FARE_MAX_ROUTES_LIMIT);
+	if ((cfg->set & FARE_CONFIG_MAX_PLANES) &&
+	    cfg->max_planes > FARE_PLANE_ID_MAX)
+		return fare_err_set(err, -EINVAL,
+				    "plane-limit %u out of range (0..%u)",
+				    cfg->max_planes, FARE_PLANE_ID_MAX);
+	if ((cfg->set & FARE_CONFIG_MAX_NEXTHOPS) &&
+	    (!cfg->max_nexthops || cfg->max_nexthops > FARE_NEXTHOP_MAX))
+		return fare_err_set(err, -EINVAL,
+				    "nexthop-limit %u out of range (1..%u)",
+				    cfg->max_nexthops, FARE_NEXTHOP_MAX);
+	if ((cfg->set & FARE_CONFIG_MAX_ROUTES) &&
+	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_MAX_ROUTES,
+				    cfg->max_routes))
+		return too_long(err);
+	if ((cfg->set & FARE_CONFIG_MAX_PLANES) &&
+	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_MAX_PLANES,
+				    cfg->max_planes))
+		return too_long(err);
+	if ((cfg->set & FARE_CONFIG_MAX_NEXTHOPS) &&
+	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_MAX_NEXTHOPS,
+				    cfg->max_nexthops))
+		return too_long(err);
 	return 0;
 }
 
@@ -410,7 +437,12 @@ int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 	    bad_len(tb[FARE_A_CONFIG_FLOWLET_US], 4) ||
 	    bad_len(tb[FARE_A_CONFIG_HASH_SEED], 4) ||
 	    bad_len(tb[FARE_A_CONFIG_IFINDEX], 4) ||
-	    bad_len(tb[FARE_A_CONFIG_SPILL_BIAS], 4))
+	    bad_len(tb[FARE_A_CONFIG_SPILL_BIAS], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_MAX_ROUTES], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_MAX_PLANES], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_MAX_NEXTHOPS], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_NUM_ROUTES], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_NUM_PLANES], 4))
 		return malformed(err, "config attribute of the wrong size");
 	if (tb[FARE_A_CONFIG_MODE]) {
 		out->mode = mnl_attr_get_u8(tb[FARE_A_CONFIG_MODE]);
@@ -439,6 +471,24 @@ int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 	if (tb[FARE_A_CONFIG_SPILL_BIAS]) {
 		out->spill_bias = mnl_attr_get_u32(tb[FARE_A_CONFIG_SPILL_BIAS]);
 		out->set |= FARE_CONFIG_SPILL_BIAS;
+	}
+	if (tb[FARE_A_CONFIG_MAX_ROUTES]) {
+		out->max_routes = mnl_attr_get_u32(tb[FARE_A_CONFIG_MAX_ROUTES]);
+		out->set |= FARE_CONFIG_MAX_ROUTES;
+	}
+	if (tb[FARE_A_CONFIG_MAX_PLANES]) {
+		out->max_planes = mnl_attr_get_u32(tb[FARE_A_CONFIG_MAX_PLANES]);
+		out->set |= FARE_CONFIG_MAX_PLANES;
+	}
+	if (tb[FARE_A_CONFIG_MAX_NEXTHOPS]) {
+		out->max_nexthops =
+			mnl_attr_get_u32(tb[FARE_A_CONFIG_MAX_NEXTHOPS]);
+		out->set |= FARE_CONFIG_MAX_NEXTHOPS;
+	}
+	if (tb[FARE_A_CONFIG_NUM_ROUTES] && tb[FARE_A_CONFIG_NUM_PLANES]) {
+		out->num_routes = mnl_attr_get_u32(tb[FARE_A_CONFIG_NUM_ROUTES]);
+		out->num_planes = mnl_attr_get_u32(tb[FARE_A_CONFIG_NUM_PLANES]);
+		out->set |= FARE_CONFIG_COUNTS;
 	}
 	return 0;
 }

@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The kernel boundary of the fare family: a namespace's limits on routes,
+# planes and next hops per route refuse the object past them with the
+# kernel's extack text (replacing an existing one still works), a
+# namespace's own root may lower a limit but not raise it, the flow hash
+# seed is shown to CAP_NET_ADMIN only, and a route of 64 next hops with
+# bandwidths (larger than a default netlink message) is shown whole by
+# route show, route get and monitor.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+LAB_DIR=$(mktemp -d /tmp/genl-limits.XXXXXX)
+load_fare
+netns_add gl
+ip -n gl link add eth-a type dummy
+ip -n gl addr add 10.1.0.2/24 dev eth-a
+ip -n gl link set eth-a up
+
+fc() { "$FARECTL" -n gl "$@"; }
+cfg() { fc -j config show | jq -r ".$1"; }
+
+expect_refusal()
+{
+	local name=$1 text=$2 out rc=0
+
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	if [ $rc -eq 1 ] && grep -qF -- "$text" <<<"$out"; then
+		pass "$name: $out"
+	else
+		fail "$name: exit $rc, output: $out (expected: $text)"
+	fi
+}
+
+expect_eq "default route limit" "$(cfg route_limit)" 262144
+expect_eq "default plane limit" "$(cfg plane_limit)" 64
+expect_eq "default next-hop limit" "$(cfg nexthop_limit)" 64
+
+fc config set route-limit 3 plane-limit 2 nexthop-limit 1
+fc plane add 1 dev eth-a via 10.1.0.1
+fc plane add 2 dev eth-a via 10.1.0.1
+expect_refusal "third plane past the limit" \
+	"plane limit of the namespace reached" \
+	fc plane add 3 dev eth-a via 10.1.0.1
+fc plane replace 2 dev eth-a via 10.1.0.9
+pass "a plane replaced at the limit"
+for i in 1 2 3; do
+	fc route add 198.18.$i.0/24 nexthop plane 1 weight 1
+done
+expect_refusal "fourth route past the limit" \
+	"route limit of the namespace reached" \
+	fc route add 198.18.4.0/24 nexthop plane 1 weight 1
+fc route replace 198.18.3.0/24 nexthop plane 2 weight 1
+pass "a route replaced at the limit"
+expect_refusal "two next hops past the limit of one" \
+	"more next hops than the namespace allows" \
+	fc route replace 198.18.1.0/24 nexthop plane 1 weight 1 \
+	nexthop plane 2 weight 1
+expect_eq "routes counted" "$(cfg routes)" 3
+expect_eq "planes counted" "$(cfg planes)" 2
+fc route del 198.18.3.0/24
+fc route add 198.18.4.0/24 nexthop plane 1 weight 1
+pass "a route added once another went"
+
+# A namespace owned by a user namespace: its root may lower, not raise.
+out=$(unshare --user --map-root-user --net sh -c \
+	"'$FARECTL' config set route-limit 10 && '$FARECTL' config set route-limit 20" 2>&1) && rc=0 || rc=$?
+if [ $rc -eq 1 ] && grep -qF "raising a limit needs CAP_NET_ADMIN in the initial user namespace" <<<"$out"; then
+	pass "user-namespace root lowers but cannot raise: $out"
+else
+	fail "user-namespace root and limits: exit $rc, $out"
+fi
+
+# The hash seed: root sees it, an unprivileged reader does not.
+seed=$(cfg hash_seed)
+expect_eq "root sees the hash seed" "$([ "$seed" != null ] && echo yes)" yes
+expect_eq "an unprivileged reader does not" \
+	"$(ip netns exec gl setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FARECTL" -j config show | jq -r .hash_seed)" null
+expect_eq "nor in the text output" \
+	"$(ip netns exec gl setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$FARECTL" config show | grep -c hash-seed || true)" 0
+
+# 64 next hops with bandwidths: 4176 bytes, above NLMSG_GOODSIZE.
+fc route flush
+fc config set route-limit 262144 plane-limit 64 nexthop-limit 64
+for i in $(seq 3 64); do
+	fc plane add $i dev eth-a via 10.1.0.1
+done
+nh=()
+for i in $(seq 1 64); do
+	nh+=(nexthop plane $i weight $i bandwidth $((i * 1000000)))
+done
+mon=$LAB_DIR/monitor.json
+"$FARECTL" -n gl -j monitor all >"$mon" &
+LAB_PIDS+=($!)
+# Listening once a config change of ours shows up.
+monitor_ready()
+{
+	fc config set spill-bias 65536
+	grep -q '"config"' "$mon"
+}
+wait_for 30 monitor_ready
+fc route add 203.0.113.0/24 "${nh[@]}"
+expect_eq "route show lists the 64-hop route" \
+	"$(fc -j route show | jq '[.[] | select(.dst == "203.0.113.0/24") | .nexthops | length] | .[0]')" 64
+expect_eq "route get shows it" \
+	"$(fc -j route show 203.0.113.0/24 | jq '.[0].nexthops | length')" 64
+wait_for 10 grep -q 203.0.113.0 "$mon" || true
+expect_eq "monitor saw it with its 64 next hops" \
+	"$(jq -s '[.[] | select(.event == "route_new" and .route.dst == "203.0.113.0/24") | .route.nexthops | length] | .[0]' "$mon")" 64
+lab_result

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# fare0 is point-to-point: IPv4 output through it resolves every
+# destination to one neighbour entry, so 10,000 destinations routed via
+# fare0 leave the neighbour table as it was (once, each made an entry of
+# its own until the table overflowed at gc_thresh3 and sends failed). The
+# peer counts the 10,000 datagrams it received.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+N=10000
+load_fare
+netns_add nh v6
+netns_add np v6
+veth_link nh eth-p 10.1.0.2/24 np eth-h 10.1.0.1/24
+neigh_pin nh eth-p 10.1.0.1 np eth-h
+ip -n nh addr add 192.0.2.7/32 dev lo
+# The peer takes every address of 10.128.0.0/16 as its own.
+ip -n np route add local 10.128.0.0/16 dev lo
+ip -n np route add 192.0.2.7/32 via 10.1.0.2 dev eth-h
+
+"$FARECTL" -n nh plane add 1 dev eth-p via 10.1.0.1
+"$FARECTL" -n nh route add 10.128.0.0/16 mode packet src 192.0.2.7 \
+	nexthop plane 1 weight 1
+
+# Every state: "ip neigh" hides NOARP entries by default.
+neigh4() { ip -n nh -4 neigh show nud all | wc -l; }
+# The kernel's count of ARP entries, all namespaces.
+arp_entries() { echo $((16#$(awk 'NR == 2 { print $1 }' /proc/net/stat/arp_cache))); }
+rx() { ip -n np -j -s link show eth-h | jq '.[0].stats64.rx.packets'; }
+n0=$(neigh4)
+e0=$(arp_entries)
+rx0=$(rx)
+sent=$(ip netns exec nh python3 - "$N" <<'PY'
+import socket, sys
+n = int(sys.argv[1])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("192.0.2.7", 0))
+ok = 0
+for i in range(n):
+    dst = "10.128.%d.%d" % (i // 250, i % 250 + 1)
+    try:
+        s.sendto(b"x", (dst, 9))
+        ok += 1
+    except OSError:
+        pass
+print(ok)
+PY
+)
+n1=$(neigh4)
+e1=$(arp_entries)
+rx_got=$(($(rx) - rx0))
+expect_eq "datagrams the sender could send" "$sent" $N
+expect_eq "peer received all of them" $((rx_got >= N)) 1
+log "IPv4 neighbour entries in the sender: $n0 before, $n1 after $N destinations:"
+ip -n nh -4 neigh show nud all
+log "ARP table entries (kernel count, all namespaces): $e0 before, $e1 after"
+expect_eq "IPv4 neighbour entries of fare0 (one for all destinations)" \
+	$(($(ip -n nh -4 neigh show dev fare0 nud all | wc -l) <= 1)) 1
+expect_eq "sender's IPv4 neighbour table flat (at most 2 new entries)" \
+	$((n1 - n0 <= 2)) 1
+# fare0's one entry, the peer's for the sender and the reverse path's.
+expect_eq "ARP table flat (at most 4 new entries)" $((e1 - e0 <= 4)) 1
+lab_result
