@@ -97,6 +97,7 @@ plane 1 {
 		remote-as $B_AS
 		interface veth0
 		family ipv4
+		add-path receive
 		import in
 		export out
 	}

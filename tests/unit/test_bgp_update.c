@@ -631,3 +631,38 @@ TEST(prefix_text_rejects_host_bits_and_bad_lengths)
 	CHECK_INT(p.family, BGP_FAM_IPV6_UNICAST);
 	CHECK_INT(p.len, 32);
 }
+
+/*
+ * A route whose attributes need more than the session's message size is
+ * refused by the builder (the caller logs it and sends nothing); with the
+ * extended message size (RFC 8654) the same route is built and parses.
+ */
+TEST(update_build_refuses_past_max_len_and_fits_extended_messages)
+{
+	static uint8_t big[BGP_EXT_MAX_LEN];
+	static uint32_t path[1100];
+	struct bgp_codec_opts o4 = { .as4 = true, .max_len = BGP_MAX_LEN };
+	struct bgp_codec_opts ox = { .as4 = true,
+				     .max_len = BGP_EXT_MAX_LEN };
+	struct bgp_prefix p;
+	struct bgp_update_out o = {
+		.mp_family = -1, .mp_unreach_family = -1,
+		.nlri = &p, .n_nlri = 1, .has_next_hop = true,
+		.as_path = path, .as_path_len = 1100,
+	};
+	struct bgp_update up;
+	size_t i;
+	int n;
+
+	CHECK_INT(bgp_prefix_parse("10.1.0.0/24", &p), 0);
+	for (i = 0; i < 1100; i++)
+		path[i] = 4200000000u + (uint32_t)i;
+	/* 1100 4-octet ASes: 4400 octets of AS_PATH alone. */
+	CHECK_INT(bgp_update_build(big, sizeof(big), &o4, 0, &o), -1);
+	n = bgp_update_build(big, sizeof(big), &ox, 0, &o);
+	CHECK(n > BGP_MAX_LEN);
+	CHECK_INT(bgp_update_parse(big, (size_t)n, &ox, &up), BGP_PARSE_OK);
+	CHECK_INT(up.attrs.as_path.n_asns, 1100);
+	CHECK_INT(up.attrs.as_path.n_segments, 5);
+	bgp_update_free(&up);
+}

@@ -37,6 +37,7 @@ struct conn {
 	struct io io;
 	bool outgoing;
 	bool broken;			/* a send failed: closing */
+	const char *broken_why;		/* static text for the log */
 	enum peer_state state;	/* CONNECT, OPENSENT, OPENCONFIRM, ESTABLISHED */
 	uint8_t *rbuf;
 	size_t rlen, rcap;
@@ -58,6 +59,10 @@ struct peer {
 	struct timer gr_restart;	/* helper: peer's restart time */
 	struct timer gr_stale;		/* helper: waiting for its End-of-RIB */
 	struct timer deferral;		/* restarting: waiting for its EoR */
+	/* max-prefix: kept Idle after a Cease 6/1, until this or a clear. */
+	struct timer max_prefix_restart;
+	bool max_prefix_idle;
+	bool max_prefix_warned;		/* warning-only: logged this session */
 	/* What the last Established session agreed, kept across a drop. */
 	struct bgp_session_params params;
 	struct bgp_caps peer_caps;
@@ -80,6 +85,10 @@ struct peer {
 	unsigned int flaps;
 	uint64_t updates_rx, updates_tx, notifications_rx, notifications_tx;
 	uint64_t withdraw_7606, discard_7606, rejected_8212;
+	/* This session: prefixes announced to us, and those import denied. */
+	uint64_t prefixes_rx, prefixes_denied;
+	uint64_t too_large;		/* routes not sent: over max_len */
+	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
 	char last_error[320];
 };
 
@@ -123,6 +132,15 @@ bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx);
 bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len);
 /* Asks the peer to send its routes again (import policy changed). */
 void peer_refresh_in(struct peer *p);
+/*
+ * Ends a max-prefix Idle (operator's clear, reload): connects again.
+ * False when p was not held Idle.
+ */
+bool peer_clear_idle(struct peer *p);
+/* Heap held for p: buffers, ORF lists, its RIB paths (not attributes). */
+size_t peer_memory(const struct peer *p);
+/* Bytes queued to the peer and not yet taken by its socket. */
+size_t peer_send_queue(const struct peer *p);
 
 void fared_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -758,6 +758,18 @@ size_t rib_peer_count(const struct rib *rib, unsigned int peer,
 	return n;
 }
 
+size_t rib_peer_bytes(const struct rib *rib, unsigned int peer)
+{
+	const struct rib_peer *rp;
+
+	if (peer >= rib->n_peers)
+		return 0;
+	rp = &rib->peers[peer];
+	return rp->cap * sizeof(*rp->refs) +
+	       rib_peer_count(rib, peer, BGP_FAM_BIT(BGP_FAM_COUNT) - 1) *
+	       sizeof(struct rib_path);
+}
+
 const struct rib_entry *rib_lookup(const struct rib *rib,
 				   const struct bgp_prefix *prefix)
 {

@@ -121,6 +121,12 @@ size_t rib_peer_sweep_stale(struct rib *rib, unsigned int peer,
 size_t rib_peer_count(const struct rib *rib, unsigned int peer,
 		      uint32_t families);
 
+/*
+ * Heap the RIB holds for peer's paths: its path slots and index, not the
+ * attribute sets, which equal paths of every peer share.
+ */
+size_t rib_peer_bytes(const struct rib *rib, unsigned int peer);
+
 /* The exact entry for prefix (path_id ignored), or NULL. */
 const struct rib_entry *rib_lookup(const struct rib *rib,
 				   const struct bgp_prefix *prefix);
