@@ -233,6 +233,23 @@ static void conn_send(struct conn *c, const uint8_t *msg, int len)
 	}
 }
 
+/*
+ * Gives the NOTIFICATION just queued its best chance to arrive: pushed at
+ * once (no Nagle wait), and unread input discarded so that closing sends
+ * a FIN behind it rather than a reset that drops it (RFC 2525 §2.17).
+ * Bounded by the socket's receive buffer; never blocks.
+ */
+static void conn_linger(struct conn *c)
+{
+	static uint8_t sink[65536];
+	int one = 1;
+
+	setsockopt(c->io.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	while (recv(c->io.fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
+		;
+	shutdown(c->io.fd, SHUT_WR);
+}
+
 /* Sends a NOTIFICATION and closes, best effort, as §6 asks. */
 static void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
 			const uint8_t *data, size_t data_len, const char *why)
@@ -246,6 +263,7 @@ static void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
 		conn_queue(c, buf, (size_t)len);
 		conn_flush(c);
 		c->peer->notifications_tx++;
+		conn_linger(c);
 	}
 	snprintf(c->peer->last_error, sizeof(c->peer->last_error),
 		 "sent NOTIFICATION %u/%u (%s)", code, subcode, why);

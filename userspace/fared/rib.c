@@ -724,6 +724,13 @@ static size_t peer_apply(struct rib *rib, unsigned int peer,
 			n++;
 		}
 	}
+	/* A peer that had a flood of paths keeps no index for them. */
+	if (!p->n_refs && p->cap) {
+		rib->stats.bytes -= p->cap * sizeof(*p->refs);
+		free(p->refs);
+		p->refs = NULL;
+		p->cap = 0;
+	}
 	return n;
 }
 
