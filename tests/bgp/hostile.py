@@ -9,7 +9,8 @@ connection is accepted, whether the stream ends) and prints one "ok ..." or
 usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
   flood N LIMIT          connect, send N /32s from 100.64.0.0 in full
                          UPDATEs; expect Cease 6/1 with AFI 1, SAFI 1 and
-                         LIMIT (RFC 4486); LIMIT 0: expect no
+                         LIMIT (RFC 4486) and a reconnection at once
+                         refused with Cease 6/5; LIMIT 0: expect no
                          NOTIFICATION (warning-only), stay 5 s
   connect-rejected       one connection: expect Cease 6/5 right away
   connect [WAIT]         connect (retrying for WAIT s, default 20) until
@@ -20,7 +21,9 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
   oversize ASNS          connect with the extended message capability,
                          send 100.64.0.1/32 with an AS_PATH of ASNS
                          4-octet ASes (an UPDATE past 4096 octets) and
-                         100.64.0.2/32 with a short one; stay until killed
+                         100.64.0.2/32 with a short one and
+                         100.64.0.3/32 with AS_PATH 65003 {65005 65006};
+                         stay until killed
   flaps N                N times: connect, Established, 10 routes, Cease
 """
 import select
@@ -236,6 +239,8 @@ def flood():
     check("fared stopped the flood early", sent < total,
           "(all %d prefixes went in)" % total)
     s.close()
+    # At once, well inside any restart time: held Idle.
+    connect_rejected()
 
 
 def connect_rejected():
@@ -304,6 +309,12 @@ def oversize():
     print("oversize: an UPDATE of %d octets" % len(big), flush=True)
     s.send(big)
     s.send(update(base_attrs(), host(2)))
+    # An AS_SET, which a transit fared must pass on whole.
+    with_set = (attr(0x40, 1, b"\x00") +
+                attr(0x40, 2, struct.pack("!BBI", 2, 1, MY_AS) +
+                     struct.pack("!BBII", 1, 2, 65005, 65006)) +
+                attr(0x40, 3, socket.inet_aton(LOCAL)))
+    s.send(update(with_set, host(3)))
     stop = threading.Event()
     s.keepalives(stop)
 

@@ -6,7 +6,8 @@
 # with an AS_PATH of 1100 4-octet ASes (an UPDATE past 4096 octets) and
 # 100.64.0.2/32 with a short one. fared must log the first as not sent and
 # pass the second on; BIRD's session must not flap and BIRD must hold the
-# second route and not the first.
+# second route and not the first. A third route's AS_SET must reach BIRD
+# whole (RFC 4271 §5.1.2), not cut to the path's §9.1.2.2 length.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -82,5 +83,14 @@ fared_established $B4 || fail "BIRD's session dropped"
 [ "$(fared_field $B4 flaps)" = 0 ] || fail "fared counts B4 flaps"
 [ "$(fared_field $B4 notifications_rx)" = 0 ] || fail "BIRD complained"
 fared_has_route 10.202.1.0/24 || fail "BIRD's route left fared"
-hostile_stop
 echo "ok: an UPDATE past 4096 octets is logged, not sent, and no session drops"
+
+# RFC 4271 §5.1.2: the AS_SET goes on whole behind fared's AS.
+wait_for 10 "100.64.0.3/32 passed on to BIRD" \
+	bird_has_route 100.64.0.3/32 fared4
+birdc_ show route for 100.64.0.3/32 all |
+	grep -q "BGP.as_path: $F_AS 65003 {65005 65006}" ||
+	fail "AS path at BIRD: $(birdc_ show route for 100.64.0.3/32 all |
+		grep as_path)"
+hostile_stop
+echo "ok: an AS_SET is passed on whole"

@@ -83,14 +83,14 @@ TEST(config_session_errors_name_file_and_line)
 
 	errors = parse(HEAD
 		"originate 10.9.0.0/33\n"			/* 3 */
-		"originate 10.8.0.0/24 ext-community 0x12\n"	/* 4 */
+		"originate 10.8.0.0/24 ext-community 0x12\n" /* 4 */
 		"originate 10.7.0.0/24 ext-community "
 		"0x0004fde84b3ebcZZ\n"				/* 5 */
 		"originate 10.7.0.0/24\n"			/* 6 */
-		"originate 10.6.0.0/24 colour red\n"		/* 7 */
-		"graceful-restart restart-time 4096\n"		/* 8 */
-		"graceful-restart stale-time\n"			/* 9 */
-		"control-socket relative.sock\n"		/* 10 */
+		"originate 10.6.0.0/24 colour red\n" /* 7 */
+		"graceful-restart restart-time 4096\n" /* 8 */
+		"graceful-restart stale-time\n" /* 9 */
+		"control-socket relative.sock\n" /* 10 */
 		"graceful-restart off\n",			/* 11 */
 		&cfg, &cap);
 	CHECK_STR(capture_text(&cap),
@@ -147,17 +147,17 @@ TEST(config_max_prefix_add_path_and_send_limits)
 	CHECK(!nb->add_path_rx);
 	fared_config_free(&cfg);
 
-	CHECK_INT(parse(HEAD "send-buffer-limit 1000\n"		/* 3 */
-			"test-send-hold-time 0\n"			/* 4 */
-			"plane 1 {\nneighbor 10.0.0.1 {\n"		/* 5, 6 */
-			"remote-as 65001\n"				/* 7 */
-			"max-prefix\n"					/* 8 */
-			"max-prefix 0\n"				/* 9 */
-			"max-prefix 10 restart\n"			/* 10 */
-			"max-prefix 10 restart 70000\n"		/* 11 */
-			"max-prefix 10 warning-only restart 5\n"	/* 12 */
-			"add-path send\n"				/* 13 */
-			"add-path\n"					/* 14 */
+	CHECK_INT(parse(HEAD "send-buffer-limit 1000\n" /* 3 */
+			"test-send-hold-time 0\n" /* 4 */
+			"plane 1 {\nneighbor 10.0.0.1 {\n" /* 5, 6 */
+			"remote-as 65001\n" /* 7 */
+			"max-prefix\n" /* 8 */
+			"max-prefix 0\n" /* 9 */
+			"max-prefix 10 restart\n" /* 10 */
+			"max-prefix 10 restart 70000\n" /* 11 */
+			"max-prefix 10 warning-only restart 5\n" /* 12 */
+			"add-path send\n" /* 13 */
+			"add-path\n" /* 14 */
 			"}\n}\n", &cfg, &cap), 9);
 	/* The errors, then RFC 8212's warnings about the policies. */
 	CHECK_PREFIX(capture_text(&cap),

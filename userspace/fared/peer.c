@@ -378,8 +378,9 @@ static bool advertised(const struct peer *p, const struct bgp_prefix *pfx,
 }
 
 /*
- * Sends pfx with next hop self and path (the AS path beyond us, nearest
- * first) on c; false when it could not be sent.
+ * Sends pfx with next hop self and path (the AS path beyond us, packed
+ * with its segments: bgp_as_path_pack()) on c; false when it could not
+ * be sent.
  */
 /*
  * Where UPDATEs are built: as large as the largest message a session may
@@ -398,7 +399,6 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx,
 				      .mp_unreach_family = -1 };
 	uint8_t *buf = update_buf, nh[16];
 	char text[BGP_PREFIX_STRLEN];
-	uint32_t *as = NULL;
 	bool has_ll;
 	int len;
 
@@ -409,18 +409,12 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx,
 		return false;
 	}
 	out.origin = origin;
+	out.path_packed = true;
+	out.packed_path = path;
+	out.packed_path_len = path_len;
 	if (!ibgp(p)) {
-		as = malloc((path_len + 1) * sizeof(*as));
-		if (!as)
-			return false;
-		as[0] = p->d->cfg.local_as;
-		if (path_len)
-			memcpy(as + 1, path, path_len * sizeof(*as));
-		out.as_path = as;
-		out.as_path_len = path_len + 1;
+		out.prepend_as = p->d->cfg.local_as;
 	} else {
-		out.as_path = path;
-		out.as_path_len = path_len;
 		out.has_local_pref = true;
 		out.local_pref = 100;
 	}
@@ -440,7 +434,6 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx,
 	}
 	len = bgp_update_build(buf, sizeof(update_buf), &o,
 			       c->params.add_path_tx, &out);
-	free(as);
 	if (len < 0) {
 		/* Not the peer's fault: the route alone is not sent. */
 		p->too_large++;

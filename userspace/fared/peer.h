@@ -62,7 +62,7 @@ struct peer {
 	/* max-prefix: kept Idle after a Cease 6/1, until this or a clear. */
 	struct timer max_prefix_restart;
 	bool max_prefix_idle;
-	bool max_prefix_warned;		/* warning-only: logged this session */
+	bool max_prefix_warned;		/* warning-only: logged once */
 	/* What the last Established session agreed, kept across a drop. */
 	struct bgp_session_params params;
 	struct bgp_caps peer_caps;
@@ -121,7 +121,9 @@ void peer_accept(struct peer *p, int fd);
 void peer_reexport(struct peer *p);
 /*
  * A route learned elsewhere, passed on with next hop self: path is the AS
- * path beyond us (we prepend ours toward eBGP). False when p has no
+ * path beyond us, path_len words packed with its segments
+ * (bgp_as_path_pack(), rib_attrs' as_packed); we prepend ours toward
+ * eBGP. False when p has no
  * Established session for its family or the send failed.
  */
 bool peer_announce(struct peer *p, const struct bgp_prefix *pfx,

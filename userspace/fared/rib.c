@@ -211,6 +211,7 @@ static size_t attrs_size(const struct rib_attrs *a)
 
 	if (a->as_path)
 		n += (asns_count(a) + 1) * 4;
+	n += a->as_packed_len * sizeof(*a->as_packed);
 	n += a->n_kept * sizeof(*a->kept);
 	for (i = 0; i < a->n_kept; i++)
 		n += a->kept[i].len;
@@ -225,6 +226,7 @@ static void attrs_free(struct rib_attrs *a)
 		return;
 	free(a->as_path ? a->as_path - 1 : NULL);
 	free(a->as_path_text);
+	free(a->as_packed);
 	free(a->communities);
 	free(a->ext_communities);
 	free(a->large_communities);
@@ -258,6 +260,7 @@ static struct rib_attrs *attrs_copy(const struct rib_attrs *v, size_t n_asns)
 	*a = *v;
 	a->as_path = NULL;
 	a->as_path_text = NULL;
+	a->as_packed = NULL;
 	a->communities = a->ext_communities = a->large_communities = NULL;
 	a->kept = NULL;
 	a->n_kept = 0;
@@ -274,6 +277,13 @@ static struct rib_attrs *attrs_copy(const struct rib_attrs *v, size_t n_asns)
 	if (!a->as_path_text)
 		goto fail;
 	memcpy(a->as_path_text, v->as_path_text, tlen);
+	if (v->as_packed_len) {
+		a->as_packed = xmalloc(v->as_packed_len * 4);
+		if (!a->as_packed)
+			goto fail;
+		memcpy(a->as_packed, v->as_packed,
+		       v->as_packed_len * sizeof(*a->as_packed));
+	}
 	if (!dup_bytes(&a->communities, v->communities, v->communities_len) ||
 	    !dup_bytes(&a->ext_communities, v->ext_communities,
 		       v->ext_communities_len) ||
@@ -339,6 +349,15 @@ struct rib_attrs *rib_attrs_get(struct rib *rib, const struct bgp_attrs *in,
 	v.origin = in->origin;
 	v.as_path = in->as_path.asns;
 	v.as_path_len = bgp_as_path_length(&in->as_path);
+	v.as_packed_len = bgp_as_path_packed_len(&in->as_path);
+	if (v.as_packed_len) {
+		v.as_packed = xmalloc(v.as_packed_len * sizeof(*v.as_packed));
+		if (!v.as_packed) {
+			free(v.as_path_text);
+			return NULL;
+		}
+		bgp_as_path_pack(&in->as_path, v.as_packed);
+	}
 	v.has_med = bgp_attr_has(in, BGP_ATTR_MED);
 	v.med = v.has_med ? in->med : 0;
 	v.has_local_pref = bgp_attr_has(in, BGP_ATTR_LOCAL_PREF);
@@ -390,6 +409,7 @@ struct rib_attrs *rib_attrs_get(struct rib *rib, const struct bgp_attrs *in,
 		}
 	}
 	free(v.as_path_text);
+	free(v.as_packed);
 	if (a)
 		a->refs++;
 	return a;

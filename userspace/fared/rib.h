@@ -34,6 +34,9 @@ struct rib_attrs {
 	uint32_t *as_path;		/* flattened, nearest AS first */
 	size_t as_path_len;		/* RFC 4271 §9.1.2.2 length */
 	char *as_path_text;		/* "65001 {65002 65003}" */
+	/* The AS path with its segments, to pass on: bgp_as_path_pack(). */
+	uint32_t *as_packed;
+	size_t as_packed_len;		/* words */
 	bool has_med;
 	uint32_t med;
 	bool has_local_pref;
