@@ -18,6 +18,9 @@
  * until the feed has reported it gone.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -834,11 +837,26 @@ int rib_walk(const struct rib *rib,
 	return 0;
 }
 
+/*
+ * After many prefixes went at once (a big session down, a flood cut by
+ * max-prefix): their heap goes back to the system, so that fared's RSS
+ * does not stay at its peak.
+ */
+static void give_back(size_t gone)
+{
+#ifdef __GLIBC__
+	if (gone >= 4096)
+		malloc_trim(0);
+#else
+	(void)gone;
+#endif
+}
+
 size_t rib_drain(struct rib *rib,
 		 void (*fn)(const struct rib_entry *entry, void *ctx),
 		 void *ctx)
 {
-	size_t n = 0;
+	size_t n = 0, gone = 0;
 
 	while (rib->q_head) {
 		struct rib_node *node = rib->q_head;
@@ -849,10 +867,13 @@ size_t rib_drain(struct rib *rib,
 		rib->pending--;
 		fn(&node->e, ctx);
 		node->queued = false;
-		if (!node->e.n_paths)
+		if (!node->e.n_paths) {
 			trie_remove(rib, node);
+			gone++;
+		}
 		n++;
 	}
+	give_back(gone);
 	return n;
 }
 
