@@ -378,16 +378,17 @@ static bool advertised(const struct peer *p, const struct bgp_prefix *pfx,
 }
 
 /*
- * Sends pfx with next hop self and path (the AS path beyond us, packed
- * with its segments: bgp_as_path_pack()) on c; false when it could not
- * be sent.
- */
-/*
  * Where UPDATEs are built: as large as the largest message a session may
  * negotiate (RFC 8654), and not on the stack. fared is single-threaded
  * and a message is queued before the next one is built.
  */
 static uint8_t update_buf[BGP_EXT_MAX_LEN];
+
+/*
+ * Sends pfx with next hop self and path (the AS path beyond us, packed
+ * with its segments: bgp_as_path_pack()) on c; false when it could not
+ * be sent.
+ */
 
 static bool announce(struct conn *c, const struct bgp_prefix *pfx,
 		     uint8_t origin, const uint32_t *path, size_t path_len,
