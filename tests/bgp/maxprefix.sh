@@ -31,7 +31,7 @@ r4_is() { [ "$(fared_field $R4 "$1")" = "$2" ]; }
 second_session_intact()
 {
 	[ "$(bird_since fared4)" = "$SINCE" ] || fail "BIRD's session flapped"
-	[ "$(fared_field $B4 flaps)" = 0 ] || fail "fared counts B4 flaps"
+	[ "$(fared_field $B4 flaps)" = "$B4_FLAPS" ] || fail "fared counts B4 flaps"
 	fared_has_route 10.202.1.0/24 || fail "BIRD's route left fared"
 	bird_has_route 10.203.0.0/24 fared4 || fail "fared's route left BIRD"
 }
@@ -62,6 +62,8 @@ bringup
 wait_for 10 "BIRD's route in fared" fared_has_route 10.202.1.0/24
 wait_for 10 "fared's route in BIRD" bird_has_route 10.203.0.0/24 fared4
 SINCE=$(bird_since fared4)
+# A collision at start may have cost a flap already; none from now on.
+B4_FLAPS=$(fared_field $B4 flaps)
 RSS0=$(fared_rss_kib)
 
 idle_after_flood "$RSS0"

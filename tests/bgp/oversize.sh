@@ -65,6 +65,9 @@ wait_for 20 "fared Established with BIRD" fared_established $B4
 wait_for 10 "BIRD Established" bird_established fared4
 wait_for 10 "BIRD's route in fared" fared_has_route 10.202.1.0/24
 SINCE=$(bird_since fared4)
+# A collision at start may have cost a flap already; none from now on.
+B4_FLAPS=$(fared_field $B4 flaps)
+B4_NOTIFS=$(fared_field $B4 notifications_rx)
 
 hostile_bg oversize 1100
 wait_for 20 "the raw peer Established" fared_established $R4
@@ -80,8 +83,9 @@ sleep 3
 fared_established $R4 || fail "the raw peer's session dropped"
 fared_established $B4 || fail "BIRD's session dropped"
 [ "$(bird_since fared4)" = "$SINCE" ] || fail "BIRD's session flapped"
-[ "$(fared_field $B4 flaps)" = 0 ] || fail "fared counts B4 flaps"
-[ "$(fared_field $B4 notifications_rx)" = 0 ] || fail "BIRD complained"
+[ "$(fared_field $B4 flaps)" = "$B4_FLAPS" ] || fail "fared counts B4 flaps"
+[ "$(fared_field $B4 notifications_rx)" = "$B4_NOTIFS" ] ||
+	fail "BIRD complained"
 fared_has_route 10.202.1.0/24 || fail "BIRD's route left fared"
 echo "ok: an UPDATE past 4096 octets is logged, not sent, and no session drops"
 

@@ -28,7 +28,7 @@ done)" "	neighbor $R4 {
 second_session_intact()
 {
 	[ "$(bird_since fared4)" = "$SINCE" ] || fail "BIRD's session flapped"
-	[ "$(fared_field $B4 flaps)" = 0 ] || fail "fared counts B4 flaps"
+	[ "$(fared_field $B4 flaps)" = "$B4_FLAPS" ] || fail "fared counts B4 flaps"
 	fared_has_route 10.202.1.0/24 || fail "BIRD's route left fared"
 	bird_has_route 10.203.16.250/32 fared4 || fail "fared's routes left BIRD"
 }
@@ -47,6 +47,8 @@ wait_for 10 "BIRD Established" bird_established fared4
 wait_for 20 "fared's $ROUTES routes in BIRD" \
 	bird_has_route 10.203.16.250/32 fared4
 SINCE=$(bird_since fared4)
+# A collision at start may have cost a flap already; none from now on.
+B4_FLAPS=$(fared_field $B4 flaps)
 
 hostile silent 4096 || fail "the silent peer's checks"
 grep -q "neighbor $R4 (plane 1): sent NOTIFICATION 8/0" "$FARED_LOG" ||
