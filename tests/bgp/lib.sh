@@ -97,6 +97,7 @@ plane 1 {
 		remote-as $B_AS
 		interface veth0
 		family ipv4
+		add-path receive
 		import in
 		export out
 	}
@@ -280,4 +281,37 @@ bringup()
 		fared_established $B6
 	wait_for 10 "BIRD sees fared4 Established" bird_established fared4
 	wait_for 10 "BIRD sees fared6 Established" bird_established fared6
+}
+
+# fared's resident set, in KiB, as the kernel counts it.
+fared_rss_kib()
+{
+	awk '/^VmRSS:/ { print $2 }' "/proc/$FARED_PID/status"
+}
+
+# When BIRD's protocol last changed state: unchanged means no flap.
+bird_since()
+{
+	birdc_ show protocols "$1" | awk -v p="$1" '$1 == p { print $5 }'
+}
+
+HOSTILE=$TOP/tests/bgp/hostile.py
+# hostile MODE [ARGS]: the misbehaving raw peer, from R4; hostile_bg
+# runs it in the background, its pid in HOSTILE_PID.
+hostile()
+{
+	ip netns exec "$NS_B" python3 "$HOSTILE" $R4 $F4 "$@"
+}
+
+hostile_bg()
+{
+	ip netns exec "$NS_B" python3 "$HOSTILE" $R4 $F4 "$@" &
+	HOSTILE_PID=$!
+}
+
+hostile_stop()
+{
+	kill "$HOSTILE_PID" 2>/dev/null
+	wait "$HOSTILE_PID" 2>/dev/null
+	HOSTILE_PID=
 }

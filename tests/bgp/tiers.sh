@@ -56,6 +56,7 @@ plane 1 {
 	neighbor $B4 {
 		remote-as $B_AS
 		interface veth0
+		add-path receive
 		import in
 		export out
 	}
@@ -64,6 +65,7 @@ plane 2 {
 	neighbor $R4 {
 		remote-as $R_AS
 		interface veth0
+		add-path receive
 		import in
 		export out
 	}

@@ -99,6 +99,7 @@ plane $p {
 	neighbor 10.1.$((10 + p)).1 {
 		remote-as ${DF_AS_BASE}1
 		interface p$p
+		add-path receive
 		import remote
 		export self
 	}

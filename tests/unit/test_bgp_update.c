@@ -631,3 +631,154 @@ TEST(prefix_text_rejects_host_bits_and_bad_lengths)
 	CHECK_INT(p.family, BGP_FAM_IPV6_UNICAST);
 	CHECK_INT(p.len, 32);
 }
+
+/*
+ * A route whose attributes need more than the session's message size is
+ * refused by the builder (the caller logs it and sends nothing); with the
+ * extended message size (RFC 8654) the same route is built and parses.
+ */
+TEST(update_build_refuses_past_max_len_and_fits_extended_messages)
+{
+	static uint8_t big[BGP_EXT_MAX_LEN];
+	static uint32_t path[1100];
+	struct bgp_codec_opts o4 = { .as4 = true, .max_len = BGP_MAX_LEN };
+	struct bgp_codec_opts ox = { .as4 = true,
+				     .max_len = BGP_EXT_MAX_LEN };
+	struct bgp_prefix p;
+	struct bgp_update_out o = {
+		.mp_family = -1, .mp_unreach_family = -1,
+		.nlri = &p, .n_nlri = 1, .has_next_hop = true,
+		.as_path = path, .as_path_len = 1100,
+	};
+	struct bgp_update up;
+	size_t i;
+	int n;
+
+	CHECK_INT(bgp_prefix_parse("10.1.0.0/24", &p), 0);
+	for (i = 0; i < 1100; i++)
+		path[i] = 4200000000u + (uint32_t)i;
+	/* 1100 4-octet ASes: 4400 octets of AS_PATH alone. */
+	CHECK_INT(bgp_update_build(big, sizeof(big), &o4, 0, &o), -1);
+	n = bgp_update_build(big, sizeof(big), &ox, 0, &o);
+	CHECK(n > BGP_MAX_LEN);
+	CHECK_INT(bgp_update_parse(big, (size_t)n, &ox, &up), BGP_PARSE_OK);
+	CHECK_INT(up.attrs.as_path.n_asns, 1100);
+	CHECK_INT(up.attrs.as_path.n_segments, 5);
+	bgp_update_free(&up);
+}
+
+/* Builds an UPDATE of 10.1.0.0/24 with a packed path; returns its path. */
+static const char *packed_round_trip(const uint32_t *packed, size_t n,
+				     uint32_t prepend,
+				     const struct bgp_codec_opts *opts)
+{
+	static char text[256];
+	struct bgp_prefix p;
+	struct bgp_update_out o = {
+		.mp_family = -1, .mp_unreach_family = -1,
+		.nlri = &p, .n_nlri = 1, .has_next_hop = true,
+		.path_packed = true, .packed_path = packed,
+		.packed_path_len = n, .prepend_as = prepend,
+	};
+	struct bgp_update up;
+	int len;
+
+	bgp_prefix_parse("10.1.0.0/24", &p);
+	if (opts->ibgp) {
+		o.has_local_pref = true;
+		o.local_pref = 100;
+	}
+	len = bgp_update_build(out, sizeof(out), opts, 0, &o);
+	if (len < 0 || bgp_update_parse(out, (size_t)len, opts, &up) !=
+	    BGP_PARSE_OK || up.error.action != BGP_ACTION_NONE)
+		return "(not built or not parsed)";
+	bgp_as_path_str(&up.attrs.as_path, text, sizeof(text));
+	bgp_update_free(&up);
+	return text;
+}
+
+#define H(type, count)	BGP_AS_PACKED_HEAD(type, count)
+
+/*
+ * An AS path is passed on with its segments: AS_SETs whole, our AS
+ * joined to a leading AS_SEQUENCE or ahead of anything else, and
+ * confederation segments only to iBGP (RFC 5065 §5.3), never in AS4_PATH.
+ */
+TEST(update_packed_as_path_keeps_sets_and_confederations)
+{
+	static const uint32_t mixed[] = {
+		H(BGP_AS_CONFED_SEQUENCE, 1), 65010,
+		H(BGP_AS_SEQUENCE, 2), 65001, 65002,
+		H(BGP_AS_SET, 2), 65003, 65004,
+	};
+	static const uint32_t set_first[] = { H(BGP_AS_SET, 2), 65003, 65004 };
+	static const uint32_t big[] = {
+		H(BGP_AS_SET, 2), 4200000002u, 65003,
+	};
+	static uint32_t full[256];
+	struct bgp_codec_opts ibgp4 = { .as4 = true, .ibgp = true,
+					.max_len = BGP_MAX_LEN };
+
+	CHECK_STR(packed_round_trip(mixed, 8, 65000, &ebgp4),
+		  "65000 65001 65002 {65003 65004}");
+	CHECK_STR(packed_round_trip(mixed, 8, 0, &ibgp4),
+		  "(65010) 65001 65002 {65003 65004}");
+	CHECK_STR(packed_round_trip(set_first, 3, 65000, &ebgp4),
+		  "65000 {65003 65004}");
+	CHECK_STR(packed_round_trip(NULL, 0, 65000, &ebgp4), "65000");
+	/* An old speaker: AS_TRANS in AS_PATH, the truth in AS4_PATH. */
+	CHECK_STR(packed_round_trip(big, 3, 4200000001u, &ebgp2),
+		  "4200000001 {4200000002 65003}");
+	/* A full leading AS_SEQUENCE: ours goes in a segment of its own. */
+	full[0] = H(BGP_AS_SEQUENCE, 255);
+	for (size_t i = 1; i <= 255; i++)
+		full[i] = 64000 + (uint32_t)i;
+	CHECK(!strncmp(packed_round_trip(full, 256, 65000, &ebgp4),
+		       "65000 64001 64002 ", 18));
+}
+
+/* A packed path that runs past its end is refused, not read past. */
+TEST(update_packed_as_path_malformed_is_not_built)
+{
+	static const uint32_t bad[] = { H(BGP_AS_SEQUENCE, 3), 65001 };
+	struct bgp_prefix p;
+	struct bgp_update_out o = {
+		.mp_family = -1, .mp_unreach_family = -1,
+		.nlri = &p, .n_nlri = 1, .has_next_hop = true,
+		.path_packed = true, .packed_path = bad, .packed_path_len = 2,
+	};
+
+	CHECK_INT(bgp_prefix_parse("10.1.0.0/24", &p), 0);
+	CHECK_INT(bgp_update_build(out, sizeof(out), &ebgp4, 0, &o), -1);
+}
+
+/* What the parser read packs into the same segments, heads first. */
+TEST(as_path_pack_keeps_each_segment_with_its_type_and_count)
+{
+	static const uint32_t mixed[] = {
+		H(BGP_AS_SEQUENCE, 2), 65001, 65002,
+		H(BGP_AS_SET, 2), 65003, 65004,
+	};
+	struct bgp_prefix p;
+	struct bgp_update up;
+	uint32_t packed[16];
+	int n;
+
+	CHECK_INT(bgp_prefix_parse("10.1.0.0/24", &p), 0);
+	n = bgp_update_build(out, sizeof(out), &ebgp4, 0,
+			     &(struct bgp_update_out){
+		.mp_family = -1, .mp_unreach_family = -1,
+		.nlri = &p, .n_nlri = 1, .has_next_hop = true,
+		.path_packed = true, .packed_path = mixed,
+		.packed_path_len = 6, .prepend_as = 65000 });
+	CHECK(n > 0);
+	CHECK_INT(bgp_update_parse(out, (size_t)n, &ebgp4, &up), BGP_PARSE_OK);
+	CHECK_INT(bgp_as_path_packed_len(&up.attrs.as_path), 7);
+	bgp_as_path_pack(&up.attrs.as_path, packed);
+	CHECK_INT(packed[0], H(BGP_AS_SEQUENCE, 3));
+	CHECK_INT(packed[1], 65000);
+	CHECK_INT(packed[3], 65002);
+	CHECK_INT(packed[4], H(BGP_AS_SET, 2));
+	CHECK_INT(packed[6], 65004);
+	bgp_update_free(&up);
+}

@@ -182,7 +182,7 @@ TEST(ctl_fare_request_without_a_role)
 	CHECK_INT(ctl_answer(&d, "fare now", f), -1);
 	fclose(f);
 	CHECK_STR(out, "fare: no role\n{\"enabled\":false}\n"
-		  "error: unknown request; try \"neighbors [json]\" or "
-		  "\"routes [json] [PREFIX]\"\n");
+		  "error: unknown request; try \"neighbors [json]\", "
+		  "\"routes [json] [PREFIX]\" or \"clear NEIGHBOR\"\n");
 	free(out);
 }

@@ -5,6 +5,8 @@
  * needs, DEFER on all but the last; and the leaf's list under ADD,
  * REMOVE, REMOVE-ALL and an unrecognized value.
  */
+#include <errno.h>
+
 #include "bgp_test_util.h"
 #include "config.h"
 #include "harness.h"
@@ -196,4 +198,39 @@ TEST(orf_config_prefixes_and_neighbor_capability_with_file_line_errors)
 		  "t.conf:5: orf-prefix 10.9.0.1/32 is already at line 3\n");
 	capture_end(&cap);
 	fared_config_free(&cfg);
+}
+
+/* A leaf keeps at most ORF_RX_MAX entries a peer sends it. */
+TEST(orf_list_apply_stops_at_its_bound)
+{
+	static uint8_t orf[3 + 12 * 1000];
+	struct orf_entry *e = NULL;
+	size_t n = 0, k, at;
+	uint32_t seq = 1;
+	int r = 0;
+
+	while (r == 0 && seq < 2 * ORF_RX_MAX) {
+		/* One block of 1000 ADDs of distinct /32s. */
+		orf[0] = BGP_ORF_TYPE_ADDRESS_PREFIX;
+		orf[1] = (12 * 1000) >> 8;
+		orf[2] = (12 * 1000) & 255;
+		for (k = 0, at = 3; k < 1000; k++, seq++, at += 12) {
+			orf[at] = 0;			/* ADD, PERMIT */
+			orf[at + 1] = (uint8_t)(seq >> 24);
+			orf[at + 2] = (uint8_t)(seq >> 16);
+			orf[at + 3] = (uint8_t)(seq >> 8);
+			orf[at + 4] = (uint8_t)seq;
+			orf[at + 5] = 0;		/* minlen */
+			orf[at + 6] = 0;		/* maxlen */
+			orf[at + 7] = 32;
+			orf[at + 8] = 10;
+			orf[at + 9] = (uint8_t)(seq >> 16);
+			orf[at + 10] = (uint8_t)(seq >> 8);
+			orf[at + 11] = (uint8_t)seq;
+		}
+		r = orf_list_apply(&e, &n, BGP_FAM_IPV4_UNICAST, orf, at);
+	}
+	CHECK_INT(r, -E2BIG);
+	CHECK_INT(n, ORF_RX_MAX);
+	free(e);
 }

@@ -13,6 +13,13 @@
 
 #define HEAD "router-id 192.0.2.7\nlocal-as 65000\n"
 
+/* The first strlen(want) bytes of text are want. */
+#define CHECK_PREFIX(text, want) do {					\
+	static char head_[4096];					\
+	snprintf(head_, sizeof(head_), "%.*s", (int)strlen(want), (text)); \
+	CHECK_STR(head_, (want));					\
+} while (0)
+
 static int parse(const char *text, struct fared_config *cfg,
 		 struct capture *cap)
 {
@@ -76,14 +83,14 @@ TEST(config_session_errors_name_file_and_line)
 
 	errors = parse(HEAD
 		"originate 10.9.0.0/33\n"			/* 3 */
-		"originate 10.8.0.0/24 ext-community 0x12\n"	/* 4 */
+		"originate 10.8.0.0/24 ext-community 0x12\n" /* 4 */
 		"originate 10.7.0.0/24 ext-community "
 		"0x0004fde84b3ebcZZ\n"				/* 5 */
 		"originate 10.7.0.0/24\n"			/* 6 */
-		"originate 10.6.0.0/24 colour red\n"		/* 7 */
-		"graceful-restart restart-time 4096\n"		/* 8 */
-		"graceful-restart stale-time\n"			/* 9 */
-		"control-socket relative.sock\n"		/* 10 */
+		"originate 10.6.0.0/24 colour red\n" /* 7 */
+		"graceful-restart restart-time 4096\n" /* 8 */
+		"graceful-restart stale-time\n" /* 9 */
+		"control-socket relative.sock\n" /* 10 */
 		"graceful-restart off\n",			/* 11 */
 		&cfg, &cap);
 	CHECK_STR(capture_text(&cap),
@@ -102,6 +109,74 @@ TEST(config_session_errors_name_file_and_line)
 		  "t.conf:10: control-socket must be an absolute path shorter "
 		  "than 108 bytes\n");
 	CHECK_INT(errors, 8);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+}
+
+
+TEST(config_max_prefix_add_path_and_send_limits)
+{
+	struct fared_config cfg;
+	struct capture cap;
+	const struct fared_neighbor *nb;
+
+	CHECK_INT(parse(HEAD "send-buffer-limit 1048576\n"
+			"test-send-hold-time 2\n"
+			"plane 1 {\nneighbor 10.0.0.1 {\nremote-as 65001\n"
+			"max-prefix 10000 restart 30\nadd-path receive\n"
+			"}\nneighbor 10.0.0.2 {\nremote-as 65001\n"
+			"max-prefix 5 warning-only\n}\n"
+			"neighbor 10.0.0.3 {\nremote-as 65001\n}\n}\n",
+			&cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.send_buffer_limit, 1048576);
+	CHECK_INT(cfg.test_send_hold_time, 2);
+	nb = &cfg.neighbors[0];
+	CHECK_INT(nb->max_prefix, 10000);
+	CHECK_INT(nb->max_prefix_restart, 30);
+	CHECK(!nb->max_prefix_warning_only);
+	CHECK(nb->add_path_rx);
+	nb = &cfg.neighbors[1];
+	CHECK_INT(nb->max_prefix, 5);
+	CHECK(nb->max_prefix_warning_only);
+	CHECK_INT(nb->max_prefix_restart, 0);
+	CHECK(!nb->add_path_rx);
+	/* The defaults: no limit, no ADD-PATH, RFC 9687's send hold. */
+	nb = &cfg.neighbors[2];
+	CHECK_INT(nb->max_prefix, 0);
+	CHECK(!nb->add_path_rx);
+	fared_config_free(&cfg);
+
+	CHECK_INT(parse(HEAD "send-buffer-limit 1000\n" /* 3 */
+			"test-send-hold-time 0\n" /* 4 */
+			"plane 1 {\nneighbor 10.0.0.1 {\n" /* 5, 6 */
+			"remote-as 65001\n" /* 7 */
+			"max-prefix\n" /* 8 */
+			"max-prefix 0\n" /* 9 */
+			"max-prefix 10 restart\n" /* 10 */
+			"max-prefix 10 restart 70000\n" /* 11 */
+			"max-prefix 10 warning-only restart 5\n" /* 12 */
+			"add-path send\n" /* 13 */
+			"add-path\n" /* 14 */
+			"}\n}\n", &cfg, &cap), 9);
+	/* The errors, then RFC 8212's warnings about the policies. */
+	CHECK_PREFIX(capture_text(&cap),
+		  "t.conf:3: send-buffer-limit must be 65536..4294967295 "
+		  "bytes, not \"1000\"\n"
+		  "t.conf:4: test-send-hold-time must be 1..65535 seconds, "
+		  "not \"0\"\n"
+		  "t.conf:8: expected \"max-prefix N [warning-only] "
+		  "[restart SECONDS]\"\n"
+		  "t.conf:9: max-prefix must be 1..4294967295, not \"0\"\n"
+		  "t.conf:10: max-prefix: unexpected \"restart\" "
+		  "(warning-only, restart SECONDS)\n"
+		  "t.conf:11: max-prefix restart must be 1..65535 seconds, "
+		  "not \"70000\"\n"
+		  "t.conf:12: max-prefix: warning-only never closes the "
+		  "session, so restart has nothing to restart\n"
+		  "t.conf:13: add-path: fared only receives path ids: "
+		  "expected \"add-path receive\", not \"send\"\n"
+		  "t.conf:14: expected \"add-path receive\"\n");
 	capture_end(&cap);
 	fared_config_free(&cfg);
 }
@@ -173,8 +248,8 @@ TEST(ctl_answers_json_text_and_refuses_unknown_requests)
 	CHECK_INT(ctl_answer(&d, "flush everything", f), -1);
 	fclose(f);
 	CHECK_STR(out, "[]\n[]\n[]\nerror: bad prefix \"nonsense\"\n"
-		  "error: unknown request; try \"neighbors [json]\" or "
-		  "\"routes [json] [PREFIX]\"\n");
+		  "error: unknown request; try \"neighbors [json]\", "
+		  "\"routes [json] [PREFIX]\" or \"clear NEIGHBOR\"\n");
 	free(out);
 	rib_free(d.rib);
 }

@@ -20,6 +20,7 @@ static int bgp_usage(FILE *f)
 	fprintf(f, "usage: farectl [-j] bgp [-s SOCKET] neighbors\n"
 		"       farectl [-j] bgp [-s SOCKET] routes [PREFIX]\n"
 		"       farectl [-j] bgp [-s SOCKET] orf [add|del PREFIX]\n"
+		"       farectl bgp [-s SOCKET] clear NEIGHBOR\n"
 		"  SOCKET is fared's control-socket (default "
 		FARED_SOCKET ")\n");
 	return f == stdout ? 0 : 2;
@@ -45,12 +46,14 @@ int fc_bgp(int argc, char **argv, bool json)
 			return bgp_usage(stdout);
 		} else if (!what && (!strcmp(argv[i], "neighbors") ||
 				     !strcmp(argv[i], "routes") ||
-				     !strcmp(argv[i], "orf"))) {
+				     !strcmp(argv[i], "orf") ||
+				     !strcmp(argv[i], "clear"))) {
 			what = argv[i];
 		} else if (what && what[0] == 'o' && !op &&
 			   (!strcmp(argv[i], "add") || !strcmp(argv[i], "del"))) {
 			op = argv[i];
-		} else if (what && (what[0] == 'r' || op) && !prefix &&
+		} else if (what && (what[0] == 'r' || what[0] == 'c' || op) &&
+			   !prefix &&
 			   argv[i][0] != '-') {
 			prefix = argv[i];
 		} else {
@@ -59,7 +62,7 @@ int fc_bgp(int argc, char **argv, bool json)
 			return bgp_usage(stderr);
 		}
 	}
-	if (!what || (op && !prefix))
+	if (!what || (op && !prefix) || (what[0] == 'c' && !prefix))
 		return bgp_usage(stderr);
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "farectl: bgp: socket path too long\n");

@@ -817,6 +817,25 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 				"seconds, not \"%s\"", argv[1]);
 		else
 			cfg->update_delay = (uint16_t)v;
+	} else if (!strcmp(argv[0], "send-buffer-limit")) {
+		expect_args(ps, argc, 2, "send-buffer-limit BYTES", &ok);
+		if (!ok)
+			return;
+		if (!parse_u32(argv[1], FARED_MIN_SEND_BUFFER, UINT32_MAX, &v))
+			problem(ps, ps->line, "send-buffer-limit must be "
+				"%u..4294967295 bytes, not \"%s\"",
+				FARED_MIN_SEND_BUFFER, argv[1]);
+		else
+			cfg->send_buffer_limit = v;
+	} else if (!strcmp(argv[0], "test-send-hold-time")) {
+		expect_args(ps, argc, 2, "test-send-hold-time SECONDS", &ok);
+		if (!ok)
+			return;
+		if (!parse_u32(argv[1], 1, 65535, &v))
+			problem(ps, ps->line, "test-send-hold-time must be "
+				"1..65535 seconds, not \"%s\"", argv[1]);
+		else
+			cfg->test_send_hold_time = (uint16_t)v;
 	} else if (!strcmp(argv[0], "interface")) {
 		if (argc != 4 || strcmp(argv[2], "bandwidth")) {
 			problem(ps, ps->line, "expected \"interface NAME "
@@ -998,6 +1017,44 @@ static void plane_statement(struct parser *ps, char **argv, int argc,
 				"at line %d", argv[1], cfg->neighbors[i].line);
 }
 
+/* max-prefix N [warning-only] [restart SECONDS] */
+static void max_prefix_statement(struct parser *ps, struct fared_neighbor *nb,
+				 char **argv, int argc)
+{
+	uint32_t v;
+	int i;
+
+	if (argc < 2) {
+		problem(ps, ps->line, "expected \"max-prefix N [warning-only] "
+			"[restart SECONDS]\"");
+		return;
+	}
+	if (!parse_u32(argv[1], 1, UINT32_MAX, &v))
+		problem(ps, ps->line, "max-prefix must be 1..4294967295, not "
+			"\"%s\"", argv[1]);
+	else
+		nb->max_prefix = v;
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "warning-only")) {
+			nb->max_prefix_warning_only = true;
+		} else if (!strcmp(argv[i], "restart") && i + 1 < argc) {
+			if (!parse_u32(argv[++i], 1, 65535, &v))
+				problem(ps, ps->line, "max-prefix restart must "
+					"be 1..65535 seconds, not \"%s\"",
+					argv[i]);
+			else
+				nb->max_prefix_restart = (uint16_t)v;
+		} else {
+			problem(ps, ps->line, "max-prefix: unexpected \"%s\" "
+				"(warning-only, restart SECONDS)", argv[i]);
+			return;
+		}
+	}
+	if (nb->max_prefix_warning_only && nb->max_prefix_restart)
+		problem(ps, ps->line, "max-prefix: warning-only never closes "
+			"the session, so restart has nothing to restart");
+}
+
 static void neighbor_statement(struct parser *ps, char **argv, int argc)
 {
 	struct fared_neighbor *nb =
@@ -1065,6 +1122,16 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 		else
 			problem(ps, ps->line, "orf must be send, receive or "
 				"both, not \"%s\"", argv[1]);
+	} else if (!strcmp(argv[0], "add-path")) {
+		expect_args(ps, argc, 2, "add-path receive", &ok);
+		if (ok && strcmp(argv[1], "receive"))
+			problem(ps, ps->line, "add-path: fared only receives "
+				"path ids: expected \"add-path receive\", not "
+				"\"%s\"", argv[1]);
+		else if (ok)
+			nb->add_path_rx = true;
+	} else if (!strcmp(argv[0], "max-prefix")) {
+		max_prefix_statement(ps, nb, argv, argc);
 	} else if (!strcmp(argv[0], "import") || !strcmp(argv[0], "export")) {
 		expect_args(ps, argc, 2, argv[0][0] == 'i' ?
 			    "import POLICY" : "export POLICY", &ok);
@@ -1309,6 +1376,7 @@ int fared_config_parse(const char *name, const char *text,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->hold_time = 90;		/* RFC 4271 §10 */
 	cfg->connect_retry = 120;
+	cfg->send_buffer_limit = FARED_DEFAULT_SEND_BUFFER;
 	cfg->gr_stale_time = 360;
 	cfg->update_delay = 10;
 	cfg->ec.pb_subtype = FARE_PB_SUBTYPE_DEFAULT;

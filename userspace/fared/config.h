@@ -55,6 +55,16 @@ struct fared_neighbor {
 	bool rnic;
 	/* Address Prefix ORF capability for each family: BGP_ORF_* bits. */
 	uint8_t orf;
+	/* "add-path receive": families whose NLRI may carry path ids. */
+	bool add_path_rx;
+	/*
+	 * "max-prefix N [warning-only] [restart SECONDS]": the most paths
+	 * (all families together, after import policy) the peer may have
+	 * in the RIB; 0: no limit.
+	 */
+	uint32_t max_prefix;
+	bool max_prefix_warning_only;
+	uint16_t max_prefix_restart;	/* seconds; 0: until cleared */
 	int import_policy;		/* index into policies, -1 for none */
 	int export_policy;
 	int line;
@@ -100,6 +110,8 @@ struct fared_multihome {
 
 #define FARED_DEFAULT_CONTROL	"/run/fared/fared.sock"
 #define FARED_DEFAULT_STATE	"/run/fared/fared.state"
+#define FARED_DEFAULT_SEND_BUFFER	(32u << 20)
+#define FARED_MIN_SEND_BUFFER	(64u << 10)
 
 struct fared_config {
 	uint32_t router_id;		/* host order */
@@ -127,6 +139,13 @@ struct fared_config {
 	 * End-of-RIB) before fared programs what it has; 0: at once.
 	 */
 	uint16_t update_delay;
+	/* Bytes a session may have queued for a peer that does not read. */
+	size_t send_buffer_limit;
+	/*
+	 * "test-send-hold-time SECONDS": replaces RFC 9687's minimum of
+	 * max(8 minutes, 2 x hold time); for tests only, 0: the RFC's.
+	 */
+	uint16_t test_send_hold_time;
 	/*
 	 * FARE: with a role, fared weighs every prefix's paths per plane and
 	 * programs fare.ko; without one it is a plain BGP speaker.

@@ -58,6 +58,16 @@ static void hex(FILE *f, const uint8_t *b, size_t len)
 		fprintf(f, "%02x", b[i]);
 }
 
+/* "none", "ok", "exceeded" (warning-only) or "idle" (held down). */
+static const char *max_prefix_state(const struct peer *p)
+{
+	if (p->max_prefix_idle)
+		return "idle";
+	if (!p->nb->max_prefix)
+		return "none";
+	return p->max_prefix_warned ? "exceeded" : "ok";
+}
+
 static void neighbor_json(struct json *j, const struct peer *p)
 {
 	const struct fared_neighbor *nb = p->nb;
@@ -81,8 +91,30 @@ static void neighbor_json(struct json *j, const struct peer *p)
 	json_close_array(j);
 	json_kv_bool(j, "graceful_restart", p->est &&
 		     p->est->params.graceful_restart);
+	json_kv_u64(j, "prefixes_received", p->prefixes_rx);
+	json_kv_u64(j, "prefixes_denied", p->prefixes_denied);
 	json_kv_u64(j, "paths", rib_peer_count(p->d->rib, p->index,
 						BGP_FAM_BIT(BGP_FAM_COUNT) - 1));
+	json_key(j, "paths_by_family");
+	json_open_object(j);
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+		json_kv_u64(j, fams[fam], rib_peer_count(p->d->rib, p->index,
+							 BGP_FAM_BIT(fam)));
+	json_close_object(j);
+	json_kv_u64(j, "memory_bytes", peer_memory(p));
+	json_kv_u64(j, "send_queue_bytes", peer_send_queue(p));
+	json_kv_u64(j, "not_sent_too_large", p->too_large);
+	json_key(j, "max_prefix");
+	json_open_object(j);
+	json_kv_u64(j, "limit", nb->max_prefix);
+	json_kv_bool(j, "warning_only", nb->max_prefix_warning_only);
+	json_kv_u64(j, "restart_s", nb->max_prefix_restart);
+	json_kv_string(j, "state", max_prefix_state(p));
+	json_kv_u64(j, "restart_in_s", p->max_prefix_restart.armed &&
+		    p->max_prefix_restart.when > now ?
+		    (p->max_prefix_restart.when - now + 999) / 1000 : 0);
+	json_kv_u64(j, "sessions_closed", p->max_prefix_hits);
+	json_close_object(j);
 	json_kv_u64(j, "stale_families", p->stale_families);
 	json_kv_u64(j, "flaps", p->flaps);
 	json_kv_u64(j, "updates_rx", p->updates_rx);
@@ -123,19 +155,27 @@ static void neighbors(struct fared *d, FILE *f, bool js)
 		json_end(&j);
 		return;
 	}
-	fprintf(f, "%-28s %5s %10s %-12s %8s %7s %s\n", "neighbor", "plane",
-		"AS", "state", "up(s)", "paths", "last error");
+	fprintf(f, "%-28s %5s %10s %-12s %8s %9s %9s %9s %-14s %s\n",
+		"neighbor", "plane", "AS", "state", "up(s)", "received",
+		"paths", "mem(KiB)", "max-prefix", "last error");
 	for (i = 0; i < d->n_peers; i++) {
 		const struct peer *p = d->peers[i];
+		char mp[32];
 
-		fprintf(f, "%-28s %5u %10u %-12s %8llu %7zu %s\n",
-			p->nb->addr_text, p->nb->plane, p->nb->remote_as,
-			peer_state_name(peer_state(p)),
+		if (p->nb->max_prefix)
+			snprintf(mp, sizeof(mp), "%u %s", p->nb->max_prefix,
+				 max_prefix_state(p));
+		else
+			snprintf(mp, sizeof(mp), "-");
+		fprintf(f, "%-28s %5u %10u %-12s %8llu %9llu %9zu %9zu %-14s "
+			"%s\n", p->nb->addr_text, p->nb->plane,
+			p->nb->remote_as, peer_state_name(peer_state(p)),
 			(unsigned long long)(p->established_at ?
 			(loop_now_ms() - p->established_at) / 1000 : 0),
+			(unsigned long long)p->prefixes_rx,
 			rib_peer_count(d->rib, p->index,
 				       BGP_FAM_BIT(BGP_FAM_COUNT) - 1),
-			p->last_error);
+			(peer_memory(p) + 1023) / 1024, mp, p->last_error);
 	}
 }
 
@@ -631,6 +671,28 @@ static int orf_request(struct fared *d, FILE *f, char **words, int n,
 }
 
 /* The FARE side's counters: how far fare.ko is programmed. */
+/* "clear ADDRESS": ends a max-prefix Idle. */
+static int clear_neighbor(struct fared *d, FILE *f, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_peers; i++) {
+		struct peer *p = d->peers[i];
+
+		if (strcmp(p->nb->addr_text, addr))
+			continue;
+		if (peer_clear_idle(p))
+			fprintf(f, "neighbor %s: max-prefix Idle cleared, "
+				"connecting again\n", addr);
+		else
+			fprintf(f, "neighbor %s: not held Idle; nothing to "
+				"clear\n", addr);
+		return 0;
+	}
+	fprintf(f, "error: no neighbor %s\n", addr);
+	return -1;
+}
+
 static void fare_stats(struct fared *d, FILE *f, bool js)
 {
 	const struct fare_sync *fs = d->fare;
@@ -692,6 +754,8 @@ int ctl_answer(struct fared *d, const char *request, FILE *f)
 		neighbors(d, f, js);
 		return 0;
 	}
+	if (!strcmp(words[0], "clear") && n == 2 && !js)
+		return clear_neighbor(d, f, words[1]);
 	if (!strcmp(words[0], "fare") && n == 1 + js) {
 		fare_stats(d, f, js);
 		return 0;
@@ -732,8 +796,8 @@ int ctl_answer(struct fared *d, const char *request, FILE *f)
 	}
 	return 0;
 bad:
-	fprintf(f, "error: unknown request; try \"neighbors [json]\" or "
-		"\"routes [json] [PREFIX]\"\n");
+	fprintf(f, "error: unknown request; try \"neighbors [json]\", "
+		"\"routes [json] [PREFIX]\" or \"clear NEIGHBOR\"\n");
 	return -1;
 }
 

@@ -171,7 +171,7 @@ struct fare_adv {
 	bool queued;
 	bool live;			/* false: withdraw everywhere */
 	uint8_t origin;
-	uint32_t *path;
+	uint32_t *path;			/* packed with its segments */
 	size_t path_len;
 	uint8_t *ecs;
 	size_t ecs_len;
@@ -504,14 +504,15 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 		best = e->paths[fr->best].attrs;
 		now.live = true;
 		now.origin = best->origin;
-		now.path_len = best->as_path_len;
-		now.path = malloc((best->as_path_len + 1) * sizeof(*now.path));
+		/* The path with its segments (sets, confederations). */
+		now.path_len = best->as_packed_len;
+		now.path = malloc((now.path_len + 1) * sizeof(*now.path));
 		now.from = malloc((e->n_paths + 1) * sizeof(*now.from));
 		if (!now.path || !now.from ||
 		    adv_ecs(fs, best, &fr->res, &now.ecs, &now.ecs_len))
 			goto nomem;
 		if (now.path_len)
-			memcpy(now.path, best->as_path,
+			memcpy(now.path, best->as_packed,
 			       now.path_len * sizeof(*now.path));
 		for (i = 0; i < e->n_paths; i++)
 			now.from[now.n_from++] = e->paths[i].peer;

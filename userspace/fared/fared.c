@@ -240,7 +240,8 @@ static bool session_equal(const struct fared_neighbor *a,
 	       !strcmp(a->interface, b->interface) &&
 	       a->families == b->families && a->hold_time == b->hold_time &&
 	       a->connect_retry == b->connect_retry &&
-	       a->passive == b->passive && a->orf == b->orf;
+	       a->passive == b->passive && a->orf == b->orf &&
+	       a->add_path_rx == b->add_path_rx;
 }
 
 static bool originates_equal(const struct fared_config *a,
@@ -347,6 +348,10 @@ static void reload(struct fared *d)
 				      d->cfg.neighbors[k].export_policy);
 		p->nb = &d->cfg.neighbors[k];
 		d->peers[d->n_peers++] = p;
+		/* A reload ends a max-prefix Idle, as a clear does. */
+		if (peer_clear_idle(p))
+			fared_log("reload: neighbor %s: max-prefix Idle "
+				  "cleared", p->name);
 		if (exp || origs)
 			peer_reexport(p);
 		if (imp) {

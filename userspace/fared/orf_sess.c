@@ -120,6 +120,8 @@ int orf_list_apply(struct orf_entry **list, size_t *n, enum bgp_family fam,
 					(*list)[i] = (*list)[--*n];
 				continue;
 			}
+			if (i == *n && *n >= ORF_RX_MAX)
+				return -E2BIG;
 			if (i == *n) {
 				grown = realloc(*list, (*n + 1) *
 						sizeof(**list));

@@ -50,9 +50,11 @@ int orf_list_build(enum bgp_family fam, const struct bgp_prefix *want,
  * Applies the entries of an ORF part (rr->orf) of family fam to the list
  * (*e, *n): ADD adds (or replaces the entry of the same sequence), REMOVE
  * drops an equal entry, REMOVE-ALL empties it, and an unrecognized value
- * empties it too (RFC 5291 §6). Returns 0, -1 on an unrecognized value,
- * -ENOMEM.
+ * empties it too (RFC 5291 §6). The list holds at most ORF_RX_MAX
+ * entries: one more is -E2BIG (the list then keeps what it had reached).
+ * Returns 0, -1 on an unrecognized value, -ENOMEM, -E2BIG.
  */
+#define ORF_RX_MAX	16384
 int orf_list_apply(struct orf_entry **e, size_t *n, enum bgp_family fam,
 		   const uint8_t *orf, size_t orf_len);
 

@@ -76,6 +76,8 @@ enum peer_state peer_state(const struct peer *p)
 
 	if (p->est)
 		return PEER_ESTABLISHED;
+	if (p->max_prefix_idle && !p->out && !p->in)
+		return PEER_IDLE;
 	if (p->out)
 		s = p->out->state;
 	if (p->in && p->in->state > s)
@@ -140,6 +142,10 @@ static void conn_free(struct conn *c)
 static uint64_t send_hold_ms(const struct conn *c)
 {
 	uint64_t twice = (uint64_t)c->params.hold_time * 2000;
+	uint16_t test = c->peer->d->cfg.test_send_hold_time;
+
+	if (test)
+		return test * 1000ull;
 
 	return twice > SEND_HOLD_MIN_MS ? twice : SEND_HOLD_MIN_MS;
 }
@@ -168,18 +174,38 @@ static int conn_flush(struct conn *c)
 		c->wlen -= done;
 		timer_stop(l, &c->send_hold);
 	}
+	/* A burst's buffer is not kept once the peer has taken it all. */
+	if (!c->wlen && c->wcap > 65536) {
+		free(c->wbuf);
+		c->wbuf = NULL;
+		c->wcap = 0;
+	}
 	if (c->wlen && !c->send_hold.armed)
 		timer_set(l, &c->send_hold, send_hold_ms(c));
 	io_set(l, &c->io, EPOLLIN | (c->wlen ? EPOLLOUT : 0));
 	return 0;
 }
 
+/*
+ * Appends msg to what waits for the peer's socket. The queue is bounded
+ * (send-buffer-limit): a peer that reads nothing costs at most that.
+ */
 static int conn_queue(struct conn *c, const uint8_t *msg, size_t len)
 {
+	size_t limit = c->peer->d->cfg.send_buffer_limit;
+
+	if (c->wlen + len > limit) {
+		c->broken_why = "send buffer limit reached: the peer does "
+				"not read";
+		return -ENOBUFS;
+	}
 	if (c->wlen + len > c->wcap) {
 		size_t cap = (c->wlen + len) * 2;
-		uint8_t *b = realloc(c->wbuf, cap);
+		uint8_t *b;
 
+		if (cap > limit)
+			cap = limit;
+		b = realloc(c->wbuf, cap);
 		if (!b)
 			return -ENOMEM;
 		c->wbuf = b;
@@ -208,6 +234,23 @@ static void conn_send(struct conn *c, const uint8_t *msg, int len)
 	}
 }
 
+/*
+ * Gives the NOTIFICATION just queued its best chance to arrive: pushed at
+ * once (no Nagle wait), and unread input discarded so that closing sends
+ * a FIN behind it rather than a reset that drops it (RFC 2525 §2.17).
+ * Bounded by the socket's receive buffer; never blocks.
+ */
+static void conn_linger(struct conn *c)
+{
+	static uint8_t sink[65536];
+	int one = 1;
+
+	setsockopt(c->io.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	while (recv(c->io.fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
+		;
+	shutdown(c->io.fd, SHUT_WR);
+}
+
 /* Sends a NOTIFICATION and closes, best effort, as §6 asks. */
 static void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
 			const uint8_t *data, size_t data_len, const char *why)
@@ -221,6 +264,7 @@ static void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
 		conn_queue(c, buf, (size_t)len);
 		conn_flush(c);
 		c->peer->notifications_tx++;
+		conn_linger(c);
 	}
 	c->hard = code == BGP_ERR_CEASE && subcode == BGP_CEASE_HARD_RESET;
 	snprintf(c->peer->last_error, sizeof(c->peer->last_error),
@@ -356,9 +400,18 @@ static bool advertised(const struct peer *p, const struct bgp_prefix *pfx,
 }
 
 /*
- * Sends pfx with next hop self and path (the AS path beyond us, nearest
- * first) on c; false when it could not be sent.
+ * Where UPDATEs are built: as large as the largest message a session may
+ * negotiate (RFC 8654), and not on the stack. fared is single-threaded
+ * and a message is queued before the next one is built.
  */
+static uint8_t update_buf[BGP_EXT_MAX_LEN];
+
+/*
+ * Sends pfx with next hop self and path (the AS path beyond us, packed
+ * with its segments: bgp_as_path_pack()) on c; false when it could not
+ * be sent.
+ */
+
 static bool announce(struct conn *c, const struct bgp_prefix *pfx,
 		     uint8_t origin, const uint32_t *path, size_t path_len,
 		     const uint8_t *ecs, size_t ecs_len)
@@ -367,29 +420,24 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx,
 	struct bgp_codec_opts o = codec_opts(c);
 	struct bgp_update_out out = { .mp_family = -1,
 				      .mp_unreach_family = -1 };
-	uint8_t buf[BGP_MAX_LEN], nh[16];
-	uint32_t *as = NULL;
+	uint8_t *buf = update_buf, nh[16];
+	char text[BGP_PREFIX_STRLEN];
 	bool has_ll;
+	int len;
 
 	if (!next_hop(c, pfx->family, nh, &has_ll, out.mp_next_hop_ll)) {
 		plog(p, "no %s next hop on this session: %s not advertised",
 		     fam_name(pfx->family),
-		     bgp_prefix_str(pfx, (char *)buf, 64));
+		     bgp_prefix_str(pfx, text, sizeof(text)));
 		return false;
 	}
 	out.origin = origin;
+	out.path_packed = true;
+	out.packed_path = path;
+	out.packed_path_len = path_len;
 	if (!ibgp(p)) {
-		as = malloc((path_len + 1) * sizeof(*as));
-		if (!as)
-			return false;
-		as[0] = p->d->cfg.local_as;
-		if (path_len)
-			memcpy(as + 1, path, path_len * sizeof(*as));
-		out.as_path = as;
-		out.as_path_len = path_len + 1;
+		out.prepend_as = p->d->cfg.local_as;
 	} else {
-		out.as_path = path;
-		out.as_path_len = path_len;
 		out.has_local_pref = true;
 		out.local_pref = 100;
 	}
@@ -407,9 +455,17 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx,
 		memcpy(out.mp_next_hop, nh, 16);
 		out.mp_has_ll = has_ll;
 	}
-	conn_send(c, buf, bgp_update_build(buf, sizeof(buf), &o,
-					   c->params.add_path_tx, &out));
-	free(as);
+	len = bgp_update_build(buf, sizeof(update_buf), &o,
+			       c->params.add_path_tx, &out);
+	if (len < 0) {
+		/* Not the peer's fault: the route alone is not sent. */
+		p->too_large++;
+		plog(p, "%s not advertised: its UPDATE would exceed the "
+		     "session's %zu-byte message size", bgp_prefix_str(pfx,
+		     text, sizeof(text)), o.max_len);
+		return false;
+	}
+	conn_send(c, buf, len);
 	if (p->est)
 		p->updates_tx++;
 	return true;
@@ -420,7 +476,7 @@ static void withdraw(struct conn *c, const struct bgp_prefix *pfx)
 	struct bgp_codec_opts o = codec_opts(c);
 	struct bgp_update_out out = { .mp_family = -1,
 				      .mp_unreach_family = -1 };
-	uint8_t buf[BGP_MAX_LEN];
+	uint8_t buf[128];
 
 	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
 		out.withdrawn = pfx;
@@ -696,6 +752,8 @@ static void connect_retry_expired(struct timer *t)
 {
 	struct peer *p = t->arg;
 
+	if (p->max_prefix_idle)
+		return;
 	if (!p->nb->passive && !p->out && !p->est)
 		try_connect(p);
 	timer_set(&p->d->loop, &p->connect_retry,
@@ -724,7 +782,7 @@ static void conn_close(struct conn *c, const char *why, bool notified)
 		     peer_state_name(c->state), why);
 	}
 	conn_free(c);
-	if (!p->est && !p->connect_retry.armed)
+	if (!p->est && !p->connect_retry.armed && !p->max_prefix_idle)
 		timer_set(&p->d->loop, &p->connect_retry,
 			  jitter_ms(p->nb->connect_retry * 1000ull));
 }
@@ -748,7 +806,8 @@ static void local_open(const struct peer *p, struct bgp_open *o)
 	o->caps.extended_message = true;
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
 		if (p->nb->families & BGP_FAM_BIT(fam)) {
-			o->caps.add_path[fam] = BGP_ADD_PATH_RECEIVE;
+			if (p->nb->add_path_rx)
+				o->caps.add_path[fam] = BGP_ADD_PATH_RECEIVE;
 			o->caps.orf_prefix[fam] = p->nb->orf;
 		}
 	if (cfg->gr_restart_time) {
@@ -843,6 +902,19 @@ void peer_accept(struct peer *p, int fd)
 	struct conn *c;
 	int n;
 
+	if (p->max_prefix_idle) {
+		/* RFC 4486 §4: held down after Maximum Number of Prefixes. */
+		n = bgp_notification_build(buf, sizeof(buf), BGP_ERR_CEASE,
+					   BGP_CEASE_CONNECTION_REJECTED,
+					   NULL, 0);
+		if (n > 0 && send(fd, buf, (size_t)n,
+				  MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			plog(p, "rejecting: %s", strerror(errno));
+		plog(p, "connection rejected with Cease/5: held Idle after "
+		     "max-prefix");
+		close(fd);
+		return;
+	}
 	if (p->est) {
 		/*
 		 * RFC 4724 §4.2: a graceful restart peer that connects again
@@ -995,6 +1067,8 @@ static void established(struct conn *c)
 	p->peer_id = c->open.bgp_id;
 	p->established_at = loop_now_ms();
 	p->eor_rx = p->eor_tx = 0;
+	p->prefixes_rx = p->prefixes_denied = 0;
+	p->max_prefix_warned = false;
 	p->last_error[0] = '\0';
 	p->orf_wait = 0;
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
@@ -1081,13 +1155,84 @@ static void import_run(struct peer *p, const struct bgp_update *u,
 		}
 	}
 	while (bgp_nlri_next(run, &pos, &pfx)) {
-		if (ra && fared_policy_permits(pol, &pfx))
+		if (!withdraw)
+			p->prefixes_rx++;
+		if (ra && fared_policy_permits(pol, &pfx)) {
 			rib_update(p->d->rib, p->index, &pfx, ra);
-		else
+		} else {
+			if (!withdraw)
+				p->prefixes_denied++;
 			rib_withdraw(p->d->rib, p->index, &pfx);
+		}
 	}
 	if (ra)
 		rib_attrs_put(p->d->rib, ra);
+}
+
+static void max_prefix_restart_expired(struct timer *t)
+{
+	struct peer *p = t->arg;
+
+	plog(p, "max-prefix restart time over: connecting again");
+	peer_clear_idle(p);
+}
+
+bool peer_clear_idle(struct peer *p)
+{
+	if (!p->max_prefix_idle)
+		return false;
+	p->max_prefix_idle = false;
+	timer_stop(&p->d->loop, &p->max_prefix_restart);
+	if (!p->est && !p->connect_retry.armed)
+		timer_set(&p->d->loop, &p->connect_retry,
+			  (uint64_t)(random() % 500));
+	return true;
+}
+
+/*
+ * RFC 4486 §4: past max-prefix paths the session ends with Cease 6/1,
+ * data AFI, SAFI and the limit (of fam: the family whose UPDATE went
+ * past it), its routes go, and the peer is held Idle.
+ */
+static void check_max_prefix(struct conn *c, unsigned int fam)
+{
+	struct peer *p = c->peer;
+	const struct fared_neighbor *nb = p->nb;
+	uint16_t afi = bgp_family_afi(fam);
+	uint8_t data[7];
+	size_t n;
+
+	if (!nb->max_prefix || p->est != c)
+		return;
+	n = rib_peer_count(p->d->rib, p->index,
+			   BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
+	if (n <= nb->max_prefix)
+		return;
+	if (nb->max_prefix_warning_only) {
+		if (!p->max_prefix_warned)
+			plog(p, "%zu paths, past max-prefix %u (warning-only)",
+			     n, nb->max_prefix);
+		p->max_prefix_warned = true;
+		return;
+	}
+	data[0] = (uint8_t)(afi >> 8);
+	data[1] = (uint8_t)afi;
+	data[2] = bgp_family_safi(fam);
+	data[3] = (uint8_t)(nb->max_prefix >> 24);
+	data[4] = (uint8_t)(nb->max_prefix >> 16);
+	data[5] = (uint8_t)(nb->max_prefix >> 8);
+	data[6] = (uint8_t)nb->max_prefix;
+	p->max_prefix_hits++;
+	p->max_prefix_idle = true;
+	timer_stop(&p->d->loop, &p->connect_retry);
+	if (nb->max_prefix_restart)
+		timer_set(&p->d->loop, &p->max_prefix_restart,
+			  nb->max_prefix_restart * 1000ull);
+	plog(p, "%zu paths, past max-prefix %u: held Idle %s", n,
+	     nb->max_prefix, nb->max_prefix_restart ?
+	     "for the restart time" : "until cleared");
+	conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_MAX_PREFIXES, data,
+		    sizeof(data), "maximum number of prefixes reached");
 }
 
 static void got_update(struct conn *c, const uint8_t *msg, size_t len)
@@ -1096,6 +1241,7 @@ static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 	struct bgp_codec_opts o = codec_opts(c);
 	struct bgp_update u;
 	const struct bgp_error *e = &u.error;
+	unsigned int fam = BGP_FAM_IPV4_UNICAST;
 	bool tw;
 
 	if (c->state != PEER_ESTABLISHED) {
@@ -1130,7 +1276,10 @@ static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 	import_run(p, &u, &u.mp_unreach, true);
 	import_run(p, &u, &u.nlri, tw);
 	import_run(p, &u, &u.mp_reach, tw);
+	if (u.mp_reach.present && u.mp_reach.known)
+		fam = u.mp_reach.family;
 	bgp_update_free(&u);
+	check_max_prefix(c, fam);
 }
 
 /* A family held back for ORF: its first export and End-of-RIB. */
@@ -1163,6 +1312,11 @@ static bool got_orf(struct conn *c, unsigned int fam,
 	}
 	err = orf_list_apply(&p->orf_rx[fam], &p->n_orf_rx[fam], fam,
 			     rr->orf, rr->orf_len);
+	if (err == -E2BIG) {
+		conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_OUT_OF_RESOURCES,
+			    NULL, 0, "ORF list longer than fared keeps");
+		return false;
+	}
 	if (err)
 		plog(p, "ORF for %s: %s; the whole ORF removed", fam_name(fam),
 		     err == -1 ? "unrecognized value" : "out of memory");
@@ -1187,7 +1341,7 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 	if (fam < 0 || !(c->params.families & BGP_FAM_BIT(fam)))
 		return;
 	if (rr.subtype == BGP_RR_NORMAL && rr.has_orf) {
-		if (!got_orf(c, (unsigned int)fam, &rr))
+		if (!got_orf(c, (unsigned int)fam, &rr) || !p->est)
 			return;
 	}
 	switch (rr.subtype) {
@@ -1395,7 +1549,12 @@ static void hold_expired(struct timer *t)
 	struct conn *c = t->arg;
 
 	if (c->broken) {
-		conn_close(c, "cannot send", false);
+		if (c->broken_why)
+			snprintf(c->peer->last_error,
+				 sizeof(c->peer->last_error), "%s",
+				 c->broken_why);
+		conn_close(c, c->broken_why ? c->broken_why : "cannot send",
+			   false);
 		return;
 	}
 	conn_notify(c, BGP_ERR_HOLD_TIMER, 0, NULL, 0, "hold timer expired");
@@ -1443,6 +1602,7 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
 	timer_init(&p->gr_stale, gr_stale_expired, p);
 	timer_init(&p->deferral, deferral_expired, p);
 	timer_init(&p->rr_stale, rr_stale_expired, p);
+	timer_init(&p->max_prefix_restart, max_prefix_restart_expired, p);
 	return p;
 }
 
@@ -1485,10 +1645,34 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 	timer_stop(l, &p->gr_stale);
 	timer_stop(l, &p->deferral);
 	timer_stop(l, &p->rr_stale);
+	timer_stop(l, &p->max_prefix_restart);
 	rib_peer_flush(p->d->rib, p->index, BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
 	fare_sync_peer_down(p);
 	free(p->adv);
 	for (i = 0; i < BGP_FAM_COUNT; i++)
 		free(p->orf_rx[i]);
 	free(p);
+}
+
+static size_t conn_memory(const struct conn *c)
+{
+	return c ? sizeof(*c) + c->rcap + c->wcap : 0;
+}
+
+size_t peer_memory(const struct peer *p)
+{
+	size_t n = sizeof(*p) + p->n_adv * sizeof(*p->adv);
+	unsigned int fam;
+
+	n += conn_memory(p->out) + conn_memory(p->in);
+	if (p->est && p->est != p->out && p->est != p->in)
+		n += conn_memory(p->est);
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+		n += p->n_orf_rx[fam] * sizeof(*p->orf_rx[fam]);
+	return n + rib_peer_bytes(p->d->rib, p->index);
+}
+
+size_t peer_send_queue(const struct peer *p)
+{
+	return p->est ? p->est->wlen : 0;
 }

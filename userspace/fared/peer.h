@@ -37,6 +37,7 @@ struct conn {
 	struct io io;
 	bool outgoing;
 	bool broken;			/* a send failed: closing */
+	const char *broken_why;		/* static text for the log */
 	enum peer_state state;	/* CONNECT, OPENSENT, OPENCONFIRM, ESTABLISHED */
 	uint8_t *rbuf;
 	size_t rlen, rcap;
@@ -63,6 +64,10 @@ struct peer {
 	struct timer deferral;		/* restarting: waiting for its EoR */
 	struct timer rr_stale;		/* BoRR: waiting for its EoRR */
 	uint32_t rr_families;		/* stale since a BoRR, no EoRR yet */
+	/* max-prefix: kept Idle after a Cease 6/1, until this or a clear. */
+	struct timer max_prefix_restart;
+	bool max_prefix_idle;
+	bool max_prefix_warned;		/* warning-only: logged once */
 	/* What the last Established session agreed, kept across a drop. */
 	struct bgp_session_params params;
 	struct bgp_caps peer_caps;
@@ -85,6 +90,10 @@ struct peer {
 	unsigned int flaps;
 	uint64_t updates_rx, updates_tx, notifications_rx, notifications_tx;
 	uint64_t withdraw_7606, discard_7606, rejected_8212;
+	/* This session: prefixes announced to us, and those import denied. */
+	uint64_t prefixes_rx, prefixes_denied;
+	uint64_t too_large;		/* routes not sent: over max_len */
+	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
 	char last_error[320];
 };
 
@@ -123,7 +132,9 @@ void peer_accept(struct peer *p, int fd);
 void peer_reexport(struct peer *p);
 /*
  * A route learned elsewhere, passed on with next hop self: path is the AS
- * path beyond us (we prepend ours toward eBGP). False when p has no
+ * path beyond us, path_len words packed with its segments
+ * (bgp_as_path_pack(), rib_attrs' as_packed); we prepend ours toward
+ * eBGP. False when p has no
  * Established session for its family or the send failed.
  */
 bool peer_announce(struct peer *p, const struct bgp_prefix *pfx,
@@ -134,6 +145,15 @@ bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx);
 bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len);
 /* Asks the peer to send its routes again (import policy changed). */
 void peer_refresh_in(struct peer *p);
+/*
+ * Ends a max-prefix Idle (operator's clear, reload): connects again.
+ * False when p was not held Idle.
+ */
+bool peer_clear_idle(struct peer *p);
+/* Heap held for p: buffers, ORF lists, its RIB paths (not attributes). */
+size_t peer_memory(const struct peer *p);
+/* Bytes queued to the peer and not yet taken by its socket. */
+size_t peer_send_queue(const struct peer *p);
 
 void fared_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

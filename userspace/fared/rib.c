@@ -18,6 +18,9 @@
  * until the feed has reported it gone.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,6 +214,7 @@ static size_t attrs_size(const struct rib_attrs *a)
 
 	if (a->as_path)
 		n += (asns_count(a) + 1) * 4;
+	n += a->as_packed_len * sizeof(*a->as_packed);
 	n += a->n_kept * sizeof(*a->kept);
 	for (i = 0; i < a->n_kept; i++)
 		n += a->kept[i].len;
@@ -225,6 +229,7 @@ static void attrs_free(struct rib_attrs *a)
 		return;
 	free(a->as_path ? a->as_path - 1 : NULL);
 	free(a->as_path_text);
+	free(a->as_packed);
 	free(a->communities);
 	free(a->ext_communities);
 	free(a->large_communities);
@@ -258,6 +263,7 @@ static struct rib_attrs *attrs_copy(const struct rib_attrs *v, size_t n_asns)
 	*a = *v;
 	a->as_path = NULL;
 	a->as_path_text = NULL;
+	a->as_packed = NULL;
 	a->communities = a->ext_communities = a->large_communities = NULL;
 	a->kept = NULL;
 	a->n_kept = 0;
@@ -274,6 +280,13 @@ static struct rib_attrs *attrs_copy(const struct rib_attrs *v, size_t n_asns)
 	if (!a->as_path_text)
 		goto fail;
 	memcpy(a->as_path_text, v->as_path_text, tlen);
+	if (v->as_packed_len) {
+		a->as_packed = xmalloc(v->as_packed_len * 4);
+		if (!a->as_packed)
+			goto fail;
+		memcpy(a->as_packed, v->as_packed,
+		       v->as_packed_len * sizeof(*a->as_packed));
+	}
 	if (!dup_bytes(&a->communities, v->communities, v->communities_len) ||
 	    !dup_bytes(&a->ext_communities, v->ext_communities,
 		       v->ext_communities_len) ||
@@ -339,6 +352,15 @@ struct rib_attrs *rib_attrs_get(struct rib *rib, const struct bgp_attrs *in,
 	v.origin = in->origin;
 	v.as_path = in->as_path.asns;
 	v.as_path_len = bgp_as_path_length(&in->as_path);
+	v.as_packed_len = bgp_as_path_packed_len(&in->as_path);
+	if (v.as_packed_len) {
+		v.as_packed = xmalloc(v.as_packed_len * sizeof(*v.as_packed));
+		if (!v.as_packed) {
+			free(v.as_path_text);
+			return NULL;
+		}
+		bgp_as_path_pack(&in->as_path, v.as_packed);
+	}
 	v.has_med = bgp_attr_has(in, BGP_ATTR_MED);
 	v.med = v.has_med ? in->med : 0;
 	v.has_local_pref = bgp_attr_has(in, BGP_ATTR_LOCAL_PREF);
@@ -390,6 +412,7 @@ struct rib_attrs *rib_attrs_get(struct rib *rib, const struct bgp_attrs *in,
 		}
 	}
 	free(v.as_path_text);
+	free(v.as_packed);
 	if (a)
 		a->refs++;
 	return a;
@@ -724,6 +747,13 @@ static size_t peer_apply(struct rib *rib, unsigned int peer,
 			n++;
 		}
 	}
+	/* A peer that had a flood of paths keeps no index for them. */
+	if (!p->n_refs && p->cap) {
+		rib->stats.bytes -= p->cap * sizeof(*p->refs);
+		free(p->refs);
+		p->refs = NULL;
+		p->cap = 0;
+	}
 	return n;
 }
 
@@ -756,6 +786,18 @@ size_t rib_peer_count(const struct rib *rib, unsigned int peer,
 		if (families & BGP_FAM_BIT(f))
 			n += rib->peers[peer].count[f];
 	return n;
+}
+
+size_t rib_peer_bytes(const struct rib *rib, unsigned int peer)
+{
+	const struct rib_peer *rp;
+
+	if (peer >= rib->n_peers)
+		return 0;
+	rp = &rib->peers[peer];
+	return rp->cap * sizeof(*rp->refs) +
+	       rib_peer_count(rib, peer, BGP_FAM_BIT(BGP_FAM_COUNT) - 1) *
+	       sizeof(struct rib_path);
 }
 
 const struct rib_entry *rib_lookup(const struct rib *rib,
@@ -795,11 +837,26 @@ int rib_walk(const struct rib *rib,
 	return 0;
 }
 
+/*
+ * After many prefixes went at once (a big session down, a flood cut by
+ * max-prefix): their heap goes back to the system, so that fared's RSS
+ * does not stay at its peak.
+ */
+static void give_back(size_t gone)
+{
+#ifdef __GLIBC__
+	if (gone >= 4096)
+		malloc_trim(0);
+#else
+	(void)gone;
+#endif
+}
+
 size_t rib_drain(struct rib *rib,
 		 void (*fn)(const struct rib_entry *entry, void *ctx),
 		 void *ctx)
 {
-	size_t n = 0;
+	size_t n = 0, gone = 0;
 
 	while (rib->q_head) {
 		struct rib_node *node = rib->q_head;
@@ -810,10 +867,13 @@ size_t rib_drain(struct rib *rib,
 		rib->pending--;
 		fn(&node->e, ctx);
 		node->queued = false;
-		if (!node->e.n_paths)
+		if (!node->e.n_paths) {
 			trie_remove(rib, node);
+			gone++;
+		}
 		n++;
 	}
+	give_back(gone);
 	return n;
 }
 

@@ -34,6 +34,9 @@ struct rib_attrs {
 	uint32_t *as_path;		/* flattened, nearest AS first */
 	size_t as_path_len;		/* RFC 4271 §9.1.2.2 length */
 	char *as_path_text;		/* "65001 {65002 65003}" */
+	/* The AS path with its segments, to pass on: bgp_as_path_pack(). */
+	uint32_t *as_packed;
+	size_t as_packed_len;		/* words */
 	bool has_med;
 	uint32_t med;
 	bool has_local_pref;
@@ -120,6 +123,12 @@ size_t rib_peer_sweep_stale(struct rib *rib, unsigned int peer,
 /* The number of paths peer has in families, stale ones included. */
 size_t rib_peer_count(const struct rib *rib, unsigned int peer,
 		      uint32_t families);
+
+/*
+ * Heap the RIB holds for peer's paths: its path slots and index, not the
+ * attribute sets, which equal paths of every peer share.
+ */
+size_t rib_peer_bytes(const struct rib *rib, unsigned int peer);
 
 /* The exact entry for prefix (path_id ignored), or NULL. */
 const struct rib_entry *rib_lookup(const struct rib *rib,

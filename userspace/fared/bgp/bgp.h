@@ -437,6 +437,16 @@ void bgp_as_path_free(struct bgp_as_path *path);
 /* "65001 {65002 65003}" into buf; returns buf. */
 char *bgp_as_path_str(const struct bgp_as_path *path, char *buf, size_t len);
 
+/*
+ * An AS path packed into one array of 32-bit words with its segments
+ * intact: per segment a head word BGP_AS_PACKED_HEAD(type, count), then
+ * its count AS numbers. A parsed path packs into
+ * bgp_as_path_packed_len() words.
+ */
+#define BGP_AS_PACKED_HEAD(type, count)	((uint32_t)(type) << 8 | (count))
+size_t bgp_as_path_packed_len(const struct bgp_as_path *path);
+void bgp_as_path_pack(const struct bgp_as_path *path, uint32_t *out);
+
 #define BGP_MAX_KEPT_ATTRS	16
 
 /* An attribute kept as it came (an unknown optional transitive one). */
@@ -537,6 +547,17 @@ struct bgp_update_out {
 	uint8_t origin;
 	const uint32_t *as_path;	/* one AS_SEQUENCE, nearest AS first */
 	size_t as_path_len;
+	/*
+	 * Or, with path_packed, a packed AS path (bgp_as_path_pack()) sent
+	 * with its segments as they are, after prepend_as unless that is 0
+	 * (RFC 4271 §5.1.2: into a leading AS_SEQUENCE with room, else in
+	 * a new one). Confederation segments are not sent to eBGP (RFC 5065
+	 * §5.3) nor in AS4_PATH (RFC 6793 §3).
+	 */
+	bool path_packed;
+	const uint32_t *packed_path;
+	size_t packed_path_len;		/* words */
+	uint32_t prepend_as;
 	bool has_next_hop;
 	uint8_t next_hop[4];
 	bool has_med;

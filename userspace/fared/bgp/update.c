@@ -175,6 +175,24 @@ char *bgp_as_path_str(const struct bgp_as_path *path, char *buf, size_t len)
 	return buf;
 }
 
+size_t bgp_as_path_packed_len(const struct bgp_as_path *path)
+{
+	return path->n_segments + path->n_asns;
+}
+
+void bgp_as_path_pack(const struct bgp_as_path *path, uint32_t *out)
+{
+	size_t i;
+
+	for (i = 0; i < path->n_segments; i++) {
+		const struct bgp_as_segment *seg = &path->segments[i];
+
+		*out++ = BGP_AS_PACKED_HEAD(seg->type, seg->count);
+		memcpy(out, seg->asns, seg->count * sizeof(*out));
+		out += seg->count;
+	}
+}
+
 static bool as_path_alloc(struct bgp_as_path *path, size_t n_segments,
 			  size_t n_asns)
 {
@@ -932,6 +950,91 @@ static void w_as_path(struct writer *w, uint8_t flags, uint8_t type,
 	}
 }
 
+static void w_asn(struct writer *w, uint32_t as, size_t asn_size)
+{
+	if (asn_size == 4)
+		w_u32(w, as);
+	else
+		w_u16(w, as > 0xffff ? BGP_AS_TRANS : (uint16_t)as);
+}
+
+/*
+ * Writes (w non-NULL) or measures (w NULL) the segments of a packed path
+ * with prepend first; returns the octets, or -1 for a malformed path.
+ * *big tells whether any AS needs 4 octets.
+ */
+static long w_packed(struct writer *w, const uint32_t *p, size_t n,
+		     uint32_t prepend, size_t asn_size, bool drop_confed,
+		     bool *big)
+{
+	size_t i = 0, k, count;
+	long len = 0;
+	bool first = true, join;
+	uint8_t type;
+
+	*big = prepend > 0xffff;
+	while (i < n) {
+		type = (uint8_t)(p[i] >> 8);
+		count = p[i] & 255;
+		if (!count || count > n - i - 1 || type < BGP_AS_SET ||
+		    type > BGP_AS_CONFED_SET)
+			return -1;
+		i++;
+		if (drop_confed && is_confed(type)) {
+			i += count;
+			continue;
+		}
+		join = first && prepend && type == BGP_AS_SEQUENCE &&
+		       count < 255;
+		if (first && prepend && !join) {
+			len += 2 + asn_size;
+			if (w) {
+				w_u8(w, BGP_AS_SEQUENCE);
+				w_u8(w, 1);
+				w_asn(w, prepend, asn_size);
+			}
+		}
+		len += 2 + (count + join) * asn_size;
+		if (w) {
+			w_u8(w, type);
+			w_u8(w, (uint8_t)(count + join));
+			if (join)
+				w_asn(w, prepend, asn_size);
+		}
+		for (k = 0; k < count; k++, i++) {
+			*big |= p[i] > 0xffff;
+			if (w)
+				w_asn(w, p[i], asn_size);
+		}
+		first = false;
+	}
+	if (first && prepend) {
+		len += 2 + asn_size;
+		if (w) {
+			w_u8(w, BGP_AS_SEQUENCE);
+			w_u8(w, 1);
+			w_asn(w, prepend, asn_size);
+		}
+	}
+	return len;
+}
+
+static void w_packed_attr(struct writer *w, uint8_t flags, uint8_t type,
+			  const struct bgp_update_out *out, size_t asn_size,
+			  bool drop_confed, bool *big)
+{
+	long len = w_packed(NULL, out->packed_path, out->packed_path_len,
+			    out->prepend_as, asn_size, drop_confed, big);
+
+	if (len < 0) {
+		w->overflow = true;
+		return;
+	}
+	w_attr_head(w, flags, type, (size_t)len);
+	w_packed(w, out->packed_path, out->packed_path_len, out->prepend_as,
+		 asn_size, drop_confed, big);
+}
+
 int bgp_update_build(uint8_t *buf, size_t cap,
 		     const struct bgp_codec_opts *opts, uint32_t add_path_tx,
 		     const struct bgp_update_out *out)
@@ -982,10 +1085,17 @@ int bgp_update_build(uint8_t *buf, size_t cap,
 	if (out->n_nlri || out->mp_family >= 0) {
 		w_attr(&w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_ORIGIN,
 		       &out->origin, 1);
-		w_as_path(&w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_AS_PATH,
-			  out->as_path, out->as_path_len, opts->as4 ? 4 : 2);
-		for (i = 0; i < out->as_path_len; i++)
-			big_as |= out->as_path[i] > 0xffff;
+		if (out->path_packed) {
+			w_packed_attr(&w, BGP_ATTR_FLAG_TRANSITIVE,
+				      BGP_ATTR_AS_PATH, out, opts->as4 ? 4 : 2,
+				      !opts->ibgp, &big_as);
+		} else {
+			w_as_path(&w, BGP_ATTR_FLAG_TRANSITIVE,
+				  BGP_ATTR_AS_PATH, out->as_path,
+				  out->as_path_len, opts->as4 ? 4 : 2);
+			for (i = 0; i < out->as_path_len; i++)
+				big_as |= out->as_path[i] > 0xffff;
+		}
 		if (out->has_next_hop)
 			w_attr(&w, BGP_ATTR_FLAG_TRANSITIVE,
 			       BGP_ATTR_NEXT_HOP, out->next_hop, 4);
@@ -1009,7 +1119,11 @@ int bgp_update_build(uint8_t *buf, size_t cap,
 			       BGP_ATTR_EXT_COMMUNITIES, out->ext_communities,
 			       out->ext_communities_len);
 		/* Old speakers get the true path beside AS_TRANS. */
-		if (!opts->as4 && big_as)
+		if (!opts->as4 && big_as && out->path_packed)
+			w_packed_attr(&w, BGP_ATTR_FLAG_OPTIONAL |
+				      BGP_ATTR_FLAG_TRANSITIVE,
+				      BGP_ATTR_AS4_PATH, out, 4, true, &big_as);
+		else if (!opts->as4 && big_as)
 			w_as_path(&w, BGP_ATTR_FLAG_OPTIONAL |
 				  BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_AS4_PATH,
 				  out->as_path, out->as_path_len, 4);

@@ -1,0 +1,342 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""A raw-socket BGP peer that misbehaves on purpose, for the tests/bgp
+scenarios maxprefix.sh, sendhold.sh, oversize.sh and rawflap.sh. It checks
+what it sees on the wire itself (the NOTIFICATION fared sends, whether a
+connection is accepted, whether the stream ends) and prints one "ok ..." or
+"FAIL ..." line per check; it exits 1 when any check failed.
+
+usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
+  flood N LIMIT          connect, send N /32s from 100.64.0.0 in full
+                         UPDATEs; expect Cease 6/1 with AFI 1, SAFI 1 and
+                         LIMIT (RFC 4486) and a reconnection at once
+                         refused with Cease 6/5; LIMIT 0: expect no
+                         NOTIFICATION (warning-only), stay 5 s
+  connect-rejected       one connection: expect Cease 6/5 right away
+  connect [WAIT]         connect (retrying for WAIT s, default 20) until
+                         Established, send 10 /32s, stay until killed
+  silent RCVBUF          connect with a RCVBUF-byte receive buffer, read
+                         nothing after Established, send KEEPALIVEs; wait
+                         (at most 90 s) for fared to end the connection
+  oversize ASNS          connect with the extended message capability,
+                         send 100.64.0.1/32 with an AS_PATH of ASNS
+                         4-octet ASes (an UPDATE past 4096 octets) and
+                         100.64.0.2/32 with a short one and
+                         100.64.0.3/32 with AS_PATH 65003 {65005 65006};
+                         stay until killed
+  flaps N                N times: connect, Established, 10 routes, Cease
+"""
+import select
+import socket
+import struct
+import sys
+import threading
+import time
+
+LOCAL, FARED, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
+ARGS = sys.argv[4:]
+MY_AS = 65003
+failed = 0
+
+
+def check(name, ok, detail=""):
+    global failed
+    if ok:
+        print("ok: %s" % name, flush=True)
+    else:
+        failed += 1
+        print("FAIL: %s %s" % (name, detail), flush=True)
+
+
+def msg(mtype, body):
+    return b"\xff" * 16 + struct.pack("!HB", 19 + len(body), mtype) + body
+
+
+def attr(flags, atype, value):
+    if len(value) > 255:
+        return struct.pack("!BBH", flags | 0x10, atype, len(value)) + value
+    return struct.pack("!BBB", flags, atype, len(value)) + value
+
+
+def as_path(asns):
+    out = b""
+    for i in range(0, len(asns), 255):
+        seg = asns[i:i + 255]
+        out += struct.pack("!BB", 2, len(seg))
+        out += b"".join(struct.pack("!I", a) for a in seg)
+    return attr(0x40, 2, out)
+
+
+def base_attrs(asns=(MY_AS,)):
+    return (attr(0x40, 1, b"\x00") + as_path(list(asns)) +
+            attr(0x40, 3, socket.inet_aton(LOCAL)))
+
+
+def host(i):
+    """100.64.0.0 + i as a /32 NLRI."""
+    return b"\x20" + struct.pack("!I", 0x64400000 + i)
+
+
+def update(attrs, nlri):
+    return msg(2, struct.pack("!H", 0) + struct.pack("!H", len(attrs)) +
+               attrs + nlri)
+
+
+class Session:
+    """One connection to fared; reads in a thread of its own so that the
+    main thread may block in sendall (or not read at all)."""
+
+    def __init__(self, ext_msg=False, rcvbuf=0, retry_for=20.0,
+                 reader=True):
+        self.msgs = []
+        self.closed = threading.Event()
+        self.notif = None
+        self.buf = b""
+        self.established = False
+        self.s = None
+        end = time.time() + retry_for
+        while True:
+            s = socket.socket()
+            if rcvbuf:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            s.bind((LOCAL, 0))
+            try:
+                s.connect((FARED, 179))
+                self.s = s
+                break
+            except OSError:
+                s.close()
+                if time.time() > end:
+                    raise SystemExit("FAIL: cannot connect to fared")
+                time.sleep(0.2)
+        caps = (b"\x01\x04\x00\x01\x00\x01" +       # MP IPv4 unicast
+                b"\x41\x04" + struct.pack("!I", MY_AS) +
+                b"\x02\x00")                          # route refresh
+        if ext_msg:
+            caps += b"\x06\x00"                       # RFC 8654
+        opt = b"\x02" + bytes([len(caps)]) + caps
+        self.s.sendall(msg(1, struct.pack("!BHH4sB", 4, MY_AS, 30,
+                                          socket.inet_aton(LOCAL),
+                                          len(opt)) + opt))
+        self.open = None
+        got = set()
+        while not {1, 4} <= got:
+            t, body = self.read_one(10)
+            if t is None or t == 3:
+                self.notif = body
+                return
+            if t == 1:
+                self.open = body
+            got.add(t)
+        self.s.sendall(msg(4, b""))
+        self.established = True
+        if reader:
+            threading.Thread(target=self.reader, daemon=True).start()
+
+    def read_one(self, timeout):
+        end = time.time() + timeout
+        while True:
+            if len(self.buf) >= 19:
+                n = struct.unpack("!H", self.buf[16:18])[0]
+                if len(self.buf) >= n:
+                    m, self.buf = self.buf[:n], self.buf[n:]
+                    return m[18], m[19:]
+            left = end - time.time()
+            try:
+                ready = left > 0 and select.select([self.s], [], [],
+                                                   left)[0]
+            except (OSError, ValueError):
+                ready = False
+            if not ready:
+                return None, None
+            try:
+                b = self.s.recv(65536)
+            except OSError:
+                b = b""
+            if not b:
+                return None, None
+            self.buf += b
+
+    def reader(self):
+        while True:
+            t, body = self.read_one(3600)
+            if t is None:
+                break
+            if t == 3 and self.notif is None:
+                self.notif = body
+            self.msgs.append(t)
+        self.closed.set()
+
+    def has_add_path(self):
+        """Whether fared's OPEN carries the ADD-PATH capability (69)."""
+        body = self.open or b""
+        opt = body[10:10 + body[9]] if len(body) >= 10 else b""
+        i = 0
+        while i + 2 <= len(opt):
+            ptype, plen = opt[i], opt[i + 1]
+            if ptype == 2:
+                k = i + 2
+                while k + 2 <= i + 2 + plen:
+                    if opt[k] == 69:
+                        return True
+                    k += 2 + opt[k + 1]
+            i += 2 + plen
+        return False
+
+    def send(self, data):
+        """False once fared has closed the connection."""
+        try:
+            self.s.sendall(data)
+            return True
+        except OSError:
+            return False
+
+    def keepalives(self, stop):
+        while not stop.is_set():
+            if not self.send(msg(4, b"")):
+                return
+            stop.wait(1.0)
+
+    def close(self):
+        self.s.close()
+
+
+def notif_text(n):
+    return "none" if n is None else n.hex()
+
+
+def flood():
+    total, limit = int(ARGS[0]), int(ARGS[1])
+    s = Session()
+    check("session Established", s.established, notif_text(s.notif))
+    check("fared's OPEN has no ADD-PATH capability (not configured)",
+          s.established and not s.has_add_path())
+    attrs = base_attrs()
+    per = (4096 - 23 - len(attrs)) // 5
+    sent = 0
+    while sent < total:
+        n = min(per, total - sent)
+        nlri = b"".join(host(sent + i) for i in range(n))
+        if not s.send(update(attrs, nlri)):
+            break
+        sent += n
+    if limit == 0:
+        # warning-only: the session stays, every prefix taken.
+        s.send(msg(4, b""))
+        s.closed.wait(5)
+        check("all %d prefixes sent, no NOTIFICATION, session up" % total,
+              sent == total and s.notif is None and
+              not s.closed.is_set(), "(sent %d, got %s)" %
+              (sent, notif_text(s.notif)))
+        s.close()
+        return
+    s.closed.wait(30)
+    want = bytes([6, 1]) + struct.pack("!HBI", 1, 1, limit)
+    print("flood: %d of %d prefixes sent before the session ended"
+          % (sent, total), flush=True)
+    check("Cease 6/1 with AFI 1, SAFI 1 and the limit %d" % limit,
+          s.notif == want, "(got %s)" % notif_text(s.notif))
+    check("fared stopped the flood early", sent < total,
+          "(all %d prefixes went in)" % total)
+    s.close()
+    # At once, well inside any restart time: held Idle.
+    connect_rejected()
+
+
+def connect_rejected():
+    s = Session(retry_for=5)
+    check("a new connection is refused with Cease 6/5 while Idle",
+          not s.established and s.notif is not None and
+          s.notif[:2] == bytes([6, 5]), "(got %s)" % notif_text(s.notif))
+    s.close()
+
+
+def connect():
+    wait = float(ARGS[0]) if ARGS else 20.0
+    end = time.time() + wait
+    while True:
+        s = Session(retry_for=wait)
+        if s.established or time.time() > end:
+            break
+        s.close()
+        time.sleep(0.5)
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    s.send(update(base_attrs(), b"".join(host(i) for i in range(10))))
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
+def silent():
+    s = Session(rcvbuf=int(ARGS[0]), reader=False)
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    stop = threading.Event()
+    t = threading.Thread(target=s.keepalives, args=(stop,), daemon=True)
+    t.start()
+    # Not a byte read until fared gives up on us: then the kernel's
+    # buffers drain and the stream must end (FIN or RST).
+    t.join(90)
+    stop.set()
+    ended = not t.is_alive()
+    n = 0
+    eof = False
+    s.s.settimeout(10)
+    try:
+        while True:
+            b = s.s.recv(65536)
+            if not b:
+                eof = True
+                break
+            n += len(b)
+    except OSError:
+        eof = True
+    print("silent: %d bytes were waiting unread when fared ended the "
+          "connection" % n, flush=True)
+    check("fared ended the connection of a peer that reads nothing",
+          ended and eof)
+
+
+def oversize():
+    asns = [4200100000 + i for i in range(int(ARGS[0]))]
+    s = Session(ext_msg=True)
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    big = update(base_attrs([MY_AS] + asns), host(1))
+    print("oversize: an UPDATE of %d octets" % len(big), flush=True)
+    s.send(big)
+    s.send(update(base_attrs(), host(2)))
+    # An AS_SET, which a transit fared must pass on whole.
+    with_set = (attr(0x40, 1, b"\x00") +
+                attr(0x40, 2, struct.pack("!BBI", 2, 1, MY_AS) +
+                     struct.pack("!BBII", 1, 2, 65005, 65006)) +
+                attr(0x40, 3, socket.inet_aton(LOCAL)))
+    s.send(update(with_set, host(3)))
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
+def flaps():
+    n = int(ARGS[0])
+    ok = 0
+    for i in range(n):
+        s = Session(retry_for=30)
+        if not s.established:
+            print("flap %d: %s" % (i + 1, notif_text(s.notif)), flush=True)
+            s.close()
+            continue
+        s.send(update(base_attrs(), b"".join(host(k) for k in range(10))))
+        # Administrative reset (6/4), then wait for fared to close.
+        s.send(msg(3, bytes([6, 4])))
+        s.closed.wait(10)
+        s.close()
+        ok += 1
+    check("%d of %d flaps Established" % (ok, n), ok == n)
+
+
+{"flood": flood, "connect-rejected": connect_rejected, "connect": connect,
+ "silent": silent, "oversize": oversize, "flaps": flaps}[MODE]()
+sys.exit(1 if failed else 0)

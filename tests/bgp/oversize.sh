@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A route that cannot be re-advertised: fared as a FARE spine (no fare.ko
+# on the host) between a raw peer that negotiates extended messages
+# (RFC 8654) and BIRD, which does not. The raw peer sends 100.64.0.1/32
+# with an AS_PATH of 1100 4-octet ASes (an UPDATE past 4096 octets) and
+# 100.64.0.2/32 with a short one. fared must log the first as not sent and
+# pass the second on; BIRD's session must not flap and BIRD must hold the
+# second route and not the first. A third route's AS_SET must reach BIRD
+# whole (RFC 4271 §5.1.2), not cut to the path's §9.1.2.2 length.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+setup_net
+cat >"$DIR/fared.conf" <<EOC
+router-id 10.201.0.1
+local-as $F_AS
+hold-time 6
+connect-retry 1
+control-socket $CTL
+state-file $DIR/fared.state
+role spine
+interface veth0 bandwidth 100G
+policy all {
+	permit 100.64.0.0/10 le 32
+	permit 10.202.0.0/16 le 32
+}
+plane 1 {
+	neighbor $B4 {
+		remote-as $B_AS
+		interface veth0
+		import all
+		export all
+	}
+}
+plane 2 {
+	neighbor $R4 {
+		remote-as 65003
+		interface veth0
+		passive
+		import all
+		export all
+	}
+}
+EOC
+cat >"$DIR/bird.conf" <<EOC
+router id 10.201.0.2;
+log "$DIR/bird.log" all;
+protocol device { scan time 1; }
+protocol static leaf { ipv4; route 10.202.1.0/24 blackhole; }
+protocol bgp fared4 {
+	local $B4 as $B_AS;
+	neighbor $F4 as $F_AS;
+	strict bind on;
+	hold time 6;
+	connect retry time 1;
+	connect delay time 1;
+	error wait time 1, 2;
+	ipv4 { import all; export where source = RTS_STATIC; };
+}
+EOC
+start_bird
+start_fared
+wait_for 20 "fared Established with BIRD" fared_established $B4
+wait_for 10 "BIRD Established" bird_established fared4
+wait_for 10 "BIRD's route in fared" fared_has_route 10.202.1.0/24
+SINCE=$(bird_since fared4)
+# A collision at start may have cost a flap already; none from now on.
+B4_FLAPS=$(fared_field $B4 flaps)
+B4_NOTIFS=$(fared_field $B4 notifications_rx)
+
+hostile_bg oversize 1100
+wait_for 20 "the raw peer Established" fared_established $R4
+wait_for 10 "the long-path route in fared" fared_has_route 100.64.0.1/32
+wait_for 10 "the short one passed on to BIRD" \
+	bird_has_route 100.64.0.2/32 fared4
+grep -q "100.64.0.1/32 not advertised: its UPDATE would exceed the session's 4096-byte" \
+	"$FARED_LOG" || fail "fared did not log the route it could not send"
+bird_has_route 100.64.0.1/32 fared4 && fail "BIRD got the oversized route"
+[ "$(fared_field $B4 not_sent_too_large)" -ge 1 ] || fail "not counted"
+# A few keepalive rounds later nothing has moved.
+sleep 3
+fared_established $R4 || fail "the raw peer's session dropped"
+fared_established $B4 || fail "BIRD's session dropped"
+[ "$(bird_since fared4)" = "$SINCE" ] || fail "BIRD's session flapped"
+[ "$(fared_field $B4 flaps)" = "$B4_FLAPS" ] || fail "fared counts B4 flaps"
+[ "$(fared_field $B4 notifications_rx)" = "$B4_NOTIFS" ] ||
+	fail "BIRD complained"
+fared_has_route 10.202.1.0/24 || fail "BIRD's route left fared"
+echo "ok: an UPDATE past 4096 octets is logged, not sent, and no session drops"
+
+# RFC 4271 §5.1.2: the AS_SET goes on whole behind fared's AS.
+wait_for 10 "100.64.0.3/32 passed on to BIRD" \
+	bird_has_route 100.64.0.3/32 fared4
+birdc_ show route for 100.64.0.3/32 all |
+	grep -q "BGP.as_path: $F_AS 65003 {65005 65006}" ||
+	fail "AS path at BIRD: $(birdc_ show route for 100.64.0.3/32 all |
+		grep as_path)"
+hostile_stop
+echo "ok: an AS_SET is passed on whole"
