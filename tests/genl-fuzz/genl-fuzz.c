@@ -557,13 +557,27 @@ static void rt_link_hdr(struct msg *m, uint16_t type, uint16_t flags,
 	ifi->ifi_flags = iff;
 }
 
+static void ifindex_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(nlh);
+
+	if (nlh->nlmsg_type == RTM_NEWLINK &&
+	    nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifi)))
+		*(int *)arg = ifi->ifi_index;
+}
+
+/* The ifindex of @name in the slot's namespace, 0 if none (no setns). */
 static int ifindex_in(struct slot *s, const char *name)
 {
-	int idx;
+	static struct msg m;
+	struct answer a;
+	int idx = 0;
 
-	enter(s);
-	idx = if_nametoindex(name);
-	leave();
+	rt_link_hdr(&m, RTM_GETLINK, 0, 0, 0, 0);
+	put_raw(&m, IFLA_IFNAME, name, strlen(name) + 1);
+	msg_end(&m);
+	if (nl_talk(s->rtnl, &m, &a, ifindex_cb, &idx) || a.error)
+		return 0;
 	return idx;
 }
 
@@ -842,13 +856,13 @@ static void put_nexthops(struct msg *m)
 	unsigned int n, i, tiers;
 
 	/* Mostly a few; sometimes past the limit, or thousands. */
-	switch (below(10)) {
-	case 0: n = FARE_NEXTHOP_MAX + below(3); break;
-	case 1: n = 100 + below(1500); break;
-	case 2: n = 0; break;
+	switch (below(40)) {
+	case 0: case 1: case 2: n = FARE_NEXTHOP_MAX - 1 + below(3); break;
+	case 3: n = 100 + below(1500); break;
+	case 4: case 5: n = 0; break;
 	default: n = 1 + below(4); break;
 	}
-	tiers = chance(20) ? 256 : 1 + below(3);
+	tiers = chance(10) ? 256 : 1 + below(3);
 	nest_start(m, FARE_A_ROUTE_NEXTHOPS);
 	for (i = 0; i < n && !m->overflow; i++) {
 		unsigned int chaos_before = m->chaos;
