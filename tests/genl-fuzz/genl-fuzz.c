@@ -499,6 +499,7 @@ static int resolve_family(int fd)
 
 struct slot {
 	bool live;
+	bool moved_in;		/* fare0 came from another namespace */
 	int nsfd;
 	int genl, rtnl, udp4, udp6;
 };
@@ -731,6 +732,7 @@ static void slot_sockets(struct slot *s)
 	if (s->nsfd < 0 || s->genl < 0 || s->rtnl < 0 || s->udp4 < 0)
 		die("slot sockets");
 	s->live = true;
+	s->moved_in = false;
 }
 
 static void slot_new(unsigned int i)
@@ -1000,6 +1002,112 @@ static void gen_request(struct slot *s, struct msg *m)
 	}
 }
 
+static const char *cmd_name(uint8_t cmd);
+static unsigned long iter;
+static uint64_t seed;
+
+/* Sends a request built without chaos; counts it like any other. */
+static bool send_valid(struct slot *s, struct msg *m)
+{
+	struct answer a;
+
+	msg_end(m);
+	st.execs++;
+	if (trace)
+		fprintf(stderr, "%lu:   valid %s:%s\n", iter, cmd_name(m->cmd),
+			m->summary);
+	if (nl_talk(s->genl, m, &a, NULL, NULL)) {
+		if (a.error == -EMSGSIZE || a.error == -ENOBUFS)
+			return true;
+		fprintf(stderr, "genl-fuzz: FAIL: no answer (%s) at iteration %lu to %s\n",
+			a.text, iter, cmd_name(m->cmd));
+		st.no_answer++;
+		return false;
+	}
+	if (!a.error) {
+		st.acked++;
+		return true;
+	}
+	if (a.extack) {
+		st.refused++;
+		if (trace)
+			fprintf(stderr, "%lu:   %d %s\n", iter, a.error, a.text);
+		return true;
+	}
+	st.no_extack++;
+	fprintf(stderr, "genl-fuzz: FAIL: refusal without extack: error %d (%s) at iteration %lu (seed %" PRIu64 "), command %u %s (well formed), attributes:%s\n",
+		a.error, strerror(-a.error), iter, seed, m->cmd,
+		cmd_name(m->cmd), m->summary);
+	return false;
+}
+
+static void send_traffic(struct slot *s, unsigned int slot_i,
+			 const struct prefix *p);
+
+/*
+ * A session of well-formed requests that a user would send: up to 70
+ * planes on one of the slot's devices, then a route of the pool with up to
+ * FARE_NEXTHOP_MAX next hops over them (one tier, a few, or one tier per
+ * hop) in a random mode, then traffic into it.
+ */
+static bool session(struct slot *s, unsigned int slot_i)
+{
+	static const char *const gws[] = { "10.201.0.2", "10.200.0.2" };
+	static struct msg m;
+	unsigned int planes = 1 + below(chance(30) ? 70 : 4), i, n, tiers;
+	unsigned int which = below(2);
+	int ifindex = ifindex_in(s, which ? "fz-dummy" : "fz-va");
+	const struct prefix *p = &pool[below(POOL_N)];
+	unsigned char a[16];
+	uint32_t gw;
+	bool ok = true;
+
+	if (trace)
+		fprintf(stderr, "%lu: slot %u session: %u planes\n", iter,
+			slot_i, planes);
+	inet_pton(AF_INET, gws[which], &gw);
+	for (i = 1; i <= planes && ok; i++) {
+		m.chaos = 0;
+		msg_init(&m, family_id, 0);
+		genl_hdr(&m, FARE_CMD_PLANE_NEW);
+		put_u32(&m, FARE_A_PLANE_ID, i);
+		put_u32(&m, FARE_A_PLANE_IFINDEX, ifindex);
+		put_u32(&m, FARE_A_PLANE_GW4, gw);
+		if (chance(30)) {
+			inet_pton(AF_INET6, "2001:db8:200::2", a);
+			put(&m, FARE_A_PLANE_GW6, a, 16);
+		}
+		put_flag(&m, FARE_A_REPLACE);
+		ok = send_valid(s, &m);
+	}
+	n = planes < FARE_NEXTHOP_MAX ? planes : FARE_NEXTHOP_MAX;
+	tiers = chance(40) ? n : 1 + below(3);
+	m.chaos = 0;
+	msg_init(&m, family_id, 0);
+	genl_hdr(&m, FARE_CMD_ROUTE_NEW);
+	inet_pton(p->family, p->addr, a);
+	put_u8(&m, FARE_A_ROUTE_FAMILY, p->family);
+	put(&m, FARE_A_ROUTE_DST, a, p->family == AF_INET ? 4 : 16);
+	put_u8(&m, FARE_A_ROUTE_PLEN, p->plen);
+	put_u8(&m, FARE_A_ROUTE_MODE, chance(40) ? FARE_MODE_FLOWLET : below(4));
+	nest_start(&m, FARE_A_ROUTE_NEXTHOPS);
+	for (i = 0; i < n; i++) {
+		nest_start(&m, FARE_A_NEXTHOPS_ENTRY);
+		put_u32(&m, FARE_A_NH_PLANE_ID, i + 1);
+		put_u32(&m, FARE_A_NH_WEIGHT, 1 + below(10));
+		put_u8(&m, FARE_A_NH_TIER, tiers == n ? i : below(tiers));
+		if (chance(30))
+			put_u64(&m, FARE_A_NH_BANDWIDTH, 1000000 + below(1000000));
+		nest_end(&m);
+	}
+	nest_end(&m);
+	put_flag(&m, FARE_A_REPLACE);
+	if (ok)
+		ok = send_valid(s, &m);
+	send_traffic(s, slot_i, p);
+	return ok;
+}
+
 static const char *cmd_name(uint8_t cmd)
 {
 	static const char *const names[] = {
@@ -1010,9 +1118,6 @@ static const char *cmd_name(uint8_t cmd)
 
 	return cmd < sizeof(names) / sizeof(names[0]) ? names[cmd] : "unknown";
 }
-
-static unsigned long iter;
-static uint64_t seed;
 
 /* Sends a request and checks its answer; false on a failure. */
 static bool fuzz_request(struct slot *s, unsigned int slot_i)
@@ -1058,9 +1163,9 @@ static bool fuzz_request(struct slot *s, unsigned int slot_i)
 }
 
 /* Points the pool's prefixes at fare0 and sends a few datagrams into them. */
-static void send_traffic(struct slot *s, unsigned int slot_i)
+static void send_traffic(struct slot *s, unsigned int slot_i,
+			 const struct prefix *p)
 {
-	const struct prefix *p = &pool[below(POOL_N)];
 	unsigned char a[16];
 	unsigned int n = 1 + below(20), i;
 	int fare0 = ifindex_in(s, FARE_DEV_NAME);
@@ -1071,7 +1176,7 @@ static void send_traffic(struct slot *s, unsigned int slot_i)
 			iter, slot_i, n, p->addr, p->plen, fare0);
 	inet_pton(p->family, p->addr, a);
 	/* A route replace waits for RTNL: only now and then. */
-	if (fare0 > 0 && p->plen > 0 && chance(25))
+	if (fare0 > 0 && p->plen > 0 && (chance(25) || s->moved_in))
 		route_to_dev(s, p->family, a, p->plen, fare0);
 	for (i = 0; i < n; i++) {
 		if (p->family == AF_INET) {
@@ -1154,6 +1259,9 @@ static void device_op(struct slot *s, unsigned int slot_i)
 			slot_i, name, what, err);
 }
 
+/* After a move, the next steps go to the namespace fare0 moved into. */
+static unsigned int hot_slot, hot_left;
+
 static void fare0_op(unsigned int from, unsigned int to)
 {
 	struct slot *s = &slots[from];
@@ -1162,6 +1270,8 @@ static void fare0_op(unsigned int from, unsigned int to)
 
 	if (what == 0 && idx > 0) {
 		err = link_del(s, FARE_DEV_NAME);
+		if (!err)
+			s->moved_in = false;
 	} else if (what == 1) {
 		rt_link_hdr(&m, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, 0, 0);
 		put_raw(&m, IFLA_IFNAME, FARE_DEV_NAME, sizeof(FARE_DEV_NAME));
@@ -1173,6 +1283,12 @@ static void fare0_op(unsigned int from, unsigned int to)
 			link_set(s, ifindex_in(s, FARE_DEV_NAME), 1, 0, -1);
 	} else if (idx > 0 && slots[to].live) {
 		err = link_set(s, idx, -1, 0, slots[to].nsfd);
+		if (!err) {
+			s->moved_in = false;
+			slots[to].moved_in = true;
+			hot_slot = to;
+			hot_left = 10;
+		}
 	}
 	st.dev_ops++;
 	if (trace)
@@ -1216,11 +1332,12 @@ static void kmsg(const char *text)
 
 enum op_kind {
 	OP_REQUEST, OP_TRAFFIC, OP_DUMP, OP_FARE0, OP_SYSCTL, OP_DEVICE,
-	OP_NETNS, OP_KINDS
+	OP_NETNS, OP_SESSION, OP_KINDS
 };
 
 static const char *const op_names[OP_KINDS] = {
 	"request", "traffic", "dump", "fare0", "sysctl", "device", "netns",
+	"session",
 };
 
 static int fuzz(double seconds, unsigned long iterations)
@@ -1241,6 +1358,11 @@ static int fuzz(double seconds, unsigned long iterations)
 	for (iter = 0; (!iterations || iter < iterations) &&
 	     (!seconds || now() - start < seconds); iter++) {
 		unsigned int k = chance(50) ? 0 : below(nslots), r = below(100);
+
+		if (hot_left) {
+			hot_left--;
+			k = hot_slot;
+		}
 
 		/* Mostly requests; a namespace goes in one step of 200. */
 		if (r == 99 && chance(50))
@@ -1263,19 +1385,35 @@ static int fuzz(double seconds, unsigned long iterations)
 			continue;
 		}
 		t0 = now();
-		if (r < 85) {
+		if (r < 3 || (hot_left && r < 40)) {
+			kind = OP_SESSION;
+			if (!session(s, k))
+				failures++;
+		} else if (r < 85) {
 			kind = OP_REQUEST;
 			if (!fuzz_request(s, k))
 				failures++;
 		} else if (r < 91) {
 			kind = OP_TRAFFIC;
-			send_traffic(s, k);
+			send_traffic(s, k, &pool[below(POOL_N)]);
 		} else if (r < 93) {
 			kind = OP_DUMP;
 			dump_all(s);
 		} else if (r < 95) {
+			unsigned int to = below(nslots), j;
+
 			kind = OP_FARE0;
-			fare0_op(k, below(nslots));
+			/* A move goes to a namespace without fare0 if any. */
+			for (j = 0; j < nslots; j++) {
+				unsigned int c = (to + j) % nslots;
+
+				if (c != k && slots[c].live &&
+				    ifindex_in(&slots[c], FARE_DEV_NAME) == 0) {
+					to = c;
+					break;
+				}
+			}
+			fare0_op(k, to);
 		} else if (r < 97) {
 			kind = OP_SYSCTL;
 			sysctl_op(s, k);
