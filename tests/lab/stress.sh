@@ -11,13 +11,13 @@
 # remote's interfaces counted traffic after every reload.
 #
 #   FARE_STRESS_SECONDS        how long (default 180)
-#   FARE_STRESS_RELOAD_EVERY   seconds between reloads (default 30)
+#   FARE_STRESS_RELOAD_EVERY   seconds between reloads (default 20)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 FUZZ=${FARE_GENL_FUZZ:-$FARE_ROOT/tests/genl-fuzz/genl-fuzz}
 DURATION=${FARE_STRESS_SECONDS:-180}
-RELOAD_EVERY=${FARE_STRESS_RELOAD_EVERY:-30}
+RELOAD_EVERY=${FARE_STRESS_RELOAD_EVERY:-20}
 SEED=${FARE_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 
 load_fare
@@ -64,11 +64,15 @@ ip netns exec host "$FUZZ" churn --seed "$SEED" --seconds "$DURATION" \
 churn=$!
 LAB_PIDS+=("$churn")
 
-end=$((SECONDS + DURATION - RELOAD_EVERY / 2))
+# A reload every RELOAD_EVERY seconds from the start (at once when a round
+# ran late), the last one early enough for its traffic check.
+end=$((SECONDS + DURATION - 10))
+next=$((SECONDS + RELOAD_EVERY))
 rounds=0
-while [ $SECONDS -lt $end ]; do
-	sleep "$RELOAD_EVERY"
+while :; do
+	[ $next -gt $SECONDS ] && sleep $((next - SECONDS))
 	[ $SECONDS -lt $end ] || break
+	next=$((next + RELOAD_EVERY))
 	rounds=$((rounds + 1))
 	rmmod fare || { fail "reload $rounds: rmmod failed"; break; }
 	insmod "$FARE_KO" || { fail "reload $rounds: insmod failed"; break; }
