@@ -3,7 +3,7 @@
  * genl-fuzz: a stateful fuzzer of fare.ko's generic netlink family.
  *
  *   genl-fuzz [--seed N] [--seconds S] [--iterations N] [--slots N]
- *             [--trace] [--quiet]
+ *             [--trace]
  *   genl-fuzz churn --plane ID:IFNAME:GW4 [--plane ...] --keep PREFIX
  *             [--spare ID] [--seed N] [--seconds S] [--interval-us U]
  *
@@ -513,7 +513,7 @@ static struct {
 	unsigned long datagrams, netns_ops, dev_ops, sysctls, dumps;
 } st;
 
-static bool trace, quiet;
+static bool trace;
 
 static void die(const char *what)
 {
@@ -1635,10 +1635,6 @@ int main(int argc, char **argv)
 
 		if (!strcmp(o, "--trace")) {
 			trace = true;
-			continue;
-		}
-		if (!strcmp(o, "--quiet")) {
-			quiet = true;
 			continue;
 		}
 		if (!v)
