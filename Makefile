@@ -35,10 +35,14 @@ KDIR_STAMP := kmod/compat/gen/kdir
 
 all: module userspace tools
 
-tools: tests/tools/fare-udp
+tools: tests/tools/fare-udp tests/genl-fuzz/genl-fuzz
 
 tests/tools/fare-udp: tests/tools/fare-udp.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+# The generic netlink fuzzer (tests/lab/genl-fuzz.sh, tests/lab/stress.sh).
+tests/genl-fuzz/genl-fuzz: tests/genl-fuzz/genl-fuzz.c uapi/linux/fare.h
+	$(CC) -O2 -g -Wall -Wextra -Werror -Iuapi -o $@ $<
 
 print-krel:
 	@echo $(KREL)
@@ -202,4 +206,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf kmod/compat/gen out
 	-$(MAKE) -C userspace clean
-	rm -f tests/tools/fare-udp tests/unit/select_test $(UNITS)
+	rm -f tests/tools/fare-udp tests/genl-fuzz/genl-fuzz tests/unit/select_test $(UNITS)

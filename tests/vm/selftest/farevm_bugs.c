@@ -3,15 +3,28 @@
  * Deliberate kernel bugs, one per load, to check that tests/vm/run fails a
  * run whose command succeeded but whose kernel log reports a problem:
  *
- *	insmod farevm_bugs.ko bug=warn|kasan|leak|lockdep
+ *	insmod farevm_bugs.ko bug=warn|kasan|leak|lockdep|softlockup|hung|
+ *			       ubsan-bounds|ubsan-shift [seconds=N]
+ *
+ * softlockup spins with preemption off and hung sleeps uninterruptibly,
+ * each for @seconds: the caller first lowers kernel.watchdog_thresh (the
+ * soft-lockup threshold is twice that) or kernel.hung_task_timeout_secs
+ * below it.
  */
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/slab.h>
 
 static char *bug = "none";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "which bug to commit: warn, kasan, leak, lockdep");
+MODULE_PARM_DESC(bug, "which bug to commit: warn, kasan, leak, lockdep, softlockup, hung, ubsan-bounds, ubsan-shift");
+
+static unsigned int seconds = 8;
+module_param(seconds, uint, 0444);
+MODULE_PARM_DESC(seconds, "how long softlockup spins and hung sleeps");
 
 static DEFINE_MUTEX(farevm_lock_a);
 static DEFINE_MUTEX(farevm_lock_b);
@@ -28,6 +41,42 @@ static void farevm_abba(void)
 	mutex_lock(&farevm_lock_a);
 	mutex_unlock(&farevm_lock_a);
 	mutex_unlock(&farevm_lock_b);
+}
+
+/* A CPU that never schedules: the soft-lockup watchdog's thread starves. */
+static void farevm_spin(void)
+{
+	unsigned long end = jiffies + seconds * HZ;
+
+	preempt_disable();
+	while (time_before(jiffies, end))
+		cpu_relax();
+	preempt_enable();
+}
+
+/* Two arrays side by side, so that the overrun stays inside the object. */
+struct farevm_pair {
+	int first[4];
+	int second[4];
+};
+
+static int farevm_ubsan_bounds(void)
+{
+	struct farevm_pair pair = { };
+	int i = 5;
+
+	OPTIMIZER_HIDE_VAR(i);
+	pair.first[i] = 1;
+	return pair.second[1];
+}
+
+static u32 farevm_ubsan_shift(void)
+{
+	u32 one = 1;
+	int by = 40;
+
+	OPTIMIZER_HIDE_VAR(by);
+	return one << by;
 }
 
 static int __init farevm_bugs_init(void)
@@ -51,6 +100,15 @@ static int __init farevm_bugs_init(void)
 		OPTIMIZER_HIDE_VAR(p);
 	} else if (!strcmp(bug, "lockdep")) {
 		farevm_abba();
+	} else if (!strcmp(bug, "softlockup")) {
+		farevm_spin();
+	} else if (!strcmp(bug, "hung")) {
+		/* TASK_UNINTERRUPTIBLE for the whole time. */
+		msleep(seconds * 1000);
+	} else if (!strcmp(bug, "ubsan-bounds")) {
+		pr_info("farevm_bugs: %d\n", farevm_ubsan_bounds());
+	} else if (!strcmp(bug, "ubsan-shift")) {
+		pr_info("farevm_bugs: %u\n", farevm_ubsan_shift());
 	}
 	return 0;
 }
