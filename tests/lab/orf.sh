@@ -239,7 +239,9 @@ for i in 1 2 3; do
 	expect_eq "leaf$i: session to fared never dropped" \
 		"$("$FARECTL" -j bgp -s "$CTL" neighbors | jq --arg n 10.$i.0.1 '.[] | select(.address == $n) | .flaps')" 0
 done
-kill "$FARED_PID"
+# fared has graceful-restart: SIGTERM would be a restart that keeps fare.ko's
+# routes; SIGINT is the stop that removes them.
+kill -INT "$FARED_PID"
 rc=0
 wait "$FARED_PID" || rc=$?
 expect_eq "fared's exit status" $rc 0
