@@ -189,6 +189,20 @@ for i in 1 2 3; do
 done
 "$FARECTL" -n host route show | sed -n 1,3p
 
+# Each leaf's session flaps so far. Both sides connect at start and, with
+# graceful restart, a peer's second connection that arrives just after the
+# first became Established counts as its restart (RFC 4724 §5): that one
+# start-up flap is not what this scenario is about. From here on none.
+leaf_flaps()
+{
+	"$FARECTL" -j bgp -s "$CTL" neighbors |
+		jq --arg n "10.$1.0.1" '.[] | select(.address == $n) | .flaps'
+}
+declare -A flaps_at_start
+for i in 1 2 3; do
+	flaps_at_start[$i]=$(leaf_flaps $i)
+done
+
 # Step 2: a requested host, split 3:2:1.
 send_to 1 2
 split_is 2 60 40 20
@@ -236,8 +250,8 @@ send_to 100 6
 split_is 6 120 0 0
 
 for i in 1 2 3; do
-	expect_eq "leaf$i: session to fared never dropped" \
-		"$("$FARECTL" -j bgp -s "$CTL" neighbors | jq --arg n 10.$i.0.1 '.[] | select(.address == $n) | .flaps')" 0
+	expect_eq "leaf$i: session to fared never dropped after step 1" \
+		"$(leaf_flaps $i)" "${flaps_at_start[$i]}"
 done
 # fared has graceful-restart: SIGTERM would be a restart that keeps fare.ko's
 # routes; SIGINT is the stop that removes them.
