@@ -75,8 +75,14 @@ expect_eq "datagrams sent (a leak would fill the socket's buffer)" "$sent" $N
 expect_eq "each counted as dropped for want of a plane" \
 	$(($(stat noplane_packets) - np0)) $N
 log "skbuff_head_cache objects: $skb0 before, $skb1 after $N packets"
-expect_eq "no skb left behind (slab grew by less than $((N / 10)))" \
-	$((skb1 - skb0 < N / 10)) 1
+if debug_kernel; then
+	# Stock 6.1 and 6.12 run this check as it is.
+	debug_relax "no skb left behind, by the slab's count" \
+		"KASAN's quarantine keeps freed skbs in the slab; the runner's kmemleak scan at the end reports any skb leaked"
+else
+	expect_eq "no skb left behind (slab grew by less than $((N / 10)))" \
+		$((skb1 - skb0 < N / 10)) 1
+fi
 expect_eq "nothing left through the IPv6-only plane" \
 	$(($(rx eth-a) - rxa0)) 0
 
