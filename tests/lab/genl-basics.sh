@@ -19,21 +19,6 @@ ip -n gh link set eth-b up
 
 fc() { "$FARECTL" -n gh "$@"; }
 
-# expect_refusal NAME EXPECTED_TEXT CMD...: CMD must fail with exit 1 and
-# print EXPECTED_TEXT.
-expect_refusal()
-{
-	local name=$1 text=$2 out rc=0
-
-	shift 2
-	out=$("$@" 2>&1) || rc=$?
-	if [ $rc -eq 1 ] && grep -qF -- "$text" <<<"$out"; then
-		pass "$name: $out"
-	else
-		fail "$name: exit $rc, output: $out (expected: $text)"
-	fi
-}
-
 fc plane add 1 dev eth-a via 10.1.0.1
 fc plane add 2 dev eth-b via 10.2.0.1
 expect_eq "fare0 created by the first plane" \

@@ -21,19 +21,6 @@ ip -n gl link set eth-a up
 fc() { "$FARECTL" -n gl "$@"; }
 cfg() { fc -j config show | jq -r ".$1"; }
 
-expect_refusal()
-{
-	local name=$1 text=$2 out rc=0
-
-	shift 2
-	out=$("$@" 2>&1) || rc=$?
-	if [ $rc -eq 1 ] && grep -qF -- "$text" <<<"$out"; then
-		pass "$name: $out"
-	else
-		fail "$name: exit $rc, output: $out (expected: $text)"
-	fi
-}
-
 expect_eq "default route limit" "$(cfg route_limit)" 262144
 expect_eq "default plane limit" "$(cfg plane_limit)" 64
 expect_eq "default next-hop limit" "$(cfg nexthop_limit)" 64

@@ -452,6 +452,21 @@ expect_eq()
 	fi
 }
 
+# expect_refusal NAME EXPECTED_TEXT CMD...: CMD must fail with exit 1 and
+# print EXPECTED_TEXT.
+expect_refusal()
+{
+	local name=$1 text=$2 out rc=0
+
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	if [ $rc -eq 1 ] && grep -qF -- "$text" <<<"$out"; then
+		pass "$name: $out"
+	else
+		fail "$name: exit $rc, output: $out (expected: $text)"
+	fi
+}
+
 # expect_empty NAME ACTUAL: ACTUAL is the empty string.
 expect_empty()
 {
