@@ -381,13 +381,15 @@ static void fare_vq_count(struct fare_nh *nh, unsigned int len)
 		;
 }
 
-static void fare_count_tx(struct fare_net *fn, struct fare_group *grp,
-			  int idx, struct fare_plane *plane, unsigned int len)
+static void fare_count_tx(struct fare_net *fn, struct fare_route *rt,
+			  struct fare_group *grp, int idx,
+			  struct fare_plane *plane, unsigned int len)
 {
 	struct fare_group_tx *gtx = this_cpu_ptr(grp->tx);
 	struct fare_pcpu_tx *ptx = this_cpu_ptr(plane->tx);
 	struct fare_pcpu_net *st = this_cpu_ptr(fn->stats);
 	u8 tier = min_t(u8, grp->tiers[idx], FARE_TIER_MAX);
+	struct fare_route_stats *rst = rcu_dereference(rt->stats);
 
 	/* Only a route with several tiers ever reads the virtual queues. */
 	if (grp->num_tiers > 1 && grp->nh[idx].bandwidth)
@@ -407,6 +409,9 @@ static void fare_count_tx(struct fare_net *fn, struct fare_group *grp,
 	u64_stats_inc(&ptx->packets);
 	u64_stats_add(&ptx->bytes, len);
 	u64_stats_update_end(&ptx->syncp);
+
+	if (rst)
+		fare_route_count_tx(rst, grp, idx, len);
 }
 
 enum fare_drop_reason {
@@ -564,15 +569,15 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 			  SKB_DROP_REASON_IP_OUTNOROUTES);
 		goto out_unlock;
 	}
-	grp = rcu_dereference(rt->group);
+	grp = rcu_dereference(rcu_dereference(rt->nhg)->grp);
 	idx = fare_group_select(fn, rt, grp, skb, &plane);
 	if (idx < 0) {
 		if (fare_fallback_xmit(dev_net(dev), dev, skb, family)) {
-			this_cpu_inc(rt->ctr->fallback);
+			fare_route_count_drop(rt, true);
 			fare_count(fn, FARE_DROP_FALLBACK);
 			goto out_unlock;
 		}
-		this_cpu_inc(rt->ctr->noplane);
+		fare_route_count_drop(rt, false);
 		fare_drop(fn, skb, FARE_DROP_NOPLANE,
 			  SKB_DROP_REASON_IP_OUTNOROUTES);
 		goto out_unlock;
@@ -584,7 +589,7 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 		goto out_unlock;
 	}
 	len = skb->len;
-	fare_count_tx(fn, grp, idx, plane, len);
+	fare_count_tx(fn, rt, grp, idx, plane, len);
 
 	skb_dst_drop(skb);
 	skb->dev = pdev;

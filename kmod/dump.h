@@ -22,9 +22,18 @@ static inline size_t fare_route_payload(unsigned int num_nh)
 	       nla_total_size(sizeof(struct in6_addr)) +	/* dst */
 	       nla_total_size(sizeof(u8)) +		/* plen */
 	       nla_total_size(sizeof(u8)) +		/* mode */
+	       nla_total_size(sizeof(u32)) +		/* group id */
+	       nla_total_size(sizeof(u8)) +		/* stats */
 	       2 * nla_total_size_64bit(sizeof(u64)) +	/* noplane, fallback */
 	       nla_total_size(0) +			/* next hops */
 	       num_nh * nh;
+}
+
+/* The attributes of one group of @num_nh next hops (fare_group_fill()). */
+static inline size_t fare_group_payload(unsigned int num_nh)
+{
+	return 2 * nla_total_size(sizeof(u32)) +	/* id, refs */
+	       fare_route_payload(num_nh);		/* and more */
 }
 
 /*

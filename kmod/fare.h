@@ -20,6 +20,8 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rhashtable.h>
+#include <linux/hashtable.h>
+#include <linux/xarray.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/in6.h>
 #include <net/netns/generic.h>
@@ -73,9 +75,11 @@ struct fare_group_tx {
 };
 
 /*
- * A route's next hops; immutable once published, replaced whole, so the
- * counters and the spray position start afresh with every new set of
- * weights.
+ * The next hops of a group; immutable once published, replaced whole, so
+ * the counters and the spray position start afresh with every new set of
+ * weights. Sized to its next hops: nh[] is followed, in the same
+ * allocation, by the num_nh weights, tiers and tier ranks that weights,
+ * tiers and tier_ord point to.
  */
 struct fare_group {
 	struct rcu_head rcu;
@@ -86,34 +90,125 @@ struct fare_group {
 	 * each other's schedule.
 	 */
 	void __percpu *spray;
-	size_t spray_size;
 	struct fare_group_tx __percpu *tx;
-	unsigned int num_nh;
-	unsigned int num_tiers;		/* distinct tiers among nh[] */
-	u32 weights[FARE_NEXTHOP_MAX];	/* copy of nh[].weight, for selection */
-	u8 tiers[FARE_NEXTHOP_MAX];	/* copy of nh[].tier, likewise */
-	u8 tier_ord[FARE_NEXTHOP_MAX];	/* rank of nh[].tier among them */
+	u32 spray_size;
+	u8 num_nh;
+	u8 num_tiers;			/* distinct tiers among nh[] */
+	u32 *weights;			/* copy of nh[].weight, for selection */
+	u8 *tiers;			/* copy of nh[].tier, likewise */
+	u8 *tier_ord;			/* rank of nh[].tier among them */
 	/* Flow mode: next hop per bucket, over the preferred tier. */
 	u8 buckets[FARE_BUCKETS];
 	struct fare_nh nh[];
 };
 
-/* A route's packets that found no usable plane, per CPU. */
-struct fare_route_ctr {
-	u64 noplane;			/* dropped */
-	u64 fallback;			/* sent by the kernel's normal route */
+/*
+ * A shared next-hop group: what routes point to. Its next hops (@grp) are
+ * replaced whole under fare_net.lock, so a change reaches every route that
+ * uses the group at once. Named groups (id <= FARE_GROUP_ID_MAX) live until
+ * GROUP_DEL, which needs @refs to be 0; anonymous ones (from routes given
+ * their next hops inline) are found by content in fare_net.nhg_anon and
+ * freed when their last route lets go. Freed after a grace period.
+ */
+struct fare_nhg {
+	struct fare_group __rcu *grp;
+	u32 id;				/* key in fare_net.nhgs */
+	u32 hash;			/* of the content, anonymous only */
+	unsigned int refs;		/* routes using it, under the lock */
+	struct hlist_node anon;		/* in fare_net.nhg_anon, under it */
+	struct rcu_head rcu;
 };
 
+static inline bool fare_nhg_anon(const struct fare_nhg *nhg)
+{
+	return nhg->id > FARE_GROUP_ID_MAX;
+}
+
+/*
+ * Per-route counters, only for routes that asked for them: per CPU, per
+ * slot; slot i counts the next hop to plane plane[i] (the group's next
+ * hops when the counters were made; a plane a named group gains later is
+ * counted in the group, not the route, until the route is replaced).
+ */
+struct fare_route_pcpu {
+	struct u64_stats_sync syncp;
+	u64_stats_t noplane;		/* dropped */
+	u64_stats_t fallback;		/* sent by the kernel's normal route */
+	struct {
+		u64_stats_t packets;
+		u64_stats_t bytes;
+	} nh[];
+};
+
+struct fare_route_stats {
+	struct rcu_head rcu;
+	struct fare_route_pcpu __percpu *pcpu;
+	u8 n;
+	u8 plane[];
+};
+
+/*
+ * A route: small, as there may be a million; what it steers by lives in
+ * its shared group, and its counters only exist when asked for.
+ */
 struct fare_route {
 	struct rhash_head node;
 	struct list_head list;		/* fare_net.route_list, under lock */
 	struct rcu_head rcu;
 	struct fare_prefix key;
-	u64 seq;			/* insertion order: dumps resume by it */
 	u8 mode;			/* enum fare_mode */
-	struct fare_group __rcu *group;
-	struct fare_route_ctr __percpu *ctr;
+	u64 seq;			/* insertion order: dumps resume by it */
+	/* Written under fare_net.lock, read under RCU. */
+	struct fare_nhg __rcu *nhg;
+	struct fare_route_stats __rcu *stats;	/* NULL: none */
 };
+
+/*
+ * The per-route counters (fare_route.stats), in the packet path: in a
+ * header so that KUnit counts with the very code fare0 uses.
+ *
+ * fare_route_count_tx() counts a packet sent via next hop @idx of @grp in
+ * the route's own counters @st; BHs off.
+ */
+static inline void fare_route_count_tx(struct fare_route_stats *st,
+				       struct fare_group *grp, int idx,
+				       unsigned int len)
+{
+	struct fare_route_pcpu *rtx = this_cpu_ptr(st->pcpu);
+	u32 plane_id = grp->nh[idx].plane_id;
+	unsigned int i = idx;
+
+	if (i >= st->n || st->plane[i] != plane_id) {
+		/* The route's named group changed: find the plane's slot. */
+		for (i = 0; i < st->n; i++)
+			if (st->plane[i] == plane_id)
+				break;
+		if (i == st->n)
+			return;
+	}
+	u64_stats_update_begin(&rtx->syncp);
+	u64_stats_inc(&rtx->nh[i].packets);
+	u64_stats_add(&rtx->nh[i].bytes, len);
+	u64_stats_update_end(&rtx->syncp);
+}
+
+/* Counts a packet of @rt that found no plane, if @rt has counters. */
+static inline void fare_route_count_drop(struct fare_route *rt,
+					 bool fallback)
+{
+	struct fare_route_stats *rst = rcu_dereference(rt->stats);
+	struct fare_route_pcpu *rtx;
+
+	if (!rst)
+		return;
+	rtx = this_cpu_ptr(rst->pcpu);
+	u64_stats_update_begin(&rtx->syncp);
+	if (fallback)
+		u64_stats_inc(&rtx->fallback);
+	else
+		u64_stats_inc(&rtx->noplane);
+	u64_stats_update_end(&rtx->syncp);
+}
 
 struct fare_pcpu_net {
 	struct u64_stats_sync syncp;
@@ -155,6 +250,8 @@ static inline u64 fare_slot_owner(u32 hash, u32 value)
  */
 #define FARE_FLOW_TIER_IDLE_NS	NSEC_PER_SEC
 
+#define FARE_NHG_ANON_BITS 8
+
 #define FARE_FLOWLET_BITS 12
 #define FARE_FLOWLET_SLOTS BIT(FARE_FLOWLET_BITS)
 
@@ -177,6 +274,16 @@ struct fare_net {
 	u32 max_routes;
 	u32 max_planes;
 	u32 max_nexthops;
+	u32 max_groups;
+	/*
+	 * Next-hop groups, under the lock: by id (named and anonymous), and
+	 * the anonymous ones by a hash of their content.
+	 */
+	struct xarray nhgs;
+	u32 nhg_next;			/* next anonymous id to try */
+	unsigned int num_groups;	/* checked against max_groups */
+	DECLARE_HASHTABLE(nhg_anon, FARE_NHG_ANON_BITS);
+	bool route_stats;		/* default of FARE_A_ROUTE_STATS */
 	/* Routes per (family, prefix length); readers use the bitmaps. */
 	unsigned int plen_count[2][FARE_PLEN_SLOTS];
 	DECLARE_BITMAP(plens4, FARE_PLEN_SLOTS);
@@ -238,6 +345,22 @@ int fare_route_insert(struct fare_net *fn, struct fare_route *rt);
 void fare_route_remove(struct fare_net *fn, struct fare_route *rt);
 void fare_route_free(struct fare_net *fn, struct fare_route *rt);
 struct fare_group *fare_group_alloc(unsigned int num_nh);
+bool fare_group_same(const struct fare_group *a, const struct fare_group *b);
+struct fare_nhg *fare_nhg_find(struct fare_net *fn, u32 id);
+int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
+		      const struct fare_group *prev, unsigned int slack,
+		      struct fare_nhg **nhgp, struct netlink_ext_ack *extack);
+int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
+		 bool replace, struct fare_nhg **nhgp,
+		 struct netlink_ext_ack *extack);
+int fare_nhg_del(struct fare_net *fn, u32 id, struct netlink_ext_ack *extack);
+void fare_nhg_put(struct fare_net *fn, struct fare_nhg *nhg);
+struct fare_route_stats *fare_route_stats_alloc(const struct fare_group *grp);
+void fare_route_stats_free_rcu(struct fare_route_stats *st);
+void fare_route_stats_read(struct fare_route_stats *st, u32 plane_id,
+			   u64 *packets, u64 *bytes);
+void fare_route_stats_drops(struct fare_route_stats *st, u64 *noplane,
+			    u64 *fallback);
 int fare_group_finish(struct fare_group *grp);
 void fare_group_carry_vq(struct fare_group *grp,
 			 const struct fare_group *old);

@@ -33,6 +33,20 @@ static inline int fare_limit_planes(unsigned int num, u32 max,
 	return -ENOSPC;
 }
 
+/*
+ * A new group (named or anonymous) when @num exist; the caller holds
+ * fare_net.lock.
+ */
+static inline int fare_limit_groups(unsigned int num, u32 max,
+				    struct netlink_ext_ack *extack)
+{
+	if (num < max)
+		return 0;
+	NL_SET_ERR_MSG(extack,
+		       "group limit of the namespace reached (config group-limit)");
+	return -ENOSPC;
+}
+
 /* A route of @num next hops. */
 static inline int fare_limit_nexthops(unsigned int num, u32 max,
 				      const struct nlattr *nhs,

@@ -284,23 +284,22 @@ static int fare_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* ---- routes ---- */
 
-static u64 fare_sum_u64(u64 __percpu *ctr)
-{
-	unsigned int cpu;
-	u64 sum = 0;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(*per_cpu_ptr(ctr, cpu));
-	return sum;
-}
-
+/*
+ * Next hop @i of @grp; its counters are the route's own (@rst), or the
+ * group's when @grp is shown as a group (@group), or none.
+ */
 static int fare_nh_fill(struct sk_buff *skb, struct fare_group *grp,
-			unsigned int i)
+			unsigned int i, struct fare_route_stats *rst,
+			bool group)
 {
 	struct nlattr *entry;
 	u64 packets, bytes;
 
-	fare_group_nh_tx(grp, i, &packets, &bytes);
+	if (rst)
+		fare_route_stats_read(rst, grp->nh[i].plane_id, &packets,
+				      &bytes);
+	else if (group)
+		fare_group_nh_tx(grp, i, &packets, &bytes);
 
 	entry = nla_nest_start(skb, FARE_A_NEXTHOPS_ENTRY);
 	if (!entry)
@@ -310,14 +309,33 @@ static int fare_nh_fill(struct sk_buff *skb, struct fare_group *grp,
 	    nla_put_u8(skb, FARE_A_NH_TIER, grp->nh[i].tier) ||
 	    (grp->nh[i].bandwidth &&
 	     nla_put_u64_64bit(skb, FARE_A_NH_BANDWIDTH, grp->nh[i].bandwidth,
-			       FARE_A_NH_PAD)) ||
-	    nla_put_u64_64bit(skb, FARE_A_NH_TX_PACKETS, packets,
-			      FARE_A_NH_PAD) ||
-	    nla_put_u64_64bit(skb, FARE_A_NH_TX_BYTES, bytes, FARE_A_NH_PAD)) {
-		nla_nest_cancel(skb, entry);
-		return -EMSGSIZE;
-	}
+			       FARE_A_NH_PAD)))
+		goto cancel;
+	if ((rst || group) &&
+	    (nla_put_u64_64bit(skb, FARE_A_NH_TX_PACKETS, packets,
+			       FARE_A_NH_PAD) ||
+	     nla_put_u64_64bit(skb, FARE_A_NH_TX_BYTES, bytes, FARE_A_NH_PAD)))
+		goto cancel;
 	nla_nest_end(skb, entry);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, entry);
+	return -EMSGSIZE;
+}
+
+static int fare_nhs_fill(struct sk_buff *skb, struct fare_group *grp,
+			 struct fare_route_stats *rst, bool group)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, FARE_A_ROUTE_NEXTHOPS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < grp->num_nh; i++)
+		if (fare_nh_fill(skb, grp, i, rst, group))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
 	return 0;
 }
 
@@ -330,14 +348,15 @@ static int fare_route_fill_key(struct sk_buff *skb,
 	       nla_put_u8(skb, FARE_A_ROUTE_PLEN, key->plen);
 }
 
-/* Called under RCU or fare_net.lock. */
+/* Called under fare_net.lock. */
 static int fare_route_fill(struct sk_buff *skb, struct fare_route *rt,
 			   struct fare_net *fn, u32 portid, u32 seq, int flags,
 			   u8 cmd)
 {
+	struct fare_route_stats *rst;
 	struct fare_group *grp;
-	struct nlattr *nest;
-	unsigned int i;
+	struct fare_nhg *nhg;
+	u64 noplane, fallback;
 	void *hdr;
 
 	hdr = fare_msg_start(skb, portid, seq, flags, cmd);
@@ -348,20 +367,23 @@ static int fare_route_fill(struct sk_buff *skb, struct fare_route *rt,
 	if (cmd == FARE_CMD_ROUTE_DEL)
 		goto done;
 
-	grp = rcu_dereference_check(rt->group, lockdep_is_held(&fn->lock));
-	if (nla_put_u8(skb, FARE_A_ROUTE_MODE, READ_ONCE(rt->mode)) ||
-	    nla_put_u64_64bit(skb, FARE_A_ROUTE_NOPLANE_PACKETS,
-			      fare_sum_u64(&rt->ctr->noplane), FARE_A_PAD) ||
-	    nla_put_u64_64bit(skb, FARE_A_ROUTE_FALLBACK_PACKETS,
-			      fare_sum_u64(&rt->ctr->fallback), FARE_A_PAD))
+	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
+	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
+	rst = rcu_dereference_protected(rt->stats, lockdep_is_held(&fn->lock));
+	if (nla_put_u8(skb, FARE_A_ROUTE_MODE, rt->mode) ||
+	    nla_put_u32(skb, FARE_A_ROUTE_GROUP_ID, nhg->id) ||
+	    nla_put_u8(skb, FARE_A_ROUTE_STATS, !!rst))
 		goto cancel;
-	nest = nla_nest_start(skb, FARE_A_ROUTE_NEXTHOPS);
-	if (!nest)
-		goto cancel;
-	for (i = 0; i < grp->num_nh; i++)
-		if (fare_nh_fill(skb, grp, i))
+	if (rst) {
+		fare_route_stats_drops(rst, &noplane, &fallback);
+		if (nla_put_u64_64bit(skb, FARE_A_ROUTE_NOPLANE_PACKETS,
+				      noplane, FARE_A_PAD) ||
+		    nla_put_u64_64bit(skb, FARE_A_ROUTE_FALLBACK_PACKETS,
+				      fallback, FARE_A_PAD))
 			goto cancel;
-	nla_nest_end(skb, nest);
+	}
+	if (fare_nhs_fill(skb, grp, rst, false))
+		goto cancel;
 done:
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -374,7 +396,10 @@ cancel:
 static unsigned int fare_route_num_nh(struct fare_net *fn,
 				      struct fare_route *rt)
 {
-	return rcu_dereference_protected(rt->group,
+	struct fare_nhg *nhg;
+
+	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
+	return rcu_dereference_protected(nhg->grp,
 					 lockdep_is_held(&fn->lock))->num_nh;
 }
 
@@ -430,6 +455,7 @@ static int fare_nl_parse_prefix(struct genl_info *info,
 				nla_get_u8(attrs[FARE_A_ROUTE_PLEN]));
 }
 
+/* The next hops of a route or group, as a finished group. */
 static int fare_nl_parse_nexthops(struct genl_info *info,
 				  struct fare_group **grpp)
 {
@@ -446,7 +472,7 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 	nla_for_each_nested(entry, nhs, rem)
 		n++;
 	if (!n) {
-		NL_SET_ERR_MSG_ATTR(extack, nhs, "a route needs at least one next hop");
+		NL_SET_ERR_MSG_ATTR(extack, nhs, "at least one next hop is needed");
 		return -EINVAL;
 	}
 	err = fare_limit_nexthops(n, READ_ONCE(fn->max_nexthops), nhs, extack);
@@ -509,26 +535,69 @@ err_free:
 	return err;
 }
 
+/*
+ * The group a ROUTE_NEW names (FARE_A_ROUTE_GROUP_ID, a named group) or
+ * gives inline (FARE_A_ROUTE_NEXTHOPS, an anonymous group shared by
+ * content), with a reference for the route. @old is the group the route
+ * has now, if it is being replaced. Under fn->lock; @grp (the parsed
+ * inline next hops) is consumed.
+ */
+static int fare_nl_route_nhg(struct fare_net *fn, struct genl_info *info,
+			     struct fare_group *grp, struct fare_nhg *old,
+			     struct fare_nhg **nhgp)
+{
+	struct nlattr *id_attr = info->attrs[FARE_A_ROUTE_GROUP_ID];
+	const struct fare_group *prev = NULL;
+	struct fare_nhg *nhg;
+
+	if (grp) {
+		if (old)
+			prev = rcu_dereference_protected(old->grp,
+							 lockdep_is_held(&fn->lock));
+		/* Its own anonymous group, if only it used it, goes. */
+		return fare_nhg_get_anon(fn, grp, prev,
+					 old && old->refs == 1 &&
+					 fare_nhg_anon(old),
+					 nhgp, info->extack);
+	}
+	nhg = fare_nhg_find(fn, nla_get_u32(id_attr));
+	if (!nhg || fare_nhg_anon(nhg)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id_attr, "no such group");
+		return -ENOENT;
+	}
+	nhg->refs++;
+	*nhgp = nhg;
+	return 0;
+}
+
 static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_route_stats *rst = NULL, *old_rst;
 	struct nlattr **attrs = info->attrs;
-	struct fare_group *grp, *old;
+	struct fare_nhg *nhg, *old = NULL;
+	struct fare_group *grp = NULL;
 	struct fare_prefix key;
 	struct fare_route *rt;
 	u8 mode = FARE_MODE_DEFAULT;
+	bool stats;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_NEXTHOPS))
+	if (!attrs[FARE_A_ROUTE_NEXTHOPS] == !attrs[FARE_A_ROUTE_GROUP_ID]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a route needs either next hops or a group id");
 		return -EINVAL;
+	}
 	err = fare_nl_parse_prefix(info, &key);
 	if (err)
 		return err;
 	if (attrs[FARE_A_ROUTE_MODE])
 		mode = nla_get_u8(attrs[FARE_A_ROUTE_MODE]);
-	err = fare_nl_parse_nexthops(info, &grp);
-	if (err)
-		return err;
+	if (attrs[FARE_A_ROUTE_NEXTHOPS]) {
+		err = fare_nl_parse_nexthops(info, &grp);
+		if (err)
+			return err;
+	}
 
 	mutex_lock(&fn->lock);
 	rt = fare_route_find(fn, &key);
@@ -539,49 +608,67 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 			err = -EEXIST;
 			goto err_unlock;
 		}
-		/* Readers see the old group or the new one, never a mix. */
-		old = rcu_dereference_protected(rt->group,
+		old = rcu_dereference_protected(rt->nhg,
 						lockdep_is_held(&fn->lock));
-		fare_group_set_buckets(grp, old);
-		fare_group_carry_vq(grp, old);
-		WRITE_ONCE(rt->mode, mode);
-		rcu_assign_pointer(rt->group, grp);
-		fare_group_free_rcu(old);
 	} else {
 		err = fare_limit_routes(fn->num_routes, fn->max_routes,
 					info->extack);
 		if (err)
 			goto err_unlock;
+	}
+	stats = attrs[FARE_A_ROUTE_STATS] ?
+		nla_get_u8(attrs[FARE_A_ROUTE_STATS]) : fn->route_stats;
+
+	err = fare_nl_route_nhg(fn, info, grp, old, &nhg);
+	grp = NULL;			/* consumed */
+	if (err)
+		goto err_unlock;
+	if (stats) {
+		/* Fresh counters with every NEW, as for new next hops. */
+		rst = fare_route_stats_alloc(rcu_dereference_protected(nhg->grp,
+								       lockdep_is_held(&fn->lock)));
+		if (!rst) {
+			NL_SET_ERR_MSG(info->extack,
+				       "no memory for the route's counters");
+			err = -ENOMEM;
+			goto err_put;
+		}
+	}
+	if (rt) {
+		/* Readers see the old group or the new one, never a mix. */
+		old_rst = rcu_dereference_protected(rt->stats,
+						    lockdep_is_held(&fn->lock));
+		WRITE_ONCE(rt->mode, mode);
+		rcu_assign_pointer(rt->nhg, nhg);
+		rcu_assign_pointer(rt->stats, rst);
+		fare_route_stats_free_rcu(old_rst);
+		fare_nhg_put(fn, old);
+	} else {
 		err = -ENOMEM;
 		rt = kzalloc(sizeof(*rt), GFP_KERNEL_ACCOUNT);
 		if (!rt) {
 			NL_SET_ERR_MSG(info->extack, "no memory for the route");
-			goto err_unlock;
-		}
-		rt->ctr = alloc_percpu_gfp(struct fare_route_ctr,
-					   GFP_KERNEL_ACCOUNT);
-		if (!rt->ctr) {
-			kfree(rt);
-			NL_SET_ERR_MSG(info->extack, "no memory for the route");
-			goto err_unlock;
+			goto err_put;
 		}
 		rt->key = key;
 		rt->mode = mode;
-		fare_group_set_buckets(grp, NULL);
-		RCU_INIT_POINTER(rt->group, grp);
+		RCU_INIT_POINTER(rt->nhg, nhg);
+		RCU_INIT_POINTER(rt->stats, rst);
 		err = fare_route_insert(fn, rt);
 		if (err) {
 			NL_SET_ERR_MSG(info->extack,
 				       "cannot insert the route into the table");
-			free_percpu(rt->ctr);
 			kfree(rt);
-			goto err_unlock;
+			goto err_put;
 		}
 	}
 	fare_nl_notify_route(fn, FARE_CMD_ROUTE_NEW, rt);
 	mutex_unlock(&fn->lock);
 	return 0;
 
+err_put:
+	fare_route_stats_free_rcu(rst);
+	fare_nhg_put(fn, nhg);
 err_unlock:
 	mutex_unlock(&fn->lock);
 	fare_group_free_rcu(grp);
@@ -717,6 +804,160 @@ static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return fare_dump_result(skb, err);
 }
 
+/* ---- next-hop groups ---- */
+
+/* Called under fare_net.lock. */
+static int fare_group_fill(struct sk_buff *skb, struct fare_nhg *nhg,
+			   struct fare_net *fn, u32 portid, u32 seq, int flags,
+			   u8 cmd)
+{
+	struct fare_group *grp;
+	void *hdr;
+
+	hdr = fare_msg_start(skb, portid, seq, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, FARE_A_GROUP_ID, nhg->id))
+		goto cancel;
+	if (cmd == FARE_CMD_GROUP_DEL)
+		goto done;
+	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
+	if (nla_put_u32(skb, FARE_A_GROUP_REFS, nhg->refs) ||
+	    fare_nhs_fill(skb, grp, NULL, true))
+		goto cancel;
+done:
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static void fare_nl_notify_group(struct fare_net *fn, u8 cmd,
+				 struct fare_nhg *nhg)
+{
+	struct fare_group *grp;
+	struct sk_buff *skb;
+
+	if (!fare_has_listeners(fn))
+		return;
+	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
+	skb = genlmsg_new(fare_group_payload(grp->num_nh), GFP_KERNEL);
+	if (!skb)
+		return;
+	if (fare_group_fill(skb, nhg, fn, 0, 0, 0, cmd)) {
+		nlmsg_free(skb);
+		return;
+	}
+	fare_notify(fn, skb);
+}
+
+static int fare_nl_group_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_group *grp;
+	struct fare_nhg *nhg;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_GROUP_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_NEXTHOPS))
+		return -EINVAL;
+	err = fare_nl_parse_nexthops(info, &grp);
+	if (err)
+		return err;
+	mutex_lock(&fn->lock);
+	err = fare_nhg_set(fn, nla_get_u32(info->attrs[FARE_A_GROUP_ID]), grp,
+			   nla_get_flag(info->attrs[FARE_A_REPLACE]), &nhg,
+			   info->extack);
+	if (!err)
+		fare_nl_notify_group(fn, FARE_CMD_GROUP_NEW, nhg);
+	mutex_unlock(&fn->lock);
+	return err;
+}
+
+static int fare_nl_group_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_nhg *nhg;
+	u32 id;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_GROUP_ID))
+		return -EINVAL;
+	id = nla_get_u32(info->attrs[FARE_A_GROUP_ID]);
+	mutex_lock(&fn->lock);
+	nhg = fare_nhg_find(fn, id);
+	/* Announced first: the group is freed with the delete. */
+	if (nhg && !fare_nhg_anon(nhg) && !nhg->refs)
+		fare_nl_notify_group(fn, FARE_CMD_GROUP_DEL, nhg);
+	err = fare_nhg_del(fn, id, info->extack);
+	mutex_unlock(&fn->lock);
+	return err;
+}
+
+static int fare_nl_group_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_nhg *nhg;
+	struct sk_buff *msg;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_GROUP_ID))
+		return -EINVAL;
+	msg = genlmsg_new(fare_group_payload(FARE_NEXTHOP_MAX), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&fn->lock);
+	nhg = fare_nhg_find(fn, nla_get_u32(info->attrs[FARE_A_GROUP_ID]));
+	if (nhg)
+		err = fare_group_fill(msg, nhg, fn, info->snd_portid,
+				      info->snd_seq, 0, FARE_CMD_GROUP_GET);
+	else
+		err = -ENOENT;
+	mutex_unlock(&fn->lock);
+	if (err) {
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[FARE_A_GROUP_ID],
+					    "no such group");
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int fare_nl_group_dump_start(struct netlink_callback *cb)
+{
+	cb->min_dump_alloc = nlmsg_total_size(GENL_HDRLEN +
+					      fare_group_payload(FARE_NEXTHOP_MAX));
+	return 0;
+}
+
+/* Resumes at the id after the last one sent, kept in cb->args[0]. */
+static int fare_nl_group_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
+	unsigned long id = cb->args[0];
+	struct fare_nhg *nhg;
+	int err = 0;
+
+	if (cb->args[1])		/* the last id was sent */
+		return 0;
+	mutex_lock(&fn->lock);
+	xa_for_each_start(&fn->nhgs, id, nhg, id) {
+		err = fare_group_fill(skb, nhg, fn, NETLINK_CB(cb->skb).portid,
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				      FARE_CMD_GROUP_GET);
+		if (err)
+			break;
+		cb->args[0] = id + 1;
+		if (id == U32_MAX)
+			cb->args[1] = 1;
+	}
+	mutex_unlock(&fn->lock);
+	return fare_dump_result(skb, err);
+}
+
 /* ---- namespace config and counters ---- */
 
 /*
@@ -753,7 +994,10 @@ static int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 			READ_ONCE(fn->max_nexthops)) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_NUM_ROUTES, fn->num_routes) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_NUM_PLANES,
-			READ_ONCE(fn->num_planes))) {
+			READ_ONCE(fn->num_planes)) ||
+	    nla_put_u8(skb, FARE_A_CONFIG_ROUTE_STATS, fn->route_stats) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_MAX_GROUPS, fn->max_groups) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_NUM_GROUPS, fn->num_groups)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -807,11 +1051,21 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_NEXTHOPS]),
 				     may_raise, attrs[FARE_A_CONFIG_MAX_NEXTHOPS],
 				     info->extack);
+	if (!err && attrs[FARE_A_CONFIG_MAX_GROUPS])
+		err = fare_limit_set(fn->max_groups,
+				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_GROUPS]),
+				     may_raise, attrs[FARE_A_CONFIG_MAX_GROUPS],
+				     info->extack);
 	if (err) {
 		mutex_unlock(&fn->lock);
 		return err;
 	}
 	/* A lower limit refuses new objects; those present stay. */
+	if (attrs[FARE_A_CONFIG_MAX_GROUPS])
+		fn->max_groups = nla_get_u32(attrs[FARE_A_CONFIG_MAX_GROUPS]);
+	/* Routes made from now on; those present keep what they have. */
+	if (attrs[FARE_A_CONFIG_ROUTE_STATS])
+		fn->route_stats = nla_get_u8(attrs[FARE_A_CONFIG_ROUTE_STATS]);
 	if (attrs[FARE_A_CONFIG_MAX_ROUTES])
 		fn->max_routes = nla_get_u32(attrs[FARE_A_CONFIG_MAX_ROUTES]);
 	if (attrs[FARE_A_CONFIG_MAX_PLANES])
@@ -991,6 +1245,22 @@ static const struct genl_ops fare_genl_ops[] = {
 	{
 		.cmd = FARE_CMD_STATS_GET,
 		.doit = fare_nl_stats_get,
+	},
+	{
+		.cmd = FARE_CMD_GROUP_NEW,
+		.doit = fare_nl_group_new,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = FARE_CMD_GROUP_DEL,
+		.doit = fare_nl_group_del,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = FARE_CMD_GROUP_GET,
+		.doit = fare_nl_group_get,
+		.start = fare_nl_group_dump_start,
+		.dumpit = fare_nl_group_dump,
 	},
 };
 

@@ -21,6 +21,16 @@ static struct netlink_range_validation fare_max_routes_range = {
 	.max = FARE_MAX_ROUTES_LIMIT,
 };
 
+static struct netlink_range_validation fare_group_id_range = {
+	.min = 1,
+	.max = FARE_GROUP_ID_MAX,
+};
+
+static struct netlink_range_validation fare_max_groups_range = {
+	.min = 0,
+	.max = FARE_MAX_GROUPS_LIMIT,
+};
+
 /* FARE_A_CONFIG_TIER_HOPS: 1..FARE_TIER_MAX + 1 hop counts, none 0. */
 static int fare_tier_hops_validate(const struct nlattr *attr,
 				   struct netlink_ext_ack *extack)
@@ -85,6 +95,14 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
 	[FARE_A_CONFIG_MAX_PLANES] = NLA_POLICY_MAX(NLA_U32, FARE_PLANE_ID_MAX),
 	[FARE_A_CONFIG_MAX_NEXTHOPS] = NLA_POLICY_RANGE(NLA_U32, 1,
 							FARE_NEXTHOP_MAX),
+	/* Ids above FARE_GROUP_ID_MAX are anonymous: only GET takes them. */
+	[FARE_A_GROUP_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[FARE_A_ROUTE_GROUP_ID] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							&fare_group_id_range),
+	[FARE_A_ROUTE_STATS] = NLA_POLICY_MAX(NLA_U8, 1),
+	[FARE_A_CONFIG_ROUTE_STATS] = NLA_POLICY_MAX(NLA_U8, 1),
+	[FARE_A_CONFIG_MAX_GROUPS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							   &fare_max_groups_range),
 };
 
 #endif /* _FARE_POLICY_H */

@@ -14,7 +14,9 @@
 #include <linux/rcupdate.h>
 #include <linux/rtnetlink.h>
 #include <linux/socket.h>
+#include <linux/jhash.h>
 #include "fare.h"
+#include "limits.h"
 
 static const struct rhashtable_params fare_route_params = {
 	.key_len = sizeof(struct fare_prefix),
@@ -49,6 +51,11 @@ int fare_prefix_make(struct fare_prefix *key, u8 family, const void *addr,
 int fare_table_init(struct fare_net *fn)
 {
 	INIT_LIST_HEAD(&fn->route_list);
+	xa_init_flags(&fn->nhgs, XA_FLAGS_ALLOC);
+	hash_init(fn->nhg_anon);
+	fn->nhg_next = FARE_GROUP_ID_MAX + 1U;
+	fn->max_groups = FARE_MAX_GROUPS_DEFAULT;
+	fn->route_stats = true;
 	return rhashtable_init(&fn->routes, &fare_route_params);
 }
 
@@ -111,17 +118,29 @@ static_assert(struct_size_t(struct fare_group_tx, nh, FARE_NEXTHOP_MAX) <=
 static_assert(ALIGN(struct_size_t(struct fare_spray, count, FARE_NEXTHOP_MAX),
 		    __alignof__(struct fare_spray)) * (FARE_TIER_MAX + 1) <=
 	      PCPU_MIN_UNIT_SIZE / 4);
+static_assert(struct_size_t(struct fare_route_pcpu, nh, FARE_NEXTHOP_MAX) <=
+	      PCPU_MIN_UNIT_SIZE / 4);
 
+/*
+ * A group of @num_nh next hops, its per-hop arrays in the same allocation
+ * after nh[]; nh[], weights[] and tiers[] are the caller's to fill before
+ * fare_group_finish().
+ */
 struct fare_group *fare_group_alloc(unsigned int num_nh)
 {
 	struct fare_group *grp;
 	unsigned int cpu;
+	size_t size;
 
 	if (WARN_ON_ONCE(!num_nh || num_nh > FARE_NEXTHOP_MAX))
 		return NULL;
-	grp = kzalloc(struct_size(grp, nh, num_nh), GFP_KERNEL_ACCOUNT);
+	size = struct_size(grp, nh, num_nh) + num_nh * (sizeof(u32) + 2);
+	grp = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!grp)
 		return NULL;
+	grp->weights = (u32 *)&grp->nh[num_nh];
+	grp->tiers = (u8 *)&grp->weights[num_nh];
+	grp->tier_ord = grp->tiers + num_nh;
 	grp->tx = __alloc_percpu_gfp(struct_size(grp->tx, nh, num_nh),
 				     __alignof__(struct fare_group_tx),
 				     GFP_KERNEL_ACCOUNT);
@@ -133,6 +152,35 @@ struct fare_group *fare_group_alloc(unsigned int num_nh)
 		u64_stats_init(&per_cpu_ptr(grp->tx, cpu)->syncp);
 	grp->num_nh = num_nh;
 	return grp;
+}
+
+/* Whether @a and @b hold the same next hops in the same order. */
+bool fare_group_same(const struct fare_group *a, const struct fare_group *b)
+{
+	unsigned int i;
+
+	if (a->num_nh != b->num_nh)
+		return false;
+	for (i = 0; i < a->num_nh; i++)
+		if (a->nh[i].plane_id != b->nh[i].plane_id ||
+		    a->nh[i].weight != b->nh[i].weight ||
+		    a->nh[i].tier != b->nh[i].tier ||
+		    a->nh[i].bandwidth != b->nh[i].bandwidth)
+			return false;
+	return true;
+}
+
+static u32 fare_group_hash(const struct fare_group *grp)
+{
+	u32 h = grp->num_nh;
+	unsigned int i;
+
+	for (i = 0; i < grp->num_nh; i++)
+		h = jhash_3words(grp->nh[i].plane_id, grp->nh[i].weight,
+				 grp->nh[i].tier ^
+				 (u32)grp->nh[i].bandwidth ^
+				 (u32)(grp->nh[i].bandwidth >> 32), h);
+	return h;
 }
 
 /*
@@ -228,7 +276,7 @@ void fare_group_carry_vq(struct fare_group *grp,
 void fare_group_set_buckets(struct fare_group *grp,
 			    const struct fare_group *old)
 {
-	u8 prev[FARE_BUCKETS], map[FARE_NEXTHOP_MAX];
+	u8 prev[FARE_BUCKETS], map[FARE_NEXTHOP_MAX];	/* on the stack */
 	unsigned int i, j, b;
 	u8 tier = U8_MAX;
 	u64 members = 0;
@@ -290,22 +338,310 @@ void fare_group_free_rcu(struct fare_group *grp)
 		call_rcu(&grp->rcu, fare_group_free);
 }
 
+/* ---- shared groups ---- */
+
+static void fare_nhg_free(struct fare_net *fn, struct fare_nhg *nhg)
+{
+	xa_erase(&fn->nhgs, nhg->id);
+	if (fare_nhg_anon(nhg))
+		hash_del(&nhg->anon);
+	fn->num_groups--;
+	fare_group_free_rcu(rcu_dereference_protected(nhg->grp,
+						      lockdep_is_held(&fn->lock)));
+	kfree_rcu(nhg, rcu);
+}
+
+/* Under @fn's lock. */
+struct fare_nhg *fare_nhg_find(struct fare_net *fn, u32 id)
+{
+	lockdep_assert_held(&fn->lock);
+	return xa_load(&fn->nhgs, id);
+}
+
+/* Drops a route's reference; an anonymous group goes with its last. */
+void fare_nhg_put(struct fare_net *fn, struct fare_nhg *nhg)
+{
+	lockdep_assert_held(&fn->lock);
+	if (WARN_ON_ONCE(!nhg->refs))
+		return;
+	if (!--nhg->refs && fare_nhg_anon(nhg))
+		fare_nhg_free(fn, nhg);
+}
+
+static struct fare_nhg *fare_nhg_alloc(struct fare_group *grp)
+{
+	struct fare_nhg *nhg = kzalloc(sizeof(*nhg), GFP_KERNEL_ACCOUNT);
+
+	if (nhg)
+		RCU_INIT_POINTER(nhg->grp, grp);
+	return nhg;
+}
+
+/*
+ * The anonymous group holding the next hops of @grp (finished, buckets not
+ * yet set), with a reference taken for a route. If one exists, @grp is
+ * freed and that one is used; else @grp becomes a new group, its flow
+ * buckets and virtual queues carried over from @prev (the route's previous
+ * next hops, or NULL). @slack groups are about to go (the route's own
+ * anonymous group that only it uses), so the limit allows as many more.
+ * Under @fn's lock; on error @grp is freed.
+ */
+int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
+		      const struct fare_group *prev, unsigned int slack,
+		      struct fare_nhg **nhgp, struct netlink_ext_ack *extack)
+{
+	u32 hash = fare_group_hash(grp);
+	struct fare_nhg *nhg;
+	int err;
+
+	lockdep_assert_held(&fn->lock);
+	hash_for_each_possible(fn->nhg_anon, nhg, anon, hash) {
+		if (nhg->hash != hash ||
+		    !fare_group_same(rcu_dereference_protected(nhg->grp,
+							       lockdep_is_held(&fn->lock)),
+				     grp))
+			continue;
+		nhg->refs++;
+		fare_group_free_rcu(grp);
+		*nhgp = nhg;
+		return 0;
+	}
+	err = fare_limit_groups(fn->num_groups - slack, fn->max_groups, extack);
+	if (err)
+		goto err_free;
+	err = -ENOMEM;
+	nhg = fare_nhg_alloc(grp);
+	if (!nhg)
+		goto err_nomem;
+	err = xa_alloc_cyclic(&fn->nhgs, &nhg->id, nhg,
+			      XA_LIMIT(FARE_GROUP_ID_MAX + 1U, U32_MAX),
+			      &fn->nhg_next, GFP_KERNEL_ACCOUNT);
+	if (err < 0) {
+		kfree(nhg);
+		if (err == -EBUSY) {
+			NL_SET_ERR_MSG(extack, "no anonymous group id left");
+			goto err_free;
+		}
+		goto err_nomem;
+	}
+	fare_group_set_buckets(grp, prev);
+	if (prev)
+		fare_group_carry_vq(grp, prev);
+	nhg->hash = hash;
+	nhg->refs = 1;
+	hash_add(fn->nhg_anon, &nhg->anon, hash);
+	fn->num_groups++;
+	*nhgp = nhg;
+	return 0;
+
+err_nomem:
+	NL_SET_ERR_MSG(extack, "no memory for the group");
+err_free:
+	fare_group_free_rcu(grp);
+	return err;
+}
+
+/*
+ * Makes named group @id hold @grp (finished, buckets not yet set): a new
+ * group, or, with @replace, new next hops for an existing one, which every
+ * route using it follows at once. Under @fn's lock; on error @grp is freed.
+ */
+int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
+		 bool replace, struct fare_nhg **nhgp,
+		 struct netlink_ext_ack *extack)
+{
+	struct fare_group *old;
+	struct fare_nhg *nhg;
+	int err;
+
+	lockdep_assert_held(&fn->lock);
+	if (!id || id > FARE_GROUP_ID_MAX) {
+		NL_SET_ERR_MSG(extack,
+			       "group id must be 1..2147483647 (higher ids are anonymous)");
+		err = -EINVAL;
+		goto err_free;
+	}
+	nhg = fare_nhg_find(fn, id);
+	if (nhg) {
+		if (!replace) {
+			NL_SET_ERR_MSG(extack, "group already exists (use replace)");
+			err = -EEXIST;
+			goto err_free;
+		}
+		/* Readers see the old next hops or the new, never a mix. */
+		old = rcu_dereference_protected(nhg->grp,
+						lockdep_is_held(&fn->lock));
+		fare_group_set_buckets(grp, old);
+		fare_group_carry_vq(grp, old);
+		rcu_assign_pointer(nhg->grp, grp);
+		fare_group_free_rcu(old);
+		*nhgp = nhg;
+		return 0;
+	}
+	err = fare_limit_groups(fn->num_groups, fn->max_groups, extack);
+	if (err)
+		goto err_free;
+	err = -ENOMEM;
+	nhg = fare_nhg_alloc(grp);
+	if (!nhg)
+		goto err_nomem;
+	nhg->id = id;
+	err = xa_insert(&fn->nhgs, id, nhg, GFP_KERNEL_ACCOUNT);
+	if (err) {
+		kfree(nhg);
+		goto err_nomem;
+	}
+	fare_group_set_buckets(grp, NULL);
+	fn->num_groups++;
+	*nhgp = nhg;
+	return 0;
+
+err_nomem:
+	NL_SET_ERR_MSG(extack, "no memory for the group");
+err_free:
+	fare_group_free_rcu(grp);
+	return err;
+}
+
+/* Deletes named group @id, which no route may use. Under @fn's lock. */
+int fare_nhg_del(struct fare_net *fn, u32 id, struct netlink_ext_ack *extack)
+{
+	struct fare_nhg *nhg;
+
+	lockdep_assert_held(&fn->lock);
+	nhg = fare_nhg_find(fn, id);
+	if (!nhg) {
+		NL_SET_ERR_MSG(extack, "no such group");
+		return -ENOENT;
+	}
+	if (fare_nhg_anon(nhg)) {
+		NL_SET_ERR_MSG(extack, "an anonymous group goes with its last route");
+		return -EINVAL;
+	}
+	if (nhg->refs) {
+		NL_SET_ERR_MSG(extack, "group in use by routes (delete or move them first)");
+		return -EBUSY;
+	}
+	fare_nhg_free(fn, nhg);
+	return 0;
+}
+
+/* ---- per-route counters ---- */
+
+/* Counters for a route over @grp's next hops; NULL without memory. */
+struct fare_route_stats *fare_route_stats_alloc(const struct fare_group *grp)
+{
+	struct fare_route_stats *st;
+	unsigned int i, cpu;
+
+	st = kzalloc(struct_size(st, plane, grp->num_nh), GFP_KERNEL_ACCOUNT);
+	if (!st)
+		return NULL;
+	st->pcpu = __alloc_percpu_gfp(struct_size(st->pcpu, nh, grp->num_nh),
+				      __alignof__(struct fare_route_pcpu),
+				      GFP_KERNEL_ACCOUNT);
+	if (!st->pcpu) {
+		kfree(st);
+		return NULL;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(st->pcpu, cpu)->syncp);
+	st->n = grp->num_nh;
+	for (i = 0; i < grp->num_nh; i++)
+		st->plane[i] = grp->nh[i].plane_id;
+	return st;
+}
+
+static void fare_route_stats_free(struct rcu_head *head)
+{
+	struct fare_route_stats *st = container_of(head, typeof(*st), rcu);
+
+	free_percpu(st->pcpu);
+	kfree(st);
+}
+
+void fare_route_stats_free_rcu(struct fare_route_stats *st)
+{
+	if (st)
+		call_rcu(&st->rcu, fare_route_stats_free);
+}
+
+/* Sums the route's counters of the next hop to @plane_id (0 if none). */
+void fare_route_stats_read(struct fare_route_stats *st, u32 plane_id,
+			   u64 *packets, u64 *bytes)
+{
+	unsigned int cpu, start, i;
+	u64 p, b;
+
+	*packets = 0;
+	*bytes = 0;
+	for (i = 0; i < st->n; i++)
+		if (st->plane[i] == plane_id)
+			break;
+	if (i == st->n)
+		return;
+	for_each_possible_cpu(cpu) {
+		const struct fare_route_pcpu *t = per_cpu_ptr(st->pcpu, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&t->syncp);
+			p = u64_stats_read(&t->nh[i].packets);
+			b = u64_stats_read(&t->nh[i].bytes);
+		} while (u64_stats_fetch_retry(&t->syncp, start));
+		*packets += p;
+		*bytes += b;
+	}
+}
+
+void fare_route_stats_drops(struct fare_route_stats *st, u64 *noplane,
+			    u64 *fallback)
+{
+	unsigned int cpu, start;
+	u64 a, b;
+
+	*noplane = 0;
+	*fallback = 0;
+	for_each_possible_cpu(cpu) {
+		const struct fare_route_pcpu *t = per_cpu_ptr(st->pcpu, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&t->syncp);
+			a = u64_stats_read(&t->noplane);
+			b = u64_stats_read(&t->fallback);
+		} while (u64_stats_fetch_retry(&t->syncp, start));
+		*noplane += a;
+		*fallback += b;
+	}
+}
+
+/* ---- routes ---- */
+
 static void fare_route_free_cb(struct rcu_head *head)
 {
 	struct fare_route *rt = container_of(head, struct fare_route, rcu);
 
-	free_percpu(rt->ctr);
 	kfree(rt);
+}
+
+/* Drops what @rt holds: its group's reference and its counters. */
+static void fare_route_release(struct fare_net *fn, struct fare_route *rt)
+{
+	struct fare_nhg *nhg;
+
+	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
+	if (nhg)
+		fare_nhg_put(fn, nhg);
+	fare_route_stats_free_rcu(rcu_dereference_protected(rt->stats,
+							    lockdep_is_held(&fn->lock)));
 }
 
 /*
  * Frees a route that is no longer reachable by new readers; under
- * @fn's lock, which serialises the writers of rt->group.
+ * @fn's lock, which serialises the writers of rt->nhg and the groups.
  */
 void fare_route_free(struct fare_net *fn, struct fare_route *rt)
 {
-	fare_group_free_rcu(rcu_dereference_protected(rt->group,
-						      lockdep_is_held(&fn->lock)));
+	fare_route_release(fn, rt);
 	call_rcu(&rt->rcu, fare_route_free_cb);
 }
 
@@ -314,22 +650,27 @@ static void fare_route_free_all(void *ptr, void *arg)
 	struct fare_net *fn = arg;
 	struct fare_route *rt = ptr;
 
-	fare_group_free_rcu(rcu_dereference_protected(rt->group,
-						      lockdep_is_held(&fn->lock)));
-	free_percpu(rt->ctr);
+	fare_route_release(fn, rt);
 	kfree(rt);
 }
 
 /*
  * Called at namespace exit under @fn's lock, after the fare device is gone
- * and a grace period has passed since.
+ * and a grace period has passed since. The routes go first, taking the
+ * anonymous groups with them; then the named groups.
  */
 void fare_table_destroy(struct fare_net *fn)
 {
+	struct fare_nhg *nhg;
+	unsigned long id;
+
 	lockdep_assert_held(&fn->lock);
 	rhashtable_free_and_destroy(&fn->routes, fare_route_free_all, fn);
 	INIT_LIST_HEAD(&fn->route_list);
 	fn->num_routes = 0;
+	xa_for_each(&fn->nhgs, id, nhg)
+		fare_nhg_free(fn, nhg);
+	xa_destroy(&fn->nhgs);
 }
 
 struct fare_plane *fare_plane_get_rcu(struct fare_net *fn, u32 id)

@@ -42,8 +42,6 @@ static struct fare_route *add(struct kunit *test, u8 family, const void *addr,
 	struct fare_route *rt = kzalloc(sizeof(*rt), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, rt);
-	rt->ctr = alloc_percpu(struct fare_route_ctr);
-	KUNIT_ASSERT_NOT_NULL(test, rt->ctr);
 	KUNIT_ASSERT_EQ(test, fare_prefix_make(&rt->key, family, addr, plen), 0);
 	rt->mode = tag;
 	mutex_lock(&ctx->fn.lock);
@@ -310,7 +308,249 @@ static void group_of_the_largest_size_allocates(struct kunit *test)
 	rcu_barrier();
 }
 
+/* A finished group over planes 1..@n with @weights. */
+static struct fare_group *mkgroup(struct kunit *test, unsigned int n,
+				  const u32 *weights)
+{
+	struct fare_group *grp = fare_group_alloc(n);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, grp);
+	for (i = 0; i < n; i++) {
+		grp->nh[i].plane_id = i + 1;
+		grp->nh[i].weight = weights[i];
+		grp->weights[i] = weights[i];
+	}
+	KUNIT_ASSERT_EQ(test, fare_group_finish(grp), 0);
+	return grp;
+}
+
+/* A host route 10.0.0.@host over @nhg, its counters if @stats. */
+static struct fare_route *add_on(struct kunit *test, u8 host,
+				 struct fare_nhg *nhg, bool stats)
+{
+	u8 addr[4] = { 10, 0, 0, host };
+	struct fare_route_stats *st = NULL;
+	struct fare_route *rt;
+
+	if (stats) {
+		st = fare_route_stats_alloc(rcu_dereference_protected(nhg->grp,
+								      true));
+		KUNIT_ASSERT_NOT_NULL(test, st);
+	}
+	rt = add(test, AF_INET, addr, 32, FARE_MODE_PACKET);
+	RCU_INIT_POINTER(rt->nhg, nhg);
+	RCU_INIT_POINTER(rt->stats, st);
+	return rt;
+}
+
+/* Packets of @rt's next hop @i among @picks per-packet picks on this CPU. */
+static unsigned int spray_count(struct fare_route *rt, unsigned int picks,
+				unsigned int i)
+{
+	struct fare_group *grp;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	grp = rcu_dereference(rcu_dereference(rt->nhg)->grp);
+	preempt_disable();
+	while (picks--)
+		n += fare_spray_pick(grp->weights, this_cpu_ptr(grp->spray),
+				     BIT_ULL(grp->num_nh) - 1, grp->num_nh) == i;
+	preempt_enable();
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Two routes given the same next hops inline share one anonymous group;
+ * different next hops make another; the group goes with its last route.
+ */
+static void routes_with_the_same_next_hops_share_one_group(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 w[] = { 1, 2, 3, 4 }, w2[] = { 4, 3, 2, 1 };
+	struct fare_nhg *a, *b, *c;
+	u32 id;
+
+	mutex_lock(&ctx->fn.lock);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 4, w),
+						NULL, 0, &a, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 4, w),
+						NULL, 0, &b, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, a, b);
+	KUNIT_EXPECT_EQ(test, a->refs, 2U);
+	KUNIT_EXPECT_GT(test, a->id, (u32)FARE_GROUP_ID_MAX);
+	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 1U);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 4, w2),
+						NULL, 0, &c, NULL), 0);
+	KUNIT_EXPECT_PTR_NE(test, a, c);
+	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 2U);
+	id = a->id;
+	fare_nhg_put(&ctx->fn, a);
+	fare_nhg_put(&ctx->fn, b);
+	KUNIT_EXPECT_NULL(test, fare_nhg_find(&ctx->fn, id));
+	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 1U);
+	fare_nhg_put(&ctx->fn, c);
+	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 0U);
+	mutex_unlock(&ctx->fn.lock);
+}
+
+/*
+ * Two routes on one named group: one replace of the group's weights moves
+ * the traffic of both, each looked up by its own prefix.
+ */
+static void replacing_a_group_moves_every_route_on_it(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 even[] = { 1, 1 }, skew[] = { 3, 1 };
+	u8 d1[4] = { 10, 0, 0, 1 }, d2[4] = { 10, 0, 0, 2 };
+	struct fare_route *r1, *r2;
+	struct fare_nhg *nhg, *again;
+
+	mutex_lock(&ctx->fn.lock);
+	KUNIT_ASSERT_EQ(test, fare_nhg_set(&ctx->fn, 7, mkgroup(test, 2, even),
+					   false, &nhg, NULL), 0);
+	nhg->refs += 2;
+	mutex_unlock(&ctx->fn.lock);
+	add_on(test, 1, nhg, false);
+	add_on(test, 2, nhg, false);
+	rcu_read_lock();
+	r1 = fare_route_lookup(&ctx->fn, AF_INET, d1);
+	r2 = fare_route_lookup(&ctx->fn, AF_INET, d2);
+	rcu_read_unlock();
+	KUNIT_ASSERT_NOT_NULL(test, r1);
+	KUNIT_ASSERT_NOT_NULL(test, r2);
+	KUNIT_EXPECT_EQ(test, spray_count(r1, 400, 0), 200U);
+	KUNIT_EXPECT_EQ(test, spray_count(r2, 400, 0), 200U);
+
+	mutex_lock(&ctx->fn.lock);
+	KUNIT_ASSERT_EQ(test, fare_nhg_set(&ctx->fn, 7, mkgroup(test, 2, skew),
+					   true, &again, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, again, nhg);
+	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 1U);
+	mutex_unlock(&ctx->fn.lock);
+	/* Whole periods of 4 picks: exactly 3 of 4 to the first hop. */
+	KUNIT_EXPECT_EQ(test, spray_count(r1, 400, 0), 300U);
+	KUNIT_EXPECT_EQ(test, spray_count(r2, 400, 0), 300U);
+}
+
+/*
+ * A route with counters counts its own packets per plane, beside another
+ * route on the same group; one without has no counters at all, so no
+ * per-CPU memory, and the route object stays in the 96-byte slab.
+ */
+static void route_counters_count_only_where_enabled(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 w[] = { 1, 1 };
+	struct fare_route *with, *without;
+	struct fare_route_stats *st;
+	struct fare_group *grp;
+	struct fare_nhg *nhg;
+	u64 packets, bytes, noplane, fallback;
+
+	mutex_lock(&ctx->fn.lock);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, w),
+						NULL, 0, &nhg, NULL), 0);
+	nhg->refs++;
+	grp = rcu_dereference_protected(nhg->grp, true);
+	mutex_unlock(&ctx->fn.lock);
+	with = add_on(test, 1, nhg, true);
+	without = add_on(test, 2, nhg, false);
+	KUNIT_EXPECT_LE(test, sizeof(*with), 96UL);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(without->stats));
+
+	rcu_read_lock();
+	local_bh_disable();
+	st = rcu_dereference(with->stats);
+	fare_route_count_tx(st, grp, 1, 1000);
+	fare_route_count_tx(st, grp, 1, 500);
+	fare_route_count_tx(st, grp, 0, 64);
+	fare_route_count_drop(with, false);
+	fare_route_count_drop(without, true);
+	local_bh_enable();
+	rcu_read_unlock();
+
+	fare_route_stats_read(st, 2, &packets, &bytes);
+	KUNIT_EXPECT_EQ(test, packets, 2ULL);
+	KUNIT_EXPECT_EQ(test, bytes, 1500ULL);
+	fare_route_stats_read(st, 1, &packets, &bytes);
+	KUNIT_EXPECT_EQ(test, packets, 1ULL);
+	KUNIT_EXPECT_EQ(test, bytes, 64ULL);
+	fare_route_stats_drops(st, &noplane, &fallback);
+	KUNIT_EXPECT_EQ(test, noplane, 1ULL);
+	KUNIT_EXPECT_EQ(test, fallback, 0ULL);
+	/* A plane not in the route's counters reads as nothing sent. */
+	fare_route_stats_read(st, 9, &packets, &bytes);
+	KUNIT_EXPECT_EQ(test, packets, 0ULL);
+}
+
+/* The group limit refuses a new group, named or anonymous, with extack. */
+static void group_limit_refuses_with_extack(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 w1[] = { 1 }, w2[] = { 2 };
+	struct netlink_ext_ack extack = {};
+	struct fare_nhg *a, *b;
+
+	mutex_lock(&ctx->fn.lock);
+	ctx->fn.max_groups = 1;
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 1, w1),
+						NULL, 0, &a, &extack), 0);
+	/* The same content needs no new group. */
+	KUNIT_EXPECT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 1, w1),
+						NULL, 0, &b, &extack), 0);
+	KUNIT_EXPECT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 1, w2),
+						NULL, 0, &b, &extack), -ENOSPC);
+	KUNIT_EXPECT_STREQ(test, extack._msg,
+			   "group limit of the namespace reached (config group-limit)");
+	extack._msg = NULL;
+	KUNIT_EXPECT_EQ(test, fare_nhg_set(&ctx->fn, 3, mkgroup(test, 1, w2),
+					   false, &b, &extack), -ENOSPC);
+	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
+	/* A route that drops its own group for another may make it. */
+	KUNIT_EXPECT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 1, w2),
+						NULL, 1, &b, &extack), 0);
+	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 2U);
+	fare_nhg_put(&ctx->fn, b);
+	fare_nhg_put(&ctx->fn, a);
+	fare_nhg_put(&ctx->fn, a);
+	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 0U);
+	mutex_unlock(&ctx->fn.lock);
+}
+
+/* A named group in use cannot be deleted; once unused it can. */
+static void group_in_use_cannot_be_deleted(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 w[] = { 5, 6 };
+	struct netlink_ext_ack extack = {};
+	struct fare_nhg *nhg;
+
+	mutex_lock(&ctx->fn.lock);
+	KUNIT_ASSERT_EQ(test, fare_nhg_set(&ctx->fn, 42, mkgroup(test, 2, w),
+					   false, &nhg, NULL), 0);
+	nhg->refs++;			/* a route uses it */
+	KUNIT_EXPECT_EQ(test, fare_nhg_del(&ctx->fn, 42, &extack), -EBUSY);
+	KUNIT_EXPECT_STREQ(test, extack._msg,
+			   "group in use by routes (delete or move them first)");
+	KUNIT_EXPECT_PTR_EQ(test, fare_nhg_find(&ctx->fn, 42), nhg);
+	fare_nhg_put(&ctx->fn, nhg);	/* a named group outlives its routes */
+	KUNIT_EXPECT_PTR_EQ(test, fare_nhg_find(&ctx->fn, 42), nhg);
+	KUNIT_EXPECT_EQ(test, fare_nhg_del(&ctx->fn, 42, &extack), 0);
+	KUNIT_EXPECT_NULL(test, fare_nhg_find(&ctx->fn, 42));
+	KUNIT_EXPECT_EQ(test, fare_nhg_del(&ctx->fn, 42, &extack), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 0U);
+	mutex_unlock(&ctx->fn.lock);
+}
+
 static struct kunit_case fare_table_cases[] = {
+	KUNIT_CASE(routes_with_the_same_next_hops_share_one_group),
+	KUNIT_CASE(replacing_a_group_moves_every_route_on_it),
+	KUNIT_CASE(route_counters_count_only_where_enabled),
+	KUNIT_CASE(group_limit_refuses_with_extack),
+	KUNIT_CASE(group_in_use_cannot_be_deleted),
 	KUNIT_CASE(group_schedule_starts_at_a_random_phase),
 	KUNIT_CASE(group_of_the_largest_size_allocates),
 	KUNIT_CASE(lpm_v4_prefers_host_route_over_aggregate),

@@ -50,8 +50,9 @@
 #define FARE_SPILL_BIAS_DEFAULT	65536	/* bytes */
 /*
  * Per-namespace limits (FARE_A_CONFIG_MAX_*): their defaults and the
- * largest value each may be set to. A PLANE_NEW or ROUTE_NEW that would
- * exceed one fails with -ENOSPC (routes, planes) or -E2BIG (next hops)
+ * largest value each may be set to. A PLANE_NEW, ROUTE_NEW or GROUP_NEW
+ * that would exceed one fails with -ENOSPC (routes, planes, groups: named
+ * and anonymous count alike) or -E2BIG (next hops)
  * and an extack message; replacing an existing object never counts.
  * Raising a limit needs CAP_NET_ADMIN in the initial user namespace;
  * lowering one needs it in the namespace's own.
@@ -60,6 +61,19 @@
 #define FARE_MAX_ROUTES_LIMIT		16777216
 #define FARE_MAX_PLANES_DEFAULT		64
 #define FARE_MAX_NEXTHOPS_DEFAULT	FARE_NEXTHOP_MAX
+#define FARE_MAX_GROUPS_DEFAULT		65536
+#define FARE_MAX_GROUPS_LIMIT		1048576
+
+/*
+ * Next-hop groups (FARE_CMD_GROUP_*). Many routes share one group; a
+ * change of a group's next hops or weights is one GROUP_NEW with
+ * FARE_A_REPLACE, whatever the number of routes that use it. Ids
+ * 1..FARE_GROUP_ID_MAX are the user's (GROUP_NEW); a route given its next
+ * hops inline (FARE_A_ROUTE_NEXTHOPS) shares an anonymous group found by
+ * its content, whose id fare.ko picks above FARE_GROUP_ID_MAX and which
+ * lives as long as a route uses it. A group in use cannot be deleted.
+ */
+#define FARE_GROUP_ID_MAX	0x7fffffff
 
 enum fare_mode {
 	FARE_MODE_DEFAULT,	/* the namespace default (route only) */
@@ -82,6 +96,9 @@ enum fare_cmd {
 	FARE_CMD_CONFIG_SET,
 	FARE_CMD_CONFIG_GET,
 	FARE_CMD_STATS_GET,	/* namespace counters */
+	FARE_CMD_GROUP_NEW,	/* FARE_A_REPLACE replaces an existing group */
+	FARE_CMD_GROUP_DEL,	/* -EBUSY while a route uses the group */
+	FARE_CMD_GROUP_GET,	/* do: one group; dump: every group */
 	/* notifications on FARE_MCGRP_EVENTS reuse the commands above */
 	__FARE_CMD_MAX,
 };
@@ -124,6 +141,22 @@ enum fare_attr {
 	FARE_A_CONFIG_MAX_NEXTHOPS,	/* u32, 1..FARE_NEXTHOP_MAX per route */
 	FARE_A_CONFIG_NUM_ROUTES,	/* u32, routes now (read only) */
 	FARE_A_CONFIG_NUM_PLANES,	/* u32, planes now (read only) */
+	FARE_A_GROUP_ID,		/* u32, 1..FARE_GROUP_ID_MAX given by
+					 * the user, above it anonymous
+					 */
+	FARE_A_GROUP_REFS,		/* u32, routes using it (read only) */
+	FARE_A_ROUTE_GROUP_ID,		/* u32, the route's group: instead of
+					 * FARE_A_ROUTE_NEXTHOPS in a NEW
+					 */
+	FARE_A_ROUTE_STATS,		/* u8, 1: per-route counters on; a NEW
+					 * without it takes the namespace's
+					 * FARE_A_CONFIG_ROUTE_STATS
+					 */
+	FARE_A_CONFIG_ROUTE_STATS,	/* u8, default of FARE_A_ROUTE_STATS
+					 * (1 when the namespace is made)
+					 */
+	FARE_A_CONFIG_MAX_GROUPS,	/* u32, groups in the namespace */
+	FARE_A_CONFIG_NUM_GROUPS,	/* u32, groups now (read only) */
 	__FARE_A_MAX,
 };
 

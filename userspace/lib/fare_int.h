@@ -154,6 +154,10 @@ int fare_msg_put_prefix(struct nlmsghdr *nlh, size_t buflen,
 			const struct fare_prefix *dst, struct fare_err *err);
 int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
 		       const struct fare_route *route, struct fare_err *err);
+int fare_msg_put_group(struct nlmsghdr *nlh, size_t buflen,
+		       const struct fare_group *group, struct fare_err *err);
+int fare_msg_parse_group(const struct nlmsghdr *nlh, struct fare_group *out,
+			 struct fare_err *err);
 int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
 			const struct fare_config *cfg, struct fare_err *err);
 

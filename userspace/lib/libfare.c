@@ -578,6 +578,98 @@ int fare_route_dump(struct fare *f, fare_route_cb cb, void *arg,
 	return ret;
 }
 
+int fare_group_add(struct fare *f, const struct fare_group *group,
+		   bool replace, struct fare_err *err)
+{
+	struct nlmsghdr *nlh;
+	int ret;
+
+	fare_err_clear(err);
+	nlh = start(f, FARE_CMD_GROUP_NEW, NLM_F_ACK);
+	ret = fare_msg_put_group(nlh, sizeof(f->tx), group, err);
+	if (ret)
+		return ret;
+	if (replace)
+		mnl_attr_put(nlh, FARE_A_REPLACE, 0, NULL);
+	return change(f, nlh, err);
+}
+
+int fare_group_del(struct fare *f, uint32_t id, struct fare_err *err)
+{
+	struct nlmsghdr *nlh;
+
+	fare_err_clear(err);
+	nlh = start(f, FARE_CMD_GROUP_DEL, NLM_F_ACK);
+	mnl_attr_put_u32(nlh, FARE_A_GROUP_ID, id);
+	return change(f, nlh, err);
+}
+
+static int one_group_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct one_reply *r = arg;
+	int ret;
+
+	if (r->seen)
+		return 0;
+	ret = fare_msg_parse_group(nlh, r->out, r->err);
+	r->seen = !ret;
+	return ret;
+}
+
+int fare_group_get(struct fare *f, uint32_t id, struct fare_group *out,
+		   struct fare_err *err)
+{
+	struct one_reply r = { .out = out, .err = err };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	fare_err_clear(err);
+	nlh = start(f, FARE_CMD_GROUP_GET, NLM_F_ACK);
+	mnl_attr_put_u32(nlh, FARE_A_GROUP_ID, id);
+	ret = fare_talk(f, f->genl, nlh, one_group_cb, &r, err);
+	if (!ret && !r.seen)
+		ret = no_reply(err);
+	return ret;
+}
+
+struct group_dump {
+	fare_group_cb cb;
+	void *arg;
+	struct fare_err *err;
+	struct fare_group group;
+};
+
+static int group_dump_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct group_dump *d = arg;
+	int ret;
+
+	ret = fare_msg_parse_group(nlh, &d->group, d->err);
+	if (ret)
+		return ret;
+	return d->cb(&d->group, d->arg);
+}
+
+int fare_group_dump(struct fare *f, fare_group_cb cb, void *arg,
+		    struct fare_err *err)
+{
+	struct group_dump *d;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	fare_err_clear(err);
+	d = malloc(sizeof(*d));
+	if (!d)
+		return err_errno(err, -ENOMEM);
+	d->cb = cb;
+	d->arg = arg;
+	d->err = err;
+	nlh = start(f, FARE_CMD_GROUP_GET, NLM_F_DUMP);
+	ret = fare_talk(f, f->genl, nlh, group_dump_cb, d, err);
+	free(d);
+	return ret;
+}
+
 static int config_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct one_reply *r = arg;

@@ -71,10 +71,32 @@ struct fare_route {
 	 */
 	bool has_src;
 	union fare_addr src;
-	/* filled by get and dump only */
+	/*
+	 * A named group (1..FARE_GROUP_ID_MAX) instead of nexthops[]: sent
+	 * when n_nexthops is 0. Get and dump fill it with the route's group,
+	 * an anonymous one (above FARE_GROUP_ID_MAX) for inline next hops,
+	 * and nexthops[] with that group's next hops as well.
+	 */
+	uint32_t group_id;
+	/* Per-route counters: FARE_ROUTE_STATS_*; get and dump: ON or OFF. */
+	uint8_t stats;
+	/* filled by get and dump only, when stats is FARE_ROUTE_STATS_ON */
 	uint64_t noplane_packets;
 	uint64_t fallback_packets;
 	unsigned int n_nexthops;
+	struct fare_nexthop nexthops[FARE_NEXTHOP_MAX];
+};
+
+#define FARE_ROUTE_STATS_DEFAULT	0	/* the namespace's, not sent */
+#define FARE_ROUTE_STATS_ON		1
+#define FARE_ROUTE_STATS_OFF		2
+
+/* A next-hop group that many routes may share (uapi fare.h). */
+struct fare_group {
+	uint32_t id;		/* 1..FARE_GROUP_ID_MAX; anonymous above */
+	uint32_t refs;		/* get and dump: routes that use it */
+	unsigned int n_nexthops;
+	/* get and dump: tx_packets and tx_bytes are the group's counters */
 	struct fare_nexthop nexthops[FARE_NEXTHOP_MAX];
 };
 
@@ -89,6 +111,10 @@ struct fare_route {
 #define FARE_CONFIG_MAX_NEXTHOPS (1U << 7)
 /* Read only: num_routes and num_planes were sent. */
 #define FARE_CONFIG_COUNTS	(1U << 8)
+#define FARE_CONFIG_ROUTE_STATS	(1U << 9)
+#define FARE_CONFIG_MAX_GROUPS	(1U << 10)
+/* Read only: num_groups was sent. */
+#define FARE_CONFIG_NUM_GROUPS	(1U << 11)
 
 struct fare_config {
 	unsigned int set;	/* FARE_CONFIG_* mask, for fare_config_set() */
@@ -106,6 +132,10 @@ struct fare_config {
 	uint32_t max_nexthops;
 	uint32_t num_routes;	/* read only */
 	uint32_t num_planes;	/* read only */
+	/* Default of a new route's per-route counters (fare_route.stats). */
+	bool route_stats;
+	uint32_t max_groups;
+	uint32_t num_groups;	/* read only, named and anonymous */
 };
 
 /* Counters of one tier; a tier above FARE_TIER_MAX counts in the last. */
@@ -130,6 +160,7 @@ struct fare_stats {
  */
 typedef int (*fare_plane_cb)(const struct fare_plane *plane, void *arg);
 typedef int (*fare_route_cb)(const struct fare_route *route, void *arg);
+typedef int (*fare_group_cb)(const struct fare_group *group, void *arg);
 
 /*
  * Open the generic netlink and rtnetlink sockets of the current namespace
@@ -186,6 +217,19 @@ int fare_route_unreachable_dump(struct fare *f, fare_prefix_cb cb, void *arg,
 int fare_route_get(struct fare *f, const struct fare_prefix *dst,
 		   struct fare_route *out, struct fare_err *err);
 int fare_route_dump(struct fare *f, fare_route_cb cb, void *arg,
+		    struct fare_err *err);
+
+/*
+ * Named next-hop groups: add (or, with replace, change the next hops of
+ * every route that uses it at once), delete (refused with -EBUSY while a
+ * route uses it), get and dump (anonymous groups as well).
+ */
+int fare_group_add(struct fare *f, const struct fare_group *group,
+		   bool replace, struct fare_err *err);
+int fare_group_del(struct fare *f, uint32_t id, struct fare_err *err);
+int fare_group_get(struct fare *f, uint32_t id, struct fare_group *out,
+		   struct fare_err *err);
+int fare_group_dump(struct fare *f, fare_group_cb cb, void *arg,
 		    struct fare_err *err);
 
 int fare_config_get(struct fare *f, struct fare_config *out,

@@ -139,38 +139,20 @@ int fare_msg_put_prefix(struct nlmsghdr *nlh, size_t buflen,
 	return 0;
 }
 
-int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
-		       const struct fare_route *route, struct fare_err *err)
+static int put_nexthops(struct nlmsghdr *nlh, size_t buflen,
+			const struct fare_nexthop *nhs, unsigned int n,
+			struct fare_err *err)
 {
 	struct nlattr *hops, *entry;
 	unsigned int i;
-	int ret;
-
-	if (route->mode > FARE_MODE_MAX)
-		return fare_err_set(err, -EINVAL, "mode %u out of range (0..%u)",
-				    route->mode, FARE_MODE_MAX);
-	if (route->n_nexthops > FARE_NEXTHOP_MAX)
-		return fare_err_set(err, -E2BIG,
-				    "%u next hops, at most %u allowed",
-				    route->n_nexthops, FARE_NEXTHOP_MAX);
-	ret = fare_msg_put_prefix(nlh, buflen, &route->dst, err);
-	if (ret)
-		return ret;
-	if (route->mode != FARE_MODE_DEFAULT &&
-	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_ROUTE_MODE,
-				   route->mode))
-		return too_long(err);
-	if (!route->n_nexthops)
-		return fare_err_set(err, -EINVAL,
-				    "a route needs at least one next hop");
 
 	/* Strict validation wants NLA_F_NESTED on both levels of nests. */
 	hops = mnl_attr_nest_start_check(nlh, buflen,
 					 FARE_A_ROUTE_NEXTHOPS | NLA_F_NESTED);
 	if (!hops)
 		return too_long(err);
-	for (i = 0; i < route->n_nexthops; i++) {
-		const struct fare_nexthop *nh = &route->nexthops[i];
+	for (i = 0; i < n; i++) {
+		const struct fare_nexthop *nh = &nhs[i];
 
 		entry = mnl_attr_nest_start_check(nlh, buflen,
 						  FARE_A_NEXTHOPS_ENTRY |
@@ -193,6 +175,70 @@ int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
 	}
 	mnl_attr_nest_end(nlh, hops);
 	return 0;
+}
+
+int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
+		       const struct fare_route *route, struct fare_err *err)
+{
+	bool by_group = !route->n_nexthops && route->group_id;
+	int ret;
+
+	if (route->mode > FARE_MODE_MAX)
+		return fare_err_set(err, -EINVAL, "mode %u out of range (0..%u)",
+				    route->mode, FARE_MODE_MAX);
+	if (route->n_nexthops > FARE_NEXTHOP_MAX)
+		return fare_err_set(err, -E2BIG,
+				    "%u next hops, at most %u allowed",
+				    route->n_nexthops, FARE_NEXTHOP_MAX);
+	if (by_group && route->group_id > FARE_GROUP_ID_MAX)
+		return fare_err_set(err, -EINVAL,
+				    "group %u is anonymous: give the next hops",
+				    route->group_id);
+	if (route->stats > FARE_ROUTE_STATS_OFF)
+		return fare_err_set(err, -EINVAL, "stats %u out of range",
+				    route->stats);
+	ret = fare_msg_put_prefix(nlh, buflen, &route->dst, err);
+	if (ret)
+		return ret;
+	if (route->mode != FARE_MODE_DEFAULT &&
+	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_ROUTE_MODE,
+				   route->mode))
+		return too_long(err);
+	if (route->stats != FARE_ROUTE_STATS_DEFAULT &&
+	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_ROUTE_STATS,
+				   route->stats == FARE_ROUTE_STATS_ON))
+		return too_long(err);
+	if (by_group) {
+		if (!mnl_attr_put_u32_check(nlh, buflen, FARE_A_ROUTE_GROUP_ID,
+					    route->group_id))
+			return too_long(err);
+		return 0;
+	}
+	if (!route->n_nexthops)
+		return fare_err_set(err, -EINVAL,
+				    "a route needs at least one next hop");
+	return put_nexthops(nlh, buflen, route->nexthops, route->n_nexthops,
+			    err);
+}
+
+int fare_msg_put_group(struct nlmsghdr *nlh, size_t buflen,
+		       const struct fare_group *group, struct fare_err *err)
+{
+	if (!group->id || group->id > FARE_GROUP_ID_MAX)
+		return fare_err_set(err, -EINVAL,
+				    "group id %u out of range (1..%u)",
+				    group->id, FARE_GROUP_ID_MAX);
+	if (!group->n_nexthops)
+		return fare_err_set(err, -EINVAL,
+				    "a group needs at least one next hop");
+	if (group->n_nexthops > FARE_NEXTHOP_MAX)
+		return fare_err_set(err, -E2BIG,
+				    "%u next hops, at most %u allowed",
+				    group->n_nexthops, FARE_NEXTHOP_MAX);
+	if (!mnl_attr_put_u32_check(nlh, buflen, FARE_A_GROUP_ID, group->id))
+		return too_long(err);
+	return put_nexthops(nlh, buflen, group->nexthops, group->n_nexthops,
+			    err);
 }
 
 int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
@@ -245,6 +291,19 @@ int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
 		return fare_err_set(err, -EINVAL,
 				    "nexthop-limit %u out of range (1..%u)",
 				    cfg->max_nexthops, FARE_NEXTHOP_MAX);
+	if ((cfg->set & FARE_CONFIG_MAX_GROUPS) &&
+	    cfg->max_groups > FARE_MAX_GROUPS_LIMIT)
+		return fare_err_set(err, -EINVAL,
+				    "group-limit %u out of range (0..%u)",
+				    cfg->max_groups, FARE_MAX_GROUPS_LIMIT);
+	if ((cfg->set & FARE_CONFIG_MAX_GROUPS) &&
+	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_MAX_GROUPS,
+				    cfg->max_groups))
+		return too_long(err);
+	if ((cfg->set & FARE_CONFIG_ROUTE_STATS) &&
+	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_CONFIG_ROUTE_STATS,
+				   cfg->route_stats))
+		return too_long(err);
 	if ((cfg->set & FARE_CONFIG_MAX_ROUTES) &&
 	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_MAX_ROUTES,
 				    cfg->max_routes))
@@ -376,13 +435,33 @@ static int parse_nexthop(const struct nlattr *entry, struct fare_nexthop *nh,
 	return 0;
 }
 
+/* The FARE_A_ROUTE_NEXTHOPS nest @hops (may be NULL) into @nhs. */
+static int parse_nexthops(const struct nlattr *hops, struct fare_nexthop *nhs,
+			  unsigned int *n, struct fare_err *err)
+{
+	const struct nlattr *entry;
+	int ret;
+
+	if (!hops)
+		return 0;
+	mnl_attr_for_each_nested(entry, hops) {
+		if (mnl_attr_get_type(entry) != FARE_A_NEXTHOPS_ENTRY)
+			continue;
+		if (*n == FARE_NEXTHOP_MAX)
+			return malformed(err, "more next hops than FARE_NEXTHOP_MAX");
+		ret = parse_nexthop(entry, &nhs[*n], err);
+		if (ret)
+			return ret;
+		(*n)++;
+	}
+	return 0;
+}
+
 int fare_msg_parse_route(const struct nlmsghdr *nlh, struct fare_route *out,
 			 struct fare_err *err)
 {
 	const struct nlattr *tb[FARE_A_MAX + 1];
-	const struct nlattr *entry;
 	size_t alen;
-	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (parse_table(nlh, NULL, tb, FARE_A_MAX) < 0)
@@ -402,27 +481,41 @@ int fare_msg_parse_route(const struct nlmsghdr *nlh, struct fare_route *out,
 		return malformed(err, "route prefix length out of range");
 	if (bad_len(tb[FARE_A_ROUTE_MODE], 1) ||
 	    bad_len(tb[FARE_A_ROUTE_NOPLANE_PACKETS], 8) ||
-	    bad_len(tb[FARE_A_ROUTE_FALLBACK_PACKETS], 8))
+	    bad_len(tb[FARE_A_ROUTE_FALLBACK_PACKETS], 8) ||
+	    bad_len(tb[FARE_A_ROUTE_GROUP_ID], 4) ||
+	    bad_len(tb[FARE_A_ROUTE_STATS], 1))
 		return malformed(err, "route attribute of the wrong size");
 	if (tb[FARE_A_ROUTE_MODE])
 		out->mode = mnl_attr_get_u8(tb[FARE_A_ROUTE_MODE]);
+	if (tb[FARE_A_ROUTE_GROUP_ID])
+		out->group_id = mnl_attr_get_u32(tb[FARE_A_ROUTE_GROUP_ID]);
+	/* A kernel without the attribute always has the counters. */
+	out->stats = !tb[FARE_A_ROUTE_STATS] ||
+		     mnl_attr_get_u8(tb[FARE_A_ROUTE_STATS]) ?
+		     FARE_ROUTE_STATS_ON : FARE_ROUTE_STATS_OFF;
 	out->noplane_packets = get_u64(tb[FARE_A_ROUTE_NOPLANE_PACKETS]);
 	out->fallback_packets = get_u64(tb[FARE_A_ROUTE_FALLBACK_PACKETS]);
-	if (!tb[FARE_A_ROUTE_NEXTHOPS])
-		return 0;
+	return parse_nexthops(tb[FARE_A_ROUTE_NEXTHOPS], out->nexthops,
+			      &out->n_nexthops, err);
+}
 
-	mnl_attr_for_each_nested(entry, tb[FARE_A_ROUTE_NEXTHOPS]) {
-		if (mnl_attr_get_type(entry) != FARE_A_NEXTHOPS_ENTRY)
-			continue;
-		if (out->n_nexthops == FARE_NEXTHOP_MAX)
-			return malformed(err, "more next hops than FARE_NEXTHOP_MAX");
-		ret = parse_nexthop(entry, &out->nexthops[out->n_nexthops],
-				    err);
-		if (ret)
-			return ret;
-		out->n_nexthops++;
-	}
-	return 0;
+int fare_msg_parse_group(const struct nlmsghdr *nlh, struct fare_group *out,
+			 struct fare_err *err)
+{
+	const struct nlattr *tb[FARE_A_MAX + 1];
+
+	memset(out, 0, sizeof(*out));
+	if (parse_table(nlh, NULL, tb, FARE_A_MAX) < 0)
+		return malformed(err, "bad group attributes");
+	if (!tb[FARE_A_GROUP_ID] || !len_is(tb[FARE_A_GROUP_ID], 4))
+		return malformed(err, "group without an id");
+	if (bad_len(tb[FARE_A_GROUP_REFS], 4))
+		return malformed(err, "group attribute of the wrong size");
+	out->id = mnl_attr_get_u32(tb[FARE_A_GROUP_ID]);
+	if (tb[FARE_A_GROUP_REFS])
+		out->refs = mnl_attr_get_u32(tb[FARE_A_GROUP_REFS]);
+	return parse_nexthops(tb[FARE_A_ROUTE_NEXTHOPS], out->nexthops,
+			      &out->n_nexthops, err);
 }
 
 int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
@@ -442,8 +535,23 @@ int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 	    bad_len(tb[FARE_A_CONFIG_MAX_PLANES], 4) ||
 	    bad_len(tb[FARE_A_CONFIG_MAX_NEXTHOPS], 4) ||
 	    bad_len(tb[FARE_A_CONFIG_NUM_ROUTES], 4) ||
-	    bad_len(tb[FARE_A_CONFIG_NUM_PLANES], 4))
+	    bad_len(tb[FARE_A_CONFIG_NUM_PLANES], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_ROUTE_STATS], 1) ||
+	    bad_len(tb[FARE_A_CONFIG_MAX_GROUPS], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_NUM_GROUPS], 4))
 		return malformed(err, "config attribute of the wrong size");
+	if (tb[FARE_A_CONFIG_ROUTE_STATS]) {
+		out->route_stats = mnl_attr_get_u8(tb[FARE_A_CONFIG_ROUTE_STATS]);
+		out->set |= FARE_CONFIG_ROUTE_STATS;
+	}
+	if (tb[FARE_A_CONFIG_MAX_GROUPS]) {
+		out->max_groups = mnl_attr_get_u32(tb[FARE_A_CONFIG_MAX_GROUPS]);
+		out->set |= FARE_CONFIG_MAX_GROUPS;
+	}
+	if (tb[FARE_A_CONFIG_NUM_GROUPS]) {
+		out->num_groups = mnl_attr_get_u32(tb[FARE_A_CONFIG_NUM_GROUPS]);
+		out->set |= FARE_CONFIG_NUM_GROUPS;
+	}
 	if (tb[FARE_A_CONFIG_MODE]) {
 		out->mode = mnl_attr_get_u8(tb[FARE_A_CONFIG_MODE]);
 		out->set |= FARE_CONFIG_MODE;
