@@ -471,19 +471,19 @@ TEST(modes_are_checked_and_ambiguity_named)
 TEST(unknown_keywords_list_the_choices)
 {
 	PARSE_USAGE("route add 10.0.0.0/24 metric 5",
-		    "route add: unknown keyword \"metric\" (mode, src, nexthop) at argument 4");
+		    "route add: unknown keyword \"metric\" (mode, src, nexthop, group, stats) at argument 4");
 	PARSE_USAGE("route add 10.0.0.0/24 weight 5",
-		    "route add: unknown keyword \"weight\" (mode, src, nexthop) at argument 4");
+		    "route add: unknown keyword \"weight\" (mode, src, nexthop, group, stats) at argument 4");
 	PARSE_USAGE("plane add 1 device eth0",
 		    "plane add: unknown keyword \"device\" (dev, via) at argument 4");
 	PARSE_USAGE("config set seed 1",
-		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit) at argument 3");
+		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit) at argument 3");
 }
 
 TEST(unknown_objects_commands_and_options_are_usage_errors)
 {
 	PARSE_USAGE("bgp show",
-		    "unknown object \"bgp\" (plane, route, config, stats, monitor, help) at argument 1");
+		    "unknown object \"bgp\" (plane, route, config, stats, monitor, group, help) at argument 1");
 	PARSE_USAGE("plane frob",
 		    "plane: unknown command \"frob\" (add, replace, del, show, help) at argument 2");
 	PARSE_USAGE("config add",
@@ -495,7 +495,7 @@ TEST(unknown_objects_commands_and_options_are_usage_errors)
 	PARSE_USAGE("--color plane", "unknown option \"--color\" at argument 1");
 	PARSE_USAGE("-n", "missing value for -n at argument 2");
 	PARSE_USAGE("--netns", "missing value for --netns at argument 2");
-	PARSE_USAGE("-j", "missing object (plane, route, config, stats, monitor, help)");
+	PARSE_USAGE("-j", "missing object (plane, route, group, config, stats, monitor, help)");
 }
 
 TEST(ambiguous_objects_are_refused)
@@ -541,7 +541,7 @@ TEST(plane_add_needs_a_device_and_a_gateway)
 
 TEST(config_set_needs_something_to_set)
 {
-	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit)");
+	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit)");
 	PARSE_USAGE("config set hash-seed 1 hash-seed 2",
 		    "config set: hash-seed given twice at argument 5");
 	PARSE_USAGE("config set flowlet-timeout 0",
@@ -571,7 +571,7 @@ TEST(help_texts_name_every_command)
 	capture_end(&c);
 	capture_start(&c);
 	fc_help(c.f, FC_OBJ_NONE);
-	CHECK(strstr(capture_text(&c), "OBJECT := { plane | route | config | stats | monitor }"));
+	CHECK(strstr(capture_text(&c), "OBJECT := { plane | route | group | config | stats | monitor }"));
 	CHECK(strstr(capture_text(&c), "farectl [OPTIONS] -batch FILE"));
 	capture_end(&c);
 	capture_start(&c);
@@ -657,7 +657,7 @@ TEST(batch_line_errors_count_the_words_of_the_line)
 	CHECK_INT(parse_words("-j route show"), FC_EXIT_USAGE);
 	CHECK_STR(err, "options go on the command line, not in the batch (\"-j\") at argument 1");
 	CHECK_INT(parse_words("bgp"), FC_EXIT_USAGE);
-	CHECK_STR(err, "unknown object \"bgp\" (plane, route, config, stats, monitor, help) at argument 1");
+	CHECK_STR(err, "unknown object \"bgp\" (plane, route, config, stats, monitor, group, help) at argument 1");
 }
 
 TEST(batch_line_keeps_the_command_line_options)

@@ -227,6 +227,67 @@ static int route_cmd(struct ctx *c)
 	}
 }
 
+static int print_group(const struct fare_group *g, void *arg)
+{
+	struct ctx *c = arg;
+
+	fc_out_group(&c->out, g);
+	return 0;
+}
+
+static int group_show(struct ctx *c)
+{
+	struct fare_group *g;
+	int ret;
+
+	if (c->out.json)
+		json_open_array(&c->out.j);
+	if (c->req->has_key) {
+		g = malloc(sizeof(*g));
+		if (!g) {
+			ret = fare_err_set(&c->err, -ENOMEM, "%s",
+					   strerror(ENOMEM));
+		} else {
+			ret = fare_group_get(c->f, c->req->group.id, g,
+					     &c->err);
+			if (!ret)
+				print_group(g, c);
+			free(g);
+		}
+	} else {
+		ret = fare_group_dump(c->f, print_group, c, &c->err);
+	}
+	if (c->out.json) {
+		json_close_array(&c->out.j);
+		json_end(&c->out.j);
+	}
+	if (ret) {
+		fflush(stdout);
+		return runtime_error(c);
+	}
+	return FC_EXIT_OK;
+}
+
+static int group_cmd(struct ctx *c)
+{
+	struct fc_request *req = c->req;
+
+	switch (req->verb) {
+	case FC_VERB_ADD:
+	case FC_VERB_REPLACE:
+		if (fare_group_add(c->f, &req->group,
+				   req->verb == FC_VERB_REPLACE, &c->err))
+			return runtime_error(c);
+		return done(c);
+	case FC_VERB_DEL:
+		if (fare_group_del(c->f, req->group.id, &c->err))
+			return runtime_error(c);
+		return done(c);
+	default:
+		return group_show(c);
+	}
+}
+
 static int config_cmd(struct ctx *c)
 {
 	char name[IF_NAMESIZE];
@@ -339,6 +400,8 @@ static int run_one(struct ctx *c)
 		return route_cmd(c);
 	case FC_OBJ_CONFIG:
 		return config_cmd(c);
+	case FC_OBJ_GROUP:
+		return group_cmd(c);
 	case FC_OBJ_MONITOR:
 		return monitor_cmd(c);
 	default:

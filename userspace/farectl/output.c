@@ -2,6 +2,8 @@
 /* Plain text and JSON forms of farectl's objects. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -101,8 +103,62 @@ void fc_out_plane(struct fc_out *o, const struct fare_plane *p,
 	fputc('\n', o->f);
 }
 
+/* The next hops of a route or group; @counters: they have tx counters. */
+static void nexthops_json(struct fc_out *o, const struct fare_route *r,
+			  bool counters, uint64_t total)
+{
+	unsigned int i;
+
+	json_key(&o->j, "nexthops");
+	json_open_array(&o->j);
+	for (i = 0; i < r->n_nexthops; i++) {
+		const struct fare_nexthop *nh = &r->nexthops[i];
+
+		json_open_object(&o->j);
+		json_kv_u64(&o->j, "plane", nh->plane_id);
+		json_kv_u64(&o->j, "weight", nh->weight);
+		json_kv_u64(&o->j, "tier", nh->tier);
+		json_kv_u64(&o->j, "bandwidth", nh->bandwidth);
+		json_kv_double(&o->j, "share", fc_target_share(r, i));
+		if (counters) {
+			json_kv_double(&o->j, "actual",
+				       fc_share(nh->tx_packets, total));
+			json_kv_u64(&o->j, "tx_packets", nh->tx_packets);
+			json_kv_u64(&o->j, "tx_bytes", nh->tx_bytes);
+		}
+		json_close_object(&o->j);
+	}
+	json_close_array(&o->j);
+}
+
+static void nexthops_text(struct fc_out *o, const struct fare_route *r,
+			  bool counters, uint64_t total)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n_nexthops; i++) {
+		const struct fare_nexthop *nh = &r->nexthops[i];
+
+		fprintf(o->f, "\tnexthop plane %u weight %u tier %u",
+			nh->plane_id, nh->weight, nh->tier);
+		if (nh->bandwidth)
+			fprintf(o->f, " bandwidth %" PRIu64, nh->bandwidth);
+		fputs(" share ", o->f);
+		print_share(o->f, fc_target_share(r, i));
+		if (counters) {
+			fputs(" actual ", o->f);
+			print_share(o->f, fc_share(nh->tx_packets, total));
+			fprintf(o->f, " packets %" PRIu64 " bytes %" PRIu64,
+				nh->tx_packets, nh->tx_bytes);
+		}
+		fputc('\n', o->f);
+	}
+}
+
 void fc_out_route(struct fc_out *o, const struct fare_route *r)
 {
+	bool counters = r->stats != FARE_ROUTE_STATS_OFF;
+	bool named = r->group_id && r->group_id <= FARE_GROUP_ID_MAX;
 	char prefix[FARE_PREFIX_STRLEN];
 	uint64_t total = 0;
 	unsigned int i;
@@ -117,31 +173,27 @@ void fc_out_route(struct fc_out *o, const struct fare_route *r)
 		json_kv_string(&o->j, "family",
 			       r->dst.family == AF_INET ? "inet" : "inet6");
 		json_kv_string(&o->j, "mode", fare_mode_name(r->mode));
-		json_kv_u64(&o->j, "noplane_packets", r->noplane_packets);
-		json_kv_u64(&o->j, "fallback_packets", r->fallback_packets);
-		json_key(&o->j, "nexthops");
-		json_open_array(&o->j);
-		for (i = 0; i < r->n_nexthops; i++) {
-			const struct fare_nexthop *nh = &r->nexthops[i];
-
-			json_open_object(&o->j);
-			json_kv_u64(&o->j, "plane", nh->plane_id);
-			json_kv_u64(&o->j, "weight", nh->weight);
-			json_kv_u64(&o->j, "tier", nh->tier);
-			json_kv_u64(&o->j, "bandwidth", nh->bandwidth);
-			json_kv_double(&o->j, "share", fc_target_share(r, i));
-			json_kv_double(&o->j, "actual",
-				       fc_share(nh->tx_packets, total));
-			json_kv_u64(&o->j, "tx_packets", nh->tx_packets);
-			json_kv_u64(&o->j, "tx_bytes", nh->tx_bytes);
-			json_close_object(&o->j);
+		if (r->group_id) {
+			json_kv_u64(&o->j, "group", r->group_id);
+			json_kv_bool(&o->j, "anonymous", !named);
 		}
-		json_close_array(&o->j);
+		json_kv_bool(&o->j, "stats", counters);
+		if (counters) {
+			json_kv_u64(&o->j, "noplane_packets",
+				    r->noplane_packets);
+			json_kv_u64(&o->j, "fallback_packets",
+				    r->fallback_packets);
+		}
+		nexthops_json(o, r, counters, total);
 		json_close_object(&o->j);
 		return;
 	}
 
 	fprintf(o->f, "%s mode %s", prefix, fare_mode_name(r->mode));
+	if (named)
+		fprintf(o->f, " group %u", r->group_id);
+	if (!counters)
+		fputs(" stats off", o->f);
 	if (r->noplane_packets)
 		fprintf(o->f, " noplane %" PRIu64 " packets",
 			r->noplane_packets);
@@ -149,20 +201,39 @@ void fc_out_route(struct fc_out *o, const struct fare_route *r)
 		fprintf(o->f, " fallback %" PRIu64 " packets",
 			r->fallback_packets);
 	fputc('\n', o->f);
-	for (i = 0; i < r->n_nexthops; i++) {
-		const struct fare_nexthop *nh = &r->nexthops[i];
+	nexthops_text(o, r, counters, total);
+}
 
-		fprintf(o->f, "\tnexthop plane %u weight %u tier %u",
-			nh->plane_id, nh->weight, nh->tier);
-		if (nh->bandwidth)
-			fprintf(o->f, " bandwidth %" PRIu64, nh->bandwidth);
-		fputs(" share ", o->f);
-		print_share(o->f, fc_target_share(r, i));
-		fputs(" actual ", o->f);
-		print_share(o->f, fc_share(nh->tx_packets, total));
-		fprintf(o->f, " packets %" PRIu64 " bytes %" PRIu64 "\n",
-			nh->tx_packets, nh->tx_bytes);
+void fc_out_group(struct fc_out *o, const struct fare_group *g)
+{
+	struct fare_route *r = calloc(1, sizeof(*r));
+	bool named = g->id <= FARE_GROUP_ID_MAX;
+	uint64_t total = 0;
+	unsigned int i;
+
+	if (!r) {
+		perror("farectl");
+		return;
 	}
+	/* The share arithmetic is the route's. */
+	r->n_nexthops = g->n_nexthops;
+	memcpy(r->nexthops, g->nexthops,
+	       g->n_nexthops * sizeof(g->nexthops[0]));
+	for (i = 0; i < r->n_nexthops; i++)
+		total += r->nexthops[i].tx_packets;
+	if (o->json) {
+		json_open_object(&o->j);
+		json_kv_u64(&o->j, "id", g->id);
+		json_kv_bool(&o->j, "anonymous", !named);
+		json_kv_u64(&o->j, "routes", g->refs);
+		nexthops_json(o, r, true, total);
+		json_close_object(&o->j);
+	} else {
+		fprintf(o->f, "group %u%s routes %u\n", g->id,
+			named ? "" : " anonymous", g->refs);
+		nexthops_text(o, r, true, total);
+	}
+	free(r);
 }
 
 static void config_json(struct fc_out *o, const struct fare_config *cfg,
@@ -198,10 +269,16 @@ static void config_json(struct fc_out *o, const struct fare_config *cfg,
 		json_kv_u64(&o->j, "plane_limit", cfg->max_planes);
 	if (cfg->set & FARE_CONFIG_MAX_NEXTHOPS)
 		json_kv_u64(&o->j, "nexthop_limit", cfg->max_nexthops);
+	if (cfg->set & FARE_CONFIG_MAX_GROUPS)
+		json_kv_u64(&o->j, "group_limit", cfg->max_groups);
+	if (cfg->set & FARE_CONFIG_ROUTE_STATS)
+		json_kv_bool(&o->j, "route_stats", cfg->route_stats);
 	if (cfg->set & FARE_CONFIG_COUNTS) {
 		json_kv_u64(&o->j, "routes", cfg->num_routes);
 		json_kv_u64(&o->j, "planes", cfg->num_planes);
 	}
+	if (cfg->set & FARE_CONFIG_NUM_GROUPS)
+		json_kv_u64(&o->j, "groups", cfg->num_groups);
 	json_close_object(&o->j);
 }
 
@@ -239,6 +316,8 @@ static void config_limits_text(FILE *f, const struct fare_config *cfg)
 		fprintf(f, " plane-limit %u", cfg->max_planes);
 	if (cfg->set & FARE_CONFIG_MAX_NEXTHOPS)
 		fprintf(f, " nexthop-limit %u", cfg->max_nexthops);
+	if (cfg->set & FARE_CONFIG_MAX_GROUPS)
+		fprintf(f, " group-limit %u", cfg->max_groups);
 }
 
 void fc_out_config(struct fc_out *o, const struct fare_config *cfg,

@@ -33,7 +33,12 @@ double fc_target_share(const struct fare_route *r, unsigned int i);
 /* ifname may be NULL when the device has no name (then "if<index>"). */
 void fc_out_plane(struct fc_out *o, const struct fare_plane *p,
 		  const char *ifname, bool with_share, double share);
+/*
+ * A route: its group if named, and without its own counters ("stats off")
+ * no actual share. A group: its routes, next hops and the group's counters.
+ */
 void fc_out_route(struct fc_out *o, const struct fare_route *r);
+void fc_out_group(struct fc_out *o, const struct fare_group *g);
 void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
 		   const char *ifname);
 /*

@@ -368,24 +368,43 @@ static int close_nexthop(struct cur *c, const struct nh_state *nh)
 	return 0;
 }
 
+static const struct kw on_off[] = {
+	KW("on", FARE_ROUTE_STATS_ON), KW("off", FARE_ROUTE_STATS_OFF),
+	KW_END
+};
+
 /*
- * route add|replace PREFIX [mode M] [src ADDR]
- *	nexthop plane ID weight W [tier T] [bandwidth BPS] [nexthop ...]
+ * route add|replace PREFIX [mode M] [src ADDR] [stats on|off]
+ *	{ group ID | nexthop plane ID weight W [tier T] [bandwidth BPS]
+ *	  [nexthop ...] }
+ * group add|replace ID nexthop ... (@group: req->group gets the next hops)
  */
-static int parse_route_add(struct cur *c, struct fc_request *req)
+static int parse_route_add(struct cur *c, struct fc_request *req, bool group)
 {
 	enum {
 		K_MODE, K_SRC, K_NEXTHOP, K_PLANE, K_WEIGHT, K_TIER,
-		K_BANDWIDTH,
+		K_BANDWIDTH, K_GROUP, K_STATS,
 	};
 	static const struct kw route_keys[] = {
 		KW("mode", K_MODE), KW("src", K_SRC), KW("nexthop", K_NEXTHOP),
+		KW("group", K_GROUP), KW("stats", K_STATS),
+		KW_END
+	};
+	static const struct kw group_keys[] = {
+		KW("nexthop", K_NEXTHOP),
 		KW_END
 	};
 	static const struct kw nh_keys[] = {
 		KW("plane", K_PLANE), KW("weight", K_WEIGHT),
 		KW("tier", K_TIER), KW("bandwidth", K_BANDWIDTH),
 		KW("nexthop", K_NEXTHOP), KW("mode", K_MODE), KW("src", K_SRC),
+		KW("stats", K_STATS), KW("group", K_GROUP),
+		KW_END
+	};
+	static const struct kw group_nh_keys[] = {
+		KW("plane", K_PLANE), KW("weight", K_WEIGHT),
+		KW("tier", K_TIER), KW("bandwidth", K_BANDWIDTH),
+		KW("nexthop", K_NEXTHOP),
 		KW_END
 	};
 	struct fare_route *r = &req->route;
@@ -398,14 +417,23 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 
 	if (more(c) && !strcmp(word(c), "help"))
 		return help(req);
-	ret = get_prefix(c, &r->dst);
+	if (group)
+		ret = get_u32(c, "group id", 1, FARE_GROUP_ID_MAX, false,
+			      &req->group.id);
+	else
+		ret = get_prefix(c, &r->dst);
 	if (ret)
 		return ret;
 	while (more(c)) {
 		if (!strcmp(word(c), "help"))
 			return help(req);
 		at = c->i;
-		ret = expect_kw(c, nh ? nh_keys : route_keys, "keyword", &key);
+		if (group)
+			ret = expect_kw(c, nh ? group_nh_keys : group_keys,
+					"keyword", &key);
+		else
+			ret = expect_kw(c, nh ? nh_keys : route_keys,
+					"keyword", &key);
 		if (ret)
 			return ret;
 		if (key != K_NEXTHOP) {
@@ -414,6 +442,25 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 				return ret;
 		}
 		switch (key) {
+		case K_GROUP:
+			if (r->group_id)
+				return fail_at(c, at, "group given twice");
+			if (r->n_nexthops)
+				return fail_at(c, at,
+					       "a route takes a group or next hops, not both");
+			ret = get_u32(c, "group id", 1, FARE_GROUP_ID_MAX,
+				      false, &r->group_id);
+			if (ret)
+				return ret;
+			break;
+		case K_STATS:
+			if (r->stats)
+				return fail_at(c, at, "stats given twice");
+			ret = expect_kw(c, on_off, "stats", &mode);
+			if (ret)
+				return ret;
+			r->stats = mode;
+			break;
 		case K_MODE:
 			if (has_mode)
 				return fail_at(c, at, "mode given twice");
@@ -436,6 +483,9 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 			c->i++;
 			break;
 		case K_NEXTHOP:
+			if (r->group_id)
+				return fail_at(c, at,
+					       "a route takes a group or next hops, not both");
 			ret = close_nexthop(c, &st);
 			if (ret)
 				return ret;
@@ -499,9 +549,36 @@ static int parse_route_add(struct cur *c, struct fc_request *req)
 	ret = close_nexthop(c, &st);
 	if (ret)
 		return ret;
-	if (!r->n_nexthops)
+	if (!r->n_nexthops && !r->group_id)
 		return fail(c, "at least one nexthop is required");
+	if (group) {
+		req->group.n_nexthops = r->n_nexthops;
+		memcpy(req->group.nexthops, r->nexthops,
+		       r->n_nexthops * sizeof(r->nexthops[0]));
+		memset(r, 0, sizeof(*r));
+	}
 	return 0;
+}
+
+/* group add|replace|set ID NEXTHOP..., group del ID, group show [ID] */
+static int parse_group(struct cur *c, struct fc_request *req)
+{
+	bool show = req->verb == FC_VERB_SHOW;
+	int ret;
+
+	if (req->verb == FC_VERB_ADD || req->verb == FC_VERB_REPLACE)
+		return parse_route_add(c, req, true);
+	if (show && !more(c))
+		return 0;
+	if (more(c) && !strcmp(word(c), "help"))
+		return help(req);
+	/* show takes the anonymous groups' ids as well */
+	ret = get_u32(c, "group id", 1, show ? UINT32_MAX : FARE_GROUP_ID_MAX,
+		      false, &req->group.id);
+	if (ret)
+		return ret;
+	req->has_key = true;
+	return no_more(c);
 }
 
 static int parse_route(struct cur *c, struct fc_request *req)
@@ -511,7 +588,7 @@ static int parse_route(struct cur *c, struct fc_request *req)
 	switch (req->verb) {
 	case FC_VERB_ADD:
 	case FC_VERB_REPLACE:
-		return parse_route_add(c, req);
+		return parse_route_add(c, req, false);
 	case FC_VERB_DEL:
 		if (more(c) && !strcmp(word(c), "help"))
 			return help(req);
@@ -586,12 +663,15 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		K_ROUTES = FARE_CONFIG_MAX_ROUTES,
 		K_PLANES = FARE_CONFIG_MAX_PLANES,
 		K_NEXTHOPS = FARE_CONFIG_MAX_NEXTHOPS,
+		K_RSTATS = FARE_CONFIG_ROUTE_STATS,
+		K_GROUPS = FARE_CONFIG_MAX_GROUPS,
 	};
 	static const struct kw keys[] = {
 		KW("mode", K_MODE), KW("flowlet-timeout", K_FLOWLET),
 		KW("hash-seed", K_SEED), KW("tier-hops", K_HOPS),
 		KW("spill-bias", K_BIAS), KW("route-limit", K_ROUTES),
 		KW("plane-limit", K_PLANES), KW("nexthop-limit", K_NEXTHOPS),
+		KW("route-stats", K_RSTATS), KW("group-limit", K_GROUPS),
 		KW_END
 	};
 	struct fare_config *cfg = &req->config;
@@ -643,13 +723,21 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 			ret = get_u32(c, "nexthop-limit", 1, FARE_NEXTHOP_MAX,
 				      false, &cfg->max_nexthops);
 			break;
+		case K_RSTATS:
+			ret = expect_kw(c, on_off, "route-stats", &mode);
+			cfg->route_stats = mode == FARE_ROUTE_STATS_ON;
+			break;
+		case K_GROUPS:
+			ret = get_u32(c, "group-limit", 0, FARE_MAX_GROUPS_LIMIT,
+				      false, &cfg->max_groups);
+			break;
 		}
 		if (ret)
 			return ret;
 		cfg->set |= key;
 	}
 	if (!cfg->set)
-		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit)");
+		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit)");
 	return 0;
 }
 
@@ -796,6 +884,7 @@ static const struct kw objects[] = {
 	KW("config", FC_OBJ_CONFIG),
 	KW("stats", FC_OBJ_STATS),
 	KW("monitor", FC_OBJ_MONITOR),
+	KW("group", FC_OBJ_GROUP),
 	KW("help", FC_OBJ_NONE),
 	KW_END
 };
@@ -807,6 +896,7 @@ static const char *const object_names[] = {
 	[FC_OBJ_CONFIG] = "config",
 	[FC_OBJ_STATS] = "stats",
 	[FC_OBJ_MONITOR] = "monitor",
+	[FC_OBJ_GROUP] = "group",
 };
 
 static const char *const verb_names[] = {
@@ -838,6 +928,18 @@ static const struct kw route_verbs[] = {
 	KW("show", FC_VERB_SHOW),
 	KW_ALIAS("list", FC_VERB_SHOW),
 	KW("flush", FC_VERB_FLUSH),
+	KW("help", FC_VERB_HELP),
+	KW_END
+};
+
+static const struct kw group_verbs[] = {
+	KW("add", FC_VERB_ADD),
+	KW("replace", FC_VERB_REPLACE),
+	KW_ALIAS("set", FC_VERB_REPLACE),
+	KW("del", FC_VERB_DEL),
+	KW_ALIAS("delete", FC_VERB_DEL),
+	KW("show", FC_VERB_SHOW),
+	KW_ALIAS("list", FC_VERB_SHOW),
 	KW("help", FC_VERB_HELP),
 	KW_END
 };
@@ -886,7 +988,7 @@ static int parse_command(struct cur *c, struct fc_request *req)
 	int obj, verb, ret;
 
 	if (!more(c))
-		return fail(c, "missing object (plane, route, config, stats, monitor, help)");
+		return fail(c, "missing object (plane, route, group, config, stats, monitor, help)");
 	ret = expect_kw(c, objects, "object", &obj);
 	if (ret)
 		return ret;
@@ -907,7 +1009,8 @@ static int parse_command(struct cur *c, struct fc_request *req)
 	}
 	verbs = obj == FC_OBJ_CONFIG ? config_verbs :
 		obj == FC_OBJ_STATS ? stats_verbs :
-		obj == FC_OBJ_ROUTE ? route_verbs : plane_verbs;
+		obj == FC_OBJ_ROUTE ? route_verbs :
+		obj == FC_OBJ_GROUP ? group_verbs : plane_verbs;
 	if (!more(c)) {
 		verb = FC_VERB_SHOW;
 	} else {
@@ -932,6 +1035,8 @@ static int parse_command(struct cur *c, struct fc_request *req)
 			return no_more(c);
 		}
 		return parse_route(c, req);
+	case FC_OBJ_GROUP:
+		return parse_group(c, req);
 	case FC_OBJ_CONFIG:
 		if (verb == FC_VERB_SET)
 			return parse_config_set(c, req);
@@ -1050,7 +1155,7 @@ static const char help_overview[] =
 	"Usage: farectl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	"       farectl [OPTIONS] -batch FILE\n"
 	"       farectl help [OBJECT]\n"
-	"OBJECT := { plane | route | config | stats | monitor }\n"
+	"OBJECT := { plane | route | group | config | stats | monitor }\n"
 	"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -h[elp] }\n"
 	"  -j, --json          print JSON\n"
 	"  -p, --pretty        print indented JSON (implies -j)\n"
@@ -1068,9 +1173,19 @@ static const char help_plane[] =
 	"ID := 1..255\n"
 	"GW := an IPv4 or IPv6 next-hop address on IFNAME (one of each at most)\n";
 
+static const char help_group[] =
+	"Usage: farectl group { add | replace | set } ID NEXTHOP [NEXTHOP ...]\n"
+	"       farectl group del ID\n"
+	"       farectl group show [ID]\n"
+	"ID := 1..2147483647 (show also lists the anonymous groups, above)\n"
+	"NEXTHOP := nexthop plane ID weight W [tier T] [bandwidth BPS]\n"
+	"A group's next hops are shared by every route on it (route add PREFIX\n"
+	"group ID): one replace changes them all. A group in use cannot be\n"
+	"deleted.\n";
+
 static const char help_route[] =
 	"Usage: farectl route { add | replace } PREFIX [mode MODE] [src ADDR]\n"
-	"               NEXTHOP [NEXTHOP ...]\n"
+	"               [stats { on | off }] { group ID | NEXTHOP [NEXTHOP ...] }\n"
 	"       farectl route del PREFIX\n"
 	"       farectl route show [PREFIX]\n"
 	"       farectl route flush\n"
@@ -1079,20 +1194,25 @@ static const char help_route[] =
 	"NEXTHOP := nexthop plane ID weight W [tier T] [bandwidth BPS]\n"
 	"ID := 1..255   W := 1..4294967295   T := 0..7 (0 preferred)\n"
 	"BPS := path bandwidth in bytes per second (0: none), for tier spill-over\n"
-	"src ADDR is the preferred source of the kernel route to fare0.\n";
+	"src ADDR is the preferred source of the kernel route to fare0.\n"
+	"Routes with the same next hops share one anonymous group.\n"
+	"stats: the route's own counters (default: config route-stats).\n";
 
 static const char help_config[] =
 	"Usage: farectl config show\n"
 	"       farectl config set [mode MODE] [flowlet-timeout USEC] [hash-seed N]\n"
 	"                          [tier-hops H[,H...]] [spill-bias BYTES]\n"
 	"                          [route-limit R] [plane-limit P] [nexthop-limit K]\n"
+	"                          [group-limit G] [route-stats { on | off }]\n"
 	"MODE := { packet | flow | flowlet }\n"
 	"USEC := 1..10000000 microseconds   N := 0..4294967295 (or 0x...)\n"
 	"H := 1..255, the hop count of tiers 0, 1, ... (at most 8)\n"
 	"BYTES := 0..4294967295, the bias a tier's queue must exceed to spill\n"
 	"R := 0..16777216   P := 0..255   K := 1..64: most routes, planes and\n"
 	"     next hops per route of the namespace (raising one needs\n"
-	"     CAP_NET_ADMIN in the initial user namespace)\n";
+	"     CAP_NET_ADMIN in the initial user namespace)\n"
+	"G := 0..1048576 next-hop groups, named and anonymous\n"
+	"route-stats: whether new routes get their own counters (default on)\n";
 
 static const char help_stats[] =
 	"Usage: farectl stats [show]\n"
@@ -1122,6 +1242,9 @@ void fc_help(FILE *out, enum fc_object obj)
 		break;
 	case FC_OBJ_STATS:
 		fputs(help_stats, out);
+		break;
+	case FC_OBJ_GROUP:
+		fputs(help_group, out);
 		break;
 	default:
 		fputs(help_overview, out);

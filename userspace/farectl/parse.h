@@ -25,6 +25,7 @@ enum fc_object {
 	FC_OBJ_CONFIG,
 	FC_OBJ_STATS,
 	FC_OBJ_MONITOR,
+	FC_OBJ_GROUP,
 };
 
 enum fc_verb {
@@ -55,6 +56,7 @@ struct fc_request {
 	char ifname[IF_NAMESIZE];	/* plane add/replace: dev */
 	struct fare_plane plane;	/* ifindex left 0: resolve ifname */
 	struct fare_route route;
+	struct fare_group group;	/* group add/replace/del/show */
 	struct fare_config config;
 	unsigned int monitor;	/* FC_MON_* */
 };
