@@ -853,6 +853,16 @@ static void put_prefix(struct msg *m)
 	put_u8(m, FARE_A_ROUTE_PLEN, plen);
 }
 
+/* Mostly the few named ids, sometimes an anonymous one or any. */
+static uint32_t group_id(void)
+{
+	switch (below(10)) {
+	case 0: return any_u32();
+	case 1: return (uint32_t)FARE_GROUP_ID_MAX + 1 + below(8);
+	default: return 1 + below(4);
+	}
+}
+
 static void put_nexthops(struct msg *m)
 {
 	unsigned int n, i, tiers;
@@ -920,7 +930,8 @@ static void gen_request(struct slot *s, struct msg *m)
 	if (cmd < 1 || cmd > FARE_CMD_MAX)
 		m->core = true;
 	if ((flags & NLM_F_DUMP) == NLM_F_DUMP &&
-	    cmd != FARE_CMD_PLANE_GET && cmd != FARE_CMD_ROUTE_GET)
+	    cmd != FARE_CMD_PLANE_GET && cmd != FARE_CMD_ROUTE_GET &&
+	    cmd != FARE_CMD_GROUP_GET)
 		m->core = true;
 
 	switch (cmd) {
@@ -941,9 +952,30 @@ static void gen_request(struct slot *s, struct msg *m)
 		if (chance(70))
 			put_u8(m, FARE_A_ROUTE_MODE,
 			       chance(85) ? below(4) : any_u8());
-		put_nexthops(m);
+		/* Inline next hops, a named group, both or neither. */
+		i = below(10);
+		if (i < 6 || i == 9)
+			put_nexthops(m);
+		if (i >= 6)
+			put_u32(m, FARE_A_ROUTE_GROUP_ID, group_id());
+		if (chance(30))
+			put_u8(m, FARE_A_ROUTE_STATS,
+			       chance(90) ? below(2) : any_u8());
 		if (chance(50))
 			put_flag(m, FARE_A_REPLACE);
+		break;
+	case FARE_CMD_GROUP_NEW:
+		if (chance(95))
+			put_u32(m, FARE_A_GROUP_ID, group_id());
+		if (chance(95))
+			put_nexthops(m);
+		if (chance(50))
+			put_flag(m, FARE_A_REPLACE);
+		break;
+	case FARE_CMD_GROUP_DEL:
+	case FARE_CMD_GROUP_GET:
+		if (chance(90))
+			put_u32(m, FARE_A_GROUP_ID, group_id());
 		break;
 	case FARE_CMD_ROUTE_DEL:
 	case FARE_CMD_ROUTE_GET:
@@ -966,6 +998,17 @@ static void gen_request(struct slot *s, struct msg *m)
 		}
 		if (chance(30))
 			put_u32(m, FARE_A_CONFIG_SPILL_BIAS, any_u32());
+		if (chance(10))
+			put_u8(m, FARE_A_CONFIG_ROUTE_STATS,
+			       chance(90) ? below(2) : any_u8());
+		/*
+		 * Never below what session() needs (one group per pool
+		 * prefix): past the policy's bound or at least 64.
+		 */
+		if (chance(5))
+			put_u32(m, FARE_A_CONFIG_MAX_GROUPS,
+				chance(80) ? 64 + below(1 << 20) :
+				FARE_MAX_GROUPS_LIMIT + 1 + below(1000));
 		break;
 	default:
 		break;
@@ -1113,7 +1156,7 @@ static const char *cmd_name(uint8_t cmd)
 	static const char *const names[] = {
 		"unspec", "plane-new", "plane-del", "plane-get", "route-new",
 		"route-del", "route-get", "config-set", "config-get",
-		"stats-get",
+		"stats-get", "group-new", "group-del", "group-get",
 	};
 
 	return cmd < sizeof(names) / sizeof(names[0]) ? names[cmd] : "unknown";
