@@ -14,6 +14,8 @@
  *    hashed by a jhash2 (lookup3 "hashword") written here, into a
  *    power-of-two bucket array of chains at most 3/4 full, as rhashtable
  *    keeps it;
+ *  - routes reach their next hops through a shared group, as fare.ko's
+ *    rt->nhg->grp (one more load than a group of the route's own);
  *  - the plane scan copies fare_group_select()'s loop over an array of
  *    planes instead of fare_plane_get_rcu();
  *  - the flow hash (skb_get_hash(), the flow dissector) is drawn beforehand
@@ -47,11 +49,16 @@ struct group {
 	struct fare_spray *spray;	/* NH counts follow */
 };
 
+/* fare.ko's shared group (struct fare_nhg): routes point to it. */
+struct nhg {
+	struct group *grp;
+};
+
 struct route {
 	struct route *next;
 	struct fare_prefix key;
 	u8 mode;
-	struct group *grp;
+	struct nhg *nhg;
 };
 
 struct table {
@@ -129,6 +136,15 @@ static void *probe(void *t, const struct fare_prefix *key)
 	return NULL;
 }
 
+/* Every route of the bench shares the one group, as host routes do. */
+static struct nhg *nhg_of(struct group *grp)
+{
+	static struct nhg shared;
+
+	shared.grp = grp;
+	return &shared;
+}
+
 static void insert(struct table *tab, u8 family, const void *addr, u8 plen,
 		   u8 mode, struct group *grp)
 {
@@ -142,7 +158,7 @@ static void insert(struct table *tab, u8 family, const void *addr, u8 plen,
 	memcpy(rt->key.addr, addr, fare_family_bits(family) / 8);
 	fare_mask(rt->key.addr, fare_family_bits(family), plen);
 	rt->mode = mode;
-	rt->grp = grp;
+	rt->nhg = nhg_of(grp);
 	h = key_hash(&rt->key, table_seed) & tab->mask;
 	rt->next = tab->buckets[h];
 	tab->buckets[h] = rt;
@@ -190,7 +206,7 @@ __attribute__((noinline)) void bench_run(struct table *tab, u8 family,
 			misses++;
 			continue;
 		}
-		grp = rt->grp;
+		grp = rt->nhg->grp;
 		/* As fare_group_select(): which planes carry the family. */
 		for (i = 0; i < NH; i++) {
 			const struct plane *pl = &planes[grp->plane_id[i]];

@@ -389,7 +389,7 @@ static void fare_count_tx(struct fare_net *fn, struct fare_route *rt,
 	struct fare_pcpu_tx *ptx = this_cpu_ptr(plane->tx);
 	struct fare_pcpu_net *st = this_cpu_ptr(fn->stats);
 	u8 tier = min_t(u8, grp->tiers[idx], FARE_TIER_MAX);
-	struct fare_route_stats *rst = rcu_dereference(rt->stats);
+	struct fare_route_stats *rst = fare_route_stats_rcu(rt);
 
 	/* Only a route with several tiers ever reads the virtual queues. */
 	if (grp->num_tiers > 1 && grp->nh[idx].bandwidth)

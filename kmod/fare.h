@@ -148,20 +148,47 @@ struct fare_route_stats {
 };
 
 /*
- * A route: small, as there may be a million; what it steers by lives in
- * its shared group, and its counters only exist when asked for.
+ * A route: small (64 bytes), as there may be a million; what it steers by
+ * lives in its shared group, and its counters only exist when asked for.
  */
 struct fare_route {
 	struct rhash_head node;
-	struct list_head list;		/* fare_net.route_list, under lock */
-	struct rcu_head rcu;
+	union {
+		/* fare_net.route_list, under lock; no RCU reader walks it. */
+		struct list_head list;
+		/* Once unlinked from the list and the table: its free. */
+		struct rcu_head rcu;
+	};
 	struct fare_prefix key;
 	u8 mode;			/* enum fare_mode */
+	u8 flags;			/* FARE_ROUTE_F_*, for the object's life */
 	u64 seq;			/* insertion order: dumps resume by it */
 	/* Written under fare_net.lock, read under RCU. */
 	struct fare_nhg __rcu *nhg;
-	struct fare_route_stats __rcu *stats;	/* NULL: none */
 };
+
+/* The route is the start of a struct fare_route_ext. */
+#define FARE_ROUTE_F_STATS	BIT(0)
+
+/* A route with counters of its own. */
+struct fare_route_ext {
+	struct fare_route rt;
+	/* Written under fare_net.lock, read under RCU; never NULL. */
+	struct fare_route_stats __rcu *stats;
+};
+
+static inline struct fare_route_ext *fare_route_ext(struct fare_route *rt)
+{
+	return container_of(rt, struct fare_route_ext, rt);
+}
+
+/* The route's counters under RCU, or NULL if it has none. */
+static inline struct fare_route_stats *fare_route_stats_rcu(struct fare_route *rt)
+{
+	if (!(rt->flags & FARE_ROUTE_F_STATS))
+		return NULL;
+	return rcu_dereference(fare_route_ext(rt)->stats);
+}
 
 /*
  * The per-route counters (fare_route.stats), in the packet path: in a
@@ -196,7 +223,7 @@ static inline void fare_route_count_tx(struct fare_route_stats *st,
 static inline void fare_route_count_drop(struct fare_route *rt,
 					 bool fallback)
 {
-	struct fare_route_stats *rst = rcu_dereference(rt->stats);
+	struct fare_route_stats *rst = fare_route_stats_rcu(rt);
 	struct fare_route_pcpu *rtx;
 
 	if (!rst)
@@ -343,7 +370,12 @@ struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
 				     const void *daddr);
 int fare_route_insert(struct fare_net *fn, struct fare_route *rt);
 void fare_route_remove(struct fare_net *fn, struct fare_route *rt);
+int fare_route_swap(struct fare_net *fn, struct fare_route *old,
+		    struct fare_route *new);
 void fare_route_free(struct fare_net *fn, struct fare_route *rt);
+struct fare_route *fare_route_alloc(struct fare_route_stats *stats);
+struct fare_route_stats *fare_route_stats_locked(struct fare_net *fn,
+						 struct fare_route *rt);
 struct fare_group *fare_group_alloc(unsigned int num_nh);
 bool fare_group_same(const struct fare_group *a, const struct fare_group *b);
 struct fare_nhg *fare_nhg_find(struct fare_net *fn, u32 id);

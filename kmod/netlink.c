@@ -369,7 +369,7 @@ static int fare_route_fill(struct sk_buff *skb, struct fare_route *rt,
 
 	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
 	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
-	rst = rcu_dereference_protected(rt->stats, lockdep_is_held(&fn->lock));
+	rst = fare_route_stats_locked(fn, rt);
 	if (nla_put_u8(skb, FARE_A_ROUTE_MODE, rt->mode) ||
 	    nla_put_u32(skb, FARE_A_ROUTE_GROUP_ID, nhg->id) ||
 	    nla_put_u8(skb, FARE_A_ROUTE_STATS, !!rst))
@@ -577,8 +577,8 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **attrs = info->attrs;
 	struct fare_nhg *nhg, *old = NULL;
 	struct fare_group *grp = NULL;
+	struct fare_route *rt, *new;
 	struct fare_prefix key;
-	struct fare_route *rt;
 	u8 mode = FARE_MODE_DEFAULT;
 	bool stats;
 	int err;
@@ -634,38 +634,56 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 			goto err_put;
 		}
 	}
-	if (rt) {
+	if (rt && !!rst == !!(rt->flags & FARE_ROUTE_F_STATS)) {
 		/* Readers see the old group or the new one, never a mix. */
-		old_rst = rcu_dereference_protected(rt->stats,
-						    lockdep_is_held(&fn->lock));
+		old_rst = fare_route_stats_locked(fn, rt);
 		WRITE_ONCE(rt->mode, mode);
 		rcu_assign_pointer(rt->nhg, nhg);
-		rcu_assign_pointer(rt->stats, rst);
+		if (rst)
+			rcu_assign_pointer(fare_route_ext(rt)->stats, rst);
 		fare_route_stats_free_rcu(old_rst);
 		fare_nhg_put(fn, old);
-	} else {
-		err = -ENOMEM;
-		rt = kzalloc(sizeof(*rt), GFP_KERNEL_ACCOUNT);
-		if (!rt) {
-			NL_SET_ERR_MSG(info->extack, "no memory for the route");
-			goto err_put;
+		goto done;
+	}
+	/* A new route, or one that gains or loses its counters: new object. */
+	err = -ENOMEM;
+	new = fare_route_alloc(rst);
+	if (!new) {
+		NL_SET_ERR_MSG(info->extack, "no memory for the route");
+		goto err_put;
+	}
+	rst = NULL;			/* the route's now */
+	new->key = key;
+	new->mode = mode;
+	RCU_INIT_POINTER(new->nhg, nhg);
+	if (rt) {
+		/* Same place in the table and the list; dumps resume by seq. */
+		err = fare_route_swap(fn, rt, new);
+		if (err) {
+			NL_SET_ERR_MSG(info->extack,
+				       "cannot replace the route in the table");
+			goto err_new;
 		}
-		rt->key = key;
-		rt->mode = mode;
-		RCU_INIT_POINTER(rt->nhg, nhg);
-		RCU_INIT_POINTER(rt->stats, rst);
-		err = fare_route_insert(fn, rt);
+		/* Readers of @rt finish with its old group and counters. */
+		fare_route_free(fn, rt);
+	} else {
+		err = fare_route_insert(fn, new);
 		if (err) {
 			NL_SET_ERR_MSG(info->extack,
 				       "cannot insert the route into the table");
-			kfree(rt);
-			goto err_put;
+			goto err_new;
 		}
 	}
+	rt = new;
+done:
 	fare_nl_notify_route(fn, FARE_CMD_ROUTE_NEW, rt);
 	mutex_unlock(&fn->lock);
 	return 0;
 
+err_new:
+	/* Its counters go with it; the group reference is dropped below. */
+	RCU_INIT_POINTER(new->nhg, NULL);
+	fare_route_free(fn, new);
 err_put:
 	fare_route_stats_free_rcu(rst);
 	fare_nhg_put(fn, nhg);

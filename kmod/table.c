@@ -89,10 +89,29 @@ int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
 		return err;
 	/* The list stays sorted by seq: new routes only go to its tail. */
 	rt->seq = ++fn->route_seq;
-	list_add_tail_rcu(&rt->list, &fn->route_list);
+	list_add_tail(&rt->list, &fn->route_list);
 	fn->num_routes++;
 	if (!fn->plen_count[fam][rt->key.plen]++)
 		set_bit(rt->key.plen, fare_plens(fn, rt->key.family));
+	return 0;
+}
+
+/*
+ * Puts @new, of the same key, in @old's place in the table and the route
+ * list, with its sequence number: a dump goes on as if it were @old.
+ */
+int fare_route_swap(struct fare_net *fn, struct fare_route *old,
+		    struct fare_route *new)
+{
+	int err;
+
+	lockdep_assert_held(&fn->lock);
+	new->seq = old->seq;
+	err = rhashtable_replace_fast(&fn->routes, &old->node, &new->node,
+				      fare_route_params);
+	if (err)
+		return err;
+	list_replace(&old->list, &new->list);
 	return 0;
 }
 
@@ -102,7 +121,7 @@ void fare_route_remove(struct fare_net *fn, struct fare_route *rt)
 
 	lockdep_assert_held(&fn->lock);
 	rhashtable_remove_fast(&fn->routes, &rt->node, fare_route_params);
-	list_del_rcu(&rt->list);
+	list_del(&rt->list);
 	fn->num_routes--;
 	if (!--fn->plen_count[fam][rt->key.plen])
 		clear_bit(rt->key.plen, fare_plens(fn, rt->key.family));
@@ -623,6 +642,37 @@ static void fare_route_free_cb(struct rcu_head *head)
 	kfree(rt);
 }
 
+/*
+ * A route, with room for @stats (its counters, which it then owns) if not
+ * NULL; its key, mode, group and place in the table are the caller's.
+ */
+struct fare_route *fare_route_alloc(struct fare_route_stats *stats)
+{
+	struct fare_route_ext *ext;
+	struct fare_route *rt;
+
+	static_assert(sizeof(struct fare_route) <= 64);
+	static_assert(offsetof(struct fare_route_ext, rt) == 0);
+	if (!stats)
+		return kzalloc(sizeof(*rt), GFP_KERNEL_ACCOUNT);
+	ext = kzalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
+	if (!ext)
+		return NULL;
+	ext->rt.flags = FARE_ROUTE_F_STATS;
+	RCU_INIT_POINTER(ext->stats, stats);
+	return &ext->rt;
+}
+
+/* The route's counters under @fn's lock, or NULL if it has none. */
+struct fare_route_stats *fare_route_stats_locked(struct fare_net *fn,
+						 struct fare_route *rt)
+{
+	if (!(rt->flags & FARE_ROUTE_F_STATS))
+		return NULL;
+	return rcu_dereference_protected(fare_route_ext(rt)->stats,
+					 lockdep_is_held(&fn->lock));
+}
+
 /* Drops what @rt holds: its group's reference and its counters. */
 static void fare_route_release(struct fare_net *fn, struct fare_route *rt)
 {
@@ -631,8 +681,7 @@ static void fare_route_release(struct fare_net *fn, struct fare_route *rt)
 	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
 	if (nhg)
 		fare_nhg_put(fn, nhg);
-	fare_route_stats_free_rcu(rcu_dereference_protected(rt->stats,
-							    lockdep_is_held(&fn->lock)));
+	fare_route_stats_free_rcu(fare_route_stats_locked(fn, rt));
 }
 
 /*
