@@ -46,24 +46,26 @@ expect()
 	fi
 }
 
-expect "farectl " "config help monitor plane route stats"
+expect "farectl " "config group help monitor plane route stats"
 expect "farectl -j r" "route"
 expect "farectl --" "--batch --help --json --netns --pretty"
 expect "farectl route " "add del flush help replace show"
 expect "farectl -n h1 route del " "10.0.0.0/24 2001:db8::/32"
 expect "farectl plane del " "1 7"
 expect "farectl plane add 3 d" "dev"
-expect "farectl route add 10.0.0.0/8 " "mode nexthop src"
+expect "farectl route add 10.0.0.0/8 " "group mode nexthop src stats"
 expect "farectl route add 10.0.0.0/8 mode " "default flow flowlet packet"
 expect "farectl route add 10.0.0.0/8 nexthop " "plane"
 expect "farectl route add 10.0.0.0/8 nexthop plane " "1 7"
 expect "farectl route add 10.0.0.0/8 nexthop plane 1 " "weight"
-expect "farectl route add 10.0.0.0/8 nexthop plane 1 weight 3 " "bandwidth mode nexthop src tier"
-expect "farectl config set " "flowlet-timeout hash-seed mode nexthop-limit plane-limit route-limit spill-bias tier-hops"
+expect "farectl route add 10.0.0.0/8 nexthop plane 1 weight 3 " "bandwidth mode nexthop src stats tier"
+expect "farectl config set " "flowlet-timeout group-limit hash-seed mode nexthop-limit plane-limit route-limit route-stats spill-bias tier-hops"
 expect "farectl config set mode " "flow flowlet packet"
 expect "farectl monitor " "all config help plane route"
 expect "farectl monitor route " "config plane route"
 expect "farectl stats " "help show"
+expect "farectl group " "add del help replace set show"
+expect "farectl route add 10.0.0.0/8 stats " "off on"
 
 echo "completion: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -120,6 +120,51 @@ TEST(route_without_traffic_has_no_actual_share)
 	capture_end(&c);
 }
 
+TEST(route_without_counters_shows_no_actual_share)
+{
+	struct fare_route r = route();
+	struct fc_out o;
+	struct capture c;
+
+	r.stats = FARE_ROUTE_STATS_OFF;
+	r.group_id = 7;
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_route(&o, &r);
+	CHECK_STR(capture_text(&c),
+		  "10.0.0.0/24 mode packet group 7 stats off\n"
+		  "\tnexthop plane 1 weight 3 tier 0 share 75.0%\n"
+		  "\tnexthop plane 2 weight 1 tier 0 share 25.0%\n");
+	capture_end(&c);
+}
+
+TEST(group_text_and_json_show_routes_and_counters)
+{
+	struct fare_route r = route();
+	struct fare_group g = { .id = 2147483648U, .refs = 3, .n_nexthops = 1 };
+	struct fc_out o;
+	struct capture c;
+
+	g.nexthops[0] = r.nexthops[0];
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_group(&o, &g);
+	CHECK_STR(capture_text(&c),
+		  "group 2147483648 anonymous routes 3\n"
+		  "\tnexthop plane 1 weight 3 tier 0 share 100.0% actual 100.0% packets 3000 bytes 120000\n");
+	capture_end(&c);
+	g.id = 5;
+	capture_start(&c);
+	fc_out_init(&o, c.f, true, false);
+	fc_out_group(&o, &g);
+	json_end(&o.j);
+	CHECK_STR(capture_text(&c),
+		  "{\"id\":5,\"anonymous\":false,\"routes\":3,\"nexthops\":[{\"plane\":1,\"weight\":3,"
+		  "\"tier\":0,\"bandwidth\":0,\"share\":1,\"actual\":1,\"tx_packets\":3000,"
+		  "\"tx_bytes\":120000}]}\n");
+	capture_end(&c);
+}
+
 TEST(target_share_is_counted_within_the_tier)
 {
 	struct fare_route r = route();

@@ -705,3 +705,68 @@ TEST(split_line_refuses_open_quotes_and_too_many_words)
 	CHECK_INT(split("1 2 3 4 5 6 7 8 9"), -1);
 	CHECK_STR(err, "more than 8 words");
 }
+
+TEST(group_add_and_set_read_an_id_and_next_hops)
+{
+	PARSE_OK("group add 7 nexthop plane 1 weight 3 nexthop plane 2 weight 1 tier 1");
+	CHECK_INT(req.obj, FC_OBJ_GROUP);
+	CHECK_INT(req.verb, FC_VERB_ADD);
+	CHECK_INT(req.group.id, 7);
+	CHECK_INT(req.group.n_nexthops, 2);
+	CHECK_INT(req.group.nexthops[0].weight, 3);
+	CHECK_INT(req.group.nexthops[1].tier, 1);
+	CHECK_INT(req.route.n_nexthops, 0);
+	PARSE_OK("group set 2147483647 nexthop plane 4 weight 9");
+	CHECK_INT(req.verb, FC_VERB_REPLACE);
+	CHECK_INT(req.group.id, 2147483647);
+	PARSE_OK("group del 3");
+	CHECK_INT(req.verb, FC_VERB_DEL);
+	CHECK_INT(req.group.id, 3);
+	/* show also takes the ids of anonymous groups */
+	PARSE_OK("group show 2147483648");
+	CHECK(req.has_key);
+	CHECK_INT(req.group.id, 2147483648U);
+	PARSE_OK("group");
+	CHECK_INT(req.verb, FC_VERB_SHOW);
+	CHECK(!req.has_key);
+}
+
+TEST(group_refusals_name_the_argument)
+{
+	PARSE_USAGE("group add 0 nexthop plane 1 weight 1",
+		    "group add: group id 0 out of range (1..2147483647) at argument 3");
+	PARSE_USAGE("group del 2147483648",
+		    "group del: group id 2147483648 out of range (1..2147483647) at argument 3");
+	PARSE_USAGE("group add 1", "group add: at least one nexthop is required");
+	PARSE_USAGE("group add 1 mode flow",
+		    "group add: unknown keyword \"mode\" (nexthop) at argument 4");
+}
+
+TEST(route_add_takes_a_group_or_next_hops_and_stats)
+{
+	PARSE_OK("route add 10.0.0.0/24 group 7 stats off");
+	CHECK_INT(req.route.group_id, 7);
+	CHECK_INT(req.route.n_nexthops, 0);
+	CHECK_INT(req.route.stats, FARE_ROUTE_STATS_OFF);
+	PARSE_OK("route add 10.0.0.0/24 nexthop plane 1 weight 1 stats on");
+	CHECK_INT(req.route.group_id, 0);
+	CHECK_INT(req.route.stats, FARE_ROUTE_STATS_ON);
+	PARSE_OK("route add 10.0.0.0/24 nexthop plane 1 weight 1");
+	CHECK_INT(req.route.stats, FARE_ROUTE_STATS_DEFAULT);
+	PARSE_USAGE("route add 10.0.0.0/24 group 7 nexthop plane 1 weight 1",
+		    "route add: a route takes a group or next hops, not both at argument 6");
+	PARSE_USAGE("route add 10.0.0.0/24 nexthop plane 1 weight 1 group 7",
+		    "route add: a route takes a group or next hops, not both at argument 9");
+	PARSE_USAGE("route add 10.0.0.0/24 group 7 stats maybe",
+		    "route add: unknown stats \"maybe\" (on, off) at argument 7");
+}
+
+TEST(config_set_reads_route_stats_and_group_limit)
+{
+	PARSE_OK("config set route-stats off group-limit 16");
+	CHECK_INT(req.config.set, FARE_CONFIG_ROUTE_STATS | FARE_CONFIG_MAX_GROUPS);
+	CHECK(!req.config.route_stats);
+	CHECK_INT(req.config.max_groups, 16);
+	PARSE_USAGE("config set group-limit 1048577",
+		    "config set: group-limit 1048577 out of range (0..1048576) at argument 4");
+}
