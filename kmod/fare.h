@@ -7,11 +7,17 @@
  *  - RTNL serialises writers of the plane table and of the fare device
  *    pointer, so the netdevice notifier (which runs under RTNL) can track
  *    plane devices without another lock.
- *  - fare_net.lock serialises writers of routes and the namespace config.
- *  - The packet path never locks: it reads planes, routes and groups under
- *    RCU. A plane or group is immutable once published except for the
+ *  - fare_net.lock serialises writers of routes, of the shared next-hop
+ *    groups (the id xarray, the anonymous groups' hash, each group's
+ *    route count and next hops) and of the namespace config.
+ *  - The packet path never locks: it reads planes, routes, groups and a
+ *    route's counters under RCU (route -> nhg -> grp). A plane or a
+ *    group's next hops are immutable once published except for the
  *    fields marked "READ_ONCE"; a change publishes a new object with
  *    rcu_assign_pointer() and frees the old one after a grace period.
+ *  - A route holds a reference (fare_nhg.refs, under the lock) on its
+ *    group; a named group lives until GROUP_DEL with no route on it, an
+ *    anonymous one until its last route lets go.
  */
 #ifndef _FARE_H
 #define _FARE_H
