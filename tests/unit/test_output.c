@@ -391,8 +391,22 @@ TEST(monitor_text_lines_are_batch_commands)
 	ev.route.n_nexthops = 1;
 	CHECK_STR(event_text(&ev, false, NULL),
 		  "route replace 10.0.0.0/24 nexthop plane 1 weight 3\n");
+	ev.route.group_id = 7;
+	ev.route.stats = FARE_ROUTE_STATS_OFF;
+	CHECK_STR(event_text(&ev, false, NULL),
+		  "route replace 10.0.0.0/24 stats off group 7\n");
 	ev.type = FARE_EVENT_ROUTE_DEL;
 	CHECK_STR(event_text(&ev, false, NULL), "route del 10.0.0.0/24\n");
+
+	ev.type = FARE_EVENT_GROUP_NEW;
+	ev.group = (struct fare_group){ .id = 7, .refs = 2, .n_nexthops = 2 };
+	ev.group.nexthops[0] = route().nexthops[0];
+	ev.group.nexthops[1] = route().nexthops[1];
+	ev.group.nexthops[1].bandwidth = 5;
+	CHECK_STR(event_text(&ev, false, NULL),
+		  "group replace 7 nexthop plane 1 weight 3 nexthop plane 2 weight 1 bandwidth 5\n");
+	ev.type = FARE_EVENT_GROUP_DEL;
+	CHECK_STR(event_text(&ev, false, NULL), "group del 7\n");
 
 	ev.type = FARE_EVENT_CONFIG;
 	ev.config = (struct fare_config){

@@ -576,7 +576,7 @@ TEST(help_texts_name_every_command)
 	capture_end(&c);
 	capture_start(&c);
 	fc_help(c.f, FC_OBJ_MONITOR);
-	CHECK(strstr(capture_text(&c), "farectl monitor [all | { plane | route | config } ...]"));
+	CHECK(strstr(capture_text(&c), "farectl monitor [all | { plane | route | config | group } ...]"));
 	capture_end(&c);
 }
 
@@ -630,7 +630,7 @@ TEST(monitor_shows_everything_or_the_kinds_named)
 	PARSE_OK("mon p");
 	CHECK_INT(req.monitor, FC_MON_PLANE);
 	PARSE_USAGE("monitor bgp",
-		    "monitor: unknown event kind \"bgp\" (all, plane, route, config, help) at argument 2");
+		    "monitor: unknown event kind \"bgp\" (all, plane, route, config, group, help) at argument 2");
 	PARSE_OK("monitor help");
 	CHECK_INT(req.verb, FC_VERB_HELP);
 }

@@ -368,6 +368,10 @@ static int print_event(const struct fare_event *ev, void *arg)
 		kind = FC_MON_CONFIG;
 		ifname = ifname_of(ev->config.ifindex, name);
 		break;
+	case FARE_EVENT_GROUP_NEW:
+	case FARE_EVENT_GROUP_DEL:
+		kind = FC_MON_GROUP;
+		break;
 	default:
 		kind = FC_MON_ROUTE;
 		break;

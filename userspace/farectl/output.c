@@ -387,25 +387,38 @@ void fc_out_tiers(struct fc_out *o, const struct fare_stats *s)
 }
 
 /* "route replace PREFIX [mode M] nexthop plane ID weight W [tier T] ..." */
+/* " nexthop plane P weight W [tier T] [bandwidth B]" for each next hop. */
+static void nexthops_line(FILE *f, const struct fare_nexthop *nhs,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		fprintf(f, " nexthop plane %u weight %u", nhs[i].plane_id,
+			nhs[i].weight);
+		if (nhs[i].tier)
+			fprintf(f, " tier %u", nhs[i].tier);
+		if (nhs[i].bandwidth)
+			fprintf(f, " bandwidth %" PRIu64, nhs[i].bandwidth);
+	}
+	fputc('\n', f);
+}
+
 static void route_line(FILE *f, const struct fare_route *r)
 {
 	char prefix[FARE_PREFIX_STRLEN];
-	unsigned int i;
 
 	fprintf(f, "route replace %s",
 		fare_prefix_format(&r->dst, prefix, sizeof(prefix)));
 	if (r->mode != FARE_MODE_DEFAULT)
 		fprintf(f, " mode %s", fare_mode_name(r->mode));
-	for (i = 0; i < r->n_nexthops; i++) {
-		fprintf(f, " nexthop plane %u weight %u", r->nexthops[i].plane_id,
-			r->nexthops[i].weight);
-		if (r->nexthops[i].tier)
-			fprintf(f, " tier %u", r->nexthops[i].tier);
-		if (r->nexthops[i].bandwidth)
-			fprintf(f, " bandwidth %" PRIu64,
-				r->nexthops[i].bandwidth);
+	if (r->stats == FARE_ROUTE_STATS_OFF)
+		fputs(" stats off", f);
+	if (r->group_id && r->group_id <= FARE_GROUP_ID_MAX) {
+		fprintf(f, " group %u\n", r->group_id);
+		return;
 	}
-	fputc('\n', f);
+	nexthops_line(f, r->nexthops, r->n_nexthops);
 }
 
 void fc_out_event(struct fc_out *o, const struct fare_event *ev,
@@ -417,12 +430,14 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 		[FARE_EVENT_ROUTE_NEW] = "route_new",
 		[FARE_EVENT_ROUTE_DEL] = "route_del",
 		[FARE_EVENT_CONFIG] = "config",
+		[FARE_EVENT_GROUP_NEW] = "group_new",
+		[FARE_EVENT_GROUP_DEL] = "group_del",
 	};
 	char addr[INET6_ADDRSTRLEN], prefix[FARE_PREFIX_STRLEN];
 	char dev[IF_NAMESIZE + 16];
 	const struct fare_plane *p = &ev->plane;
 
-	if (ev->type == FARE_EVENT_LOST || ev->type > FARE_EVENT_CONFIG)
+	if (ev->type == FARE_EVENT_LOST || ev->type > FARE_EVENT_GROUP_DEL)
 		return;
 	if (o->json) {
 		json_open_object(&o->j);
@@ -446,6 +461,16 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 			json_kv_string(&o->j, "family",
 				       ev->route.dst.family == AF_INET ?
 				       "inet" : "inet6");
+			json_close_object(&o->j);
+			break;
+		case FARE_EVENT_GROUP_NEW:
+			json_key(&o->j, "group");
+			fc_out_group(o, &ev->group);
+			break;
+		case FARE_EVENT_GROUP_DEL:
+			json_key(&o->j, "group");
+			json_open_object(&o->j);
+			json_kv_u64(&o->j, "id", ev->group.id);
 			json_close_object(&o->j);
 			break;
 		default:
@@ -484,6 +509,13 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 		fprintf(o->f, "route del %s\n",
 			fare_prefix_format(&ev->route.dst, prefix,
 					   sizeof(prefix)));
+		break;
+	case FARE_EVENT_GROUP_NEW:
+		fprintf(o->f, "group replace %u", ev->group.id);
+		nexthops_line(o->f, ev->group.nexthops, ev->group.n_nexthops);
+		break;
+	case FARE_EVENT_GROUP_DEL:
+		fprintf(o->f, "group del %u\n", ev->group.id);
 		break;
 	default:
 		fprintf(o->f, "config set mode %s flowlet-timeout %u",

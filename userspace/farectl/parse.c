@@ -957,13 +957,13 @@ static const struct kw stats_verbs[] = {
 	KW_END
 };
 
-/* monitor [all | { plane | route | config } ...] */
+/* monitor [all | { plane | route | config | group } ...] */
 static int parse_monitor(struct cur *c, struct fc_request *req)
 {
 	static const struct kw what[] = {
 		KW("all", FC_MON_ALL), KW("plane", FC_MON_PLANE),
 		KW("route", FC_MON_ROUTE), KW("config", FC_MON_CONFIG),
-		KW("help", 0), KW_END
+		KW("group", FC_MON_GROUP), KW("help", 0), KW_END
 	};
 	int m, ret;
 
@@ -1220,7 +1220,7 @@ static const char help_stats[] =
 	"and each route's next hops with their target and actual shares.\n";
 
 static const char help_monitor[] =
-	"Usage: farectl monitor [all | { plane | route | config } ...]\n"
+	"Usage: farectl monitor [all | { plane | route | config | group } ...]\n"
 	"Prints every change as it happens, as a line farectl -batch takes\n"
 	"(or one JSON object a line with -j), until interrupted.\n"
 	"Needs CAP_NET_ADMIN.\n";

@@ -42,7 +42,9 @@ enum fc_verb {
 #define FC_MON_PLANE	(1U << 0)
 #define FC_MON_ROUTE	(1U << 1)
 #define FC_MON_CONFIG	(1U << 2)
-#define FC_MON_ALL	(FC_MON_PLANE | FC_MON_ROUTE | FC_MON_CONFIG)
+#define FC_MON_GROUP	(1U << 3)
+#define FC_MON_ALL	(FC_MON_PLANE | FC_MON_ROUTE | FC_MON_CONFIG | \
+			 FC_MON_GROUP)
 
 struct fc_request {
 	bool json;		/* -j */

@@ -285,6 +285,8 @@ enum fare_event_type {
 	FARE_EVENT_ROUTE_NEW,	/* add or replace */
 	FARE_EVENT_ROUTE_DEL,	/* route.dst only */
 	FARE_EVENT_CONFIG,	/* the whole config after a change */
+	FARE_EVENT_GROUP_NEW,	/* a named group added or replaced */
+	FARE_EVENT_GROUP_DEL,	/* group.id only */
 };
 
 struct fare_event {
@@ -293,6 +295,7 @@ struct fare_event {
 		struct fare_plane plane;
 		struct fare_route route;
 		struct fare_config config;
+		struct fare_group group;
 	};
 };
 

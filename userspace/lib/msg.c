@@ -777,6 +777,11 @@ int fare_msg_parse_event(const struct nlmsghdr *nlh, uint16_t family_id,
 	case FARE_CMD_CONFIG_SET:
 		ev->type = FARE_EVENT_CONFIG;
 		return fare_msg_parse_config(nlh, &ev->config, err);
+	case FARE_CMD_GROUP_NEW:
+	case FARE_CMD_GROUP_DEL:
+		ev->type = genl->cmd == FARE_CMD_GROUP_NEW ?
+			   FARE_EVENT_GROUP_NEW : FARE_EVENT_GROUP_DEL;
+		return fare_msg_parse_group(nlh, &ev->group, err);
 	default:
 		/* A newer kernel's event: not one we can show. */
 		return -ENOMSG;
