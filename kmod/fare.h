@@ -283,7 +283,7 @@ static inline u64 fare_slot_owner(u32 hash, u32 value)
  */
 #define FARE_FLOW_TIER_IDLE_NS	NSEC_PER_SEC
 
-#define FARE_NHG_ANON_BITS 8
+#define FARE_NHG_ANON_BITS 10
 
 #define FARE_FLOWLET_BITS 12
 #define FARE_FLOWLET_SLOTS BIT(FARE_FLOWLET_BITS)

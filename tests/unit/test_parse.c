@@ -767,6 +767,6 @@ TEST(config_set_reads_route_stats_and_group_limit)
 	CHECK_INT(req.config.set, FARE_CONFIG_ROUTE_STATS | FARE_CONFIG_MAX_GROUPS);
 	CHECK(!req.config.route_stats);
 	CHECK_INT(req.config.max_groups, 16);
-	PARSE_USAGE("config set group-limit 1048577",
-		    "config set: group-limit 1048577 out of range (0..1048576) at argument 4");
+	PARSE_USAGE("config set group-limit 16777217",
+		    "config set: group-limit 16777217 out of range (0..16777216) at argument 4");
 }

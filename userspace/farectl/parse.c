@@ -1211,7 +1211,7 @@ static const char help_config[] =
 	"R := 0..16777216   P := 0..255   K := 1..64: most routes, planes and\n"
 	"     next hops per route of the namespace (raising one needs\n"
 	"     CAP_NET_ADMIN in the initial user namespace)\n"
-	"G := 0..1048576 next-hop groups, named and anonymous\n"
+	"G := 0..16777216 next-hop groups, named and anonymous\n"
 	"route-stats: whether new routes get their own counters (default on)\n";
 
 static const char help_stats[] =
