@@ -25,7 +25,21 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          100.64.0.3/32 with AS_PATH 65003 {65005 65006};
                          stay until killed
   flaps N                N times: connect, Established, 10 routes, Cease
+  attrs                  connect, send 100.64.0.2/32 with NO_EXPORT, then
+                         100.64.0.1/32 with COMMUNITIES 65003:1 65003:2,
+                         LARGE_COMMUNITIES 65003:1:2, an unknown optional
+                         transitive attribute 0xf1 ("fare-xyz") and an
+                         unknown optional non-transitive one 0xf2
+                         ("nontrans"); stay until killed
+  expect-attr IP TYPE FLAGS HEX
+                         connect and wait (30 s at most) for an UPDATE
+                         announcing IP/32; check that it carries attribute
+                         TYPE with exactly FLAGS (Extended Length aside)
+                         and value HEX (all hex), and that no other
+                         attribute of an unassigned type (> 0x28) came
+HOSTILE_AS in the environment replaces the AS (65003).
 """
+import os
 import select
 import socket
 import struct
@@ -35,7 +49,7 @@ import time
 
 LOCAL, FARED, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 ARGS = sys.argv[4:]
-MY_AS = 65003
+MY_AS = int(os.environ.get("HOSTILE_AS", "65003"))
 failed = 0
 
 
@@ -319,6 +333,84 @@ def oversize():
     s.keepalives(stop)
 
 
+def attrs():
+    s = Session()
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    no_export = attr(0xc0, 8, struct.pack("!I", 0xffffff01))
+    s.send(update(base_attrs() + no_export, host(2)))
+    comms = attr(0xc0, 8, struct.pack("!HHHH", MY_AS, 1, MY_AS, 2))
+    large = attr(0xc0, 32, struct.pack("!III", MY_AS, 1, 2))
+    unknown_t = attr(0xc0, 0xf1, b"fare-xyz")
+    unknown_nt = attr(0x80, 0xf2, b"nontrans")
+    s.send(update(base_attrs() + comms + large + unknown_t + unknown_nt,
+                  host(1)))
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
+def parse_update(body):
+    """The (flags, type, value) attributes and the IPv4 NLRI of body."""
+    wl = struct.unpack("!H", body[0:2])[0]
+    al = struct.unpack("!H", body[2 + wl:4 + wl])[0]
+    a = body[4 + wl:4 + wl + al]
+    nlri = body[4 + wl + al:]
+    attrs = []
+    i = 0
+    while i < len(a):
+        flags, atype = a[i], a[i + 1]
+        if flags & 0x10:
+            n = struct.unpack("!H", a[i + 2:i + 4])[0]
+            i += 4
+        else:
+            n = a[i + 2]
+            i += 3
+        attrs.append((flags, atype, a[i:i + n]))
+        i += n
+    prefixes = []
+    i = 0
+    while i < len(nlri):
+        plen = nlri[i]
+        nb = (plen + 7) // 8
+        addr = nlri[i + 1:i + 1 + nb] + b"\0" * (4 - nb)
+        prefixes.append("%s/%d" % (socket.inet_ntoa(addr), plen))
+        i += 1 + nb
+    return attrs, prefixes
+
+
+def expect_attr():
+    want = ARGS[0] + "/32"
+    atype, aflags = int(ARGS[1], 16), int(ARGS[2], 16)
+    value = bytes.fromhex(ARGS[3])
+    s = Session(reader=False)
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    end = time.time() + 30
+    found = None
+    while found is None and time.time() < end:
+        s.send(msg(4, b""))
+        t, body = s.read_one(1)
+        if t == 2:
+            attrs, prefixes = parse_update(body)
+            if want in prefixes:
+                found = attrs
+    check("an UPDATE for %s arrived" % want, found is not None)
+    if found is None:
+        return
+    for flags, t, v in found:
+        print("attribute type 0x%02x flags 0x%02x value %s"
+              % (t, flags, v.hex()), flush=True)
+    got = [(f & ~0x10, v) for f, t, v in found if t == atype]
+    check("attribute 0x%02x with flags 0x%02x and value %s"
+          % (atype, aflags, value.hex()), got == [(aflags, value)],
+          "(got %s)" % [(hex(f), v.hex()) for f, v in got])
+    other = [hex(t) for f, t, v in found if t > 0x28 and t != atype]
+    check("no other unassigned attribute", not other, "(got %s)" % other)
+    s.close()
+
+
 def flaps():
     n = int(ARGS[0])
     ok = 0
@@ -338,5 +430,6 @@ def flaps():
 
 
 {"flood": flood, "connect-rejected": connect_rejected, "connect": connect,
- "silent": silent, "oversize": oversize, "flaps": flaps}[MODE]()
+ "silent": silent, "oversize": oversize, "flaps": flaps,
+ "attrs": attrs, "expect-attr": expect_attr}[MODE]()
 sys.exit(1 if failed else 0)

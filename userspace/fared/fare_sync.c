@@ -159,11 +159,15 @@ static void setup_planes(struct fare_sync *fs)
 
 /*
  * Transit roles pass learned routes on (fare-04 §4.1, §4.2): with next
- * hop self, the AS path and origin of the first equal-cost path, and its
+ * hop self, the AS path and origin of the best path (fare_best.h), its
  * extended communities minus every PB and every non-transitive community
  * (they do not cross an AS boundary, RFC 4360 §2), plus the PBs the
- * policy computed. Not back to the peers the paths came from. One UPDATE
- * per prefix and peer.
+ * policy computed; its COMMUNITIES and LARGE_COMMUNITIES as they came
+ * (Dragonfly+ tiers among them) and its unknown optional transitive
+ * attributes with the Partial bit set (RFC 4271 §5; the unknown
+ * non-transitive ones were dropped on input). Not back to the peers the
+ * paths came from; with NO_ADVERTISE to nobody, with NO_EXPORT only to
+ * iBGP (RFC 1997).
  */
 struct fare_adv {
 	struct fare_adv *next;
@@ -175,6 +179,10 @@ struct fare_adv {
 	size_t path_len;
 	uint8_t *ecs;
 	size_t ecs_len;
+	/* COMMUNITIES, then LARGE_COMMUNITIES, then raw attributes. */
+	uint8_t *xattr;
+	size_t comms_len, lcomms_len, raw_len;
+	bool no_export, no_advertise;	/* RFC 1997 well-known */
 	unsigned int *from;		/* RIB peers with a path */
 	size_t n_from;
 	uint8_t *sent;			/* bitmap by RIB peer index */
@@ -240,11 +248,15 @@ static void adv_clear(struct fare_adv *a)
 {
 	free(a->path);
 	free(a->ecs);
+	free(a->xattr);
 	free(a->from);
 	a->path = NULL;
 	a->ecs = NULL;
+	a->xattr = NULL;
 	a->from = NULL;
 	a->path_len = a->ecs_len = a->n_from = 0;
+	a->comms_len = a->lcomms_len = a->raw_len = 0;
+	a->no_export = a->no_advertise = false;
 	a->live = false;
 }
 
@@ -318,19 +330,40 @@ static bool adv_for(const struct fare_adv *a, const struct peer *p)
 	if (!fared_policy_permits(pol, &a->prefix) ||
 	    !orf_permits(p, &a->prefix))
 		return false;
+	if (a->no_advertise ||
+	    (a->no_export && p->nb->remote_as != cfg->local_as))
+		return false;
 	for (i = 0; i < a->n_from; i++)
 		if (a->from[i] == p->index)
 			return false;
 	return true;
 }
 
+/* The attributes a goes out with. */
+static void adv_route(const struct fare_adv *a, struct peer_route *r)
+{
+	r->origin = a->origin;
+	r->path = a->path;
+	r->path_len = a->path_len;
+	r->ecs = a->ecs;
+	r->ecs_len = a->ecs_len;
+	r->comms = a->xattr;
+	r->comms_len = a->comms_len;
+	r->lcomms = a->xattr ? a->xattr + a->comms_len : NULL;
+	r->lcomms_len = a->lcomms_len;
+	r->raw = a->xattr ? a->xattr + a->comms_len + a->lcomms_len : NULL;
+	r->raw_len = a->raw_len;
+}
+
 /* Brings p's copy of a in line; resend: announce even if sent before. */
 static void adv_to(struct fare_adv *a, struct peer *p, bool resend)
 {
 	if (adv_for(a, p)) {
+		struct peer_route r;
+
+		adv_route(a, &r);
 		if ((resend || !sent_to(a, p->index)) &&
-		    peer_announce(p, &a->prefix, a->origin, a->path,
-				  a->path_len, a->ecs, a->ecs_len))
+		    peer_announce(p, &a->prefix, 1, &r))
 			set_sent(a, p->index, true);
 	} else if (sent_to(a, p->index)) {
 		/* Never withdraw what export_family() now announces. */
@@ -338,6 +371,61 @@ static void adv_to(struct fare_adv *a, struct peer *p, bool resend)
 			peer_withdraw(p, &a->prefix);
 		set_sent(a, p->index, false);
 	}
+}
+
+#define COMMUNITY_NO_EXPORT	0xffffff01u
+#define COMMUNITY_NO_ADVERTISE	0xffffff02u
+
+/*
+ * best's COMMUNITIES, LARGE_COMMUNITIES and unknown optional transitive
+ * attributes (Partial set) into a->xattr; RFC 1997's NO_EXPORT and
+ * NO_ADVERTISE noted.
+ */
+static int adv_xattr(struct fare_adv *a, const struct rib_attrs *best)
+{
+	size_t raw = 0, k, at;
+	uint8_t *x;
+
+	for (k = 0; k < best->n_kept; k++) {
+		struct bgp_raw_attr r = {
+			.flags = best->kept[k].flags, .type = best->kept[k].type,
+			.value = best->kept[k].value, .len = best->kept[k].len,
+		};
+
+		raw += bgp_raw_attr_encode(NULL, &r, true);
+	}
+	for (k = 0; k + 4 <= best->communities_len; k += 4) {
+		const uint8_t *c = best->communities + k;
+		uint32_t v = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
+			     (uint32_t)c[2] << 8 | c[3];
+
+		a->no_export |= v == COMMUNITY_NO_EXPORT;
+		a->no_advertise |= v == COMMUNITY_NO_ADVERTISE;
+	}
+	if (!best->communities_len && !best->large_communities_len && !raw)
+		return 0;
+	x = malloc(best->communities_len + best->large_communities_len + raw);
+	if (!x)
+		return -ENOMEM;
+	a->xattr = x;
+	a->comms_len = best->communities_len;
+	a->lcomms_len = best->large_communities_len;
+	a->raw_len = raw;
+	if (a->comms_len)
+		memcpy(x, best->communities, a->comms_len);
+	if (a->lcomms_len)
+		memcpy(x + a->comms_len, best->large_communities,
+		       a->lcomms_len);
+	at = a->comms_len + a->lcomms_len;
+	for (k = 0; k < best->n_kept; k++) {
+		struct bgp_raw_attr r = {
+			.flags = best->kept[k].flags, .type = best->kept[k].type,
+			.value = best->kept[k].value, .len = best->kept[k].len,
+		};
+
+		at += bgp_raw_attr_encode(x + at, &r, true);
+	}
+	return 0;
 }
 
 /* The communities to pass on: see struct fare_adv. */
@@ -390,12 +478,21 @@ static int adv_ecs(const struct fare_sync *fs, const struct rib_attrs *best,
 	return 0;
 }
 
+static size_t x_len(const struct fare_adv *a)
+{
+	return a->comms_len + a->lcomms_len + a->raw_len;
+}
+
 static bool same_adv(const struct fare_adv *a, const struct fare_adv *b)
 {
 	return a->live == b->live && a->origin == b->origin &&
 	       a->scope == b->scope && adv_prefix_eq(&a->agg, &b->agg) &&
 	       a->path_len == b->path_len && a->ecs_len == b->ecs_len &&
-	       a->n_from == b->n_from &&
+	       a->n_from == b->n_from && a->comms_len == b->comms_len &&
+	       a->lcomms_len == b->lcomms_len && a->raw_len == b->raw_len &&
+	       a->no_export == b->no_export &&
+	       a->no_advertise == b->no_advertise &&
+	       (!x_len(a) || !memcmp(a->xattr, b->xattr, x_len(a))) &&
 	       (!a->path_len ||
 		!memcmp(a->path, b->path, a->path_len * sizeof(*a->path))) &&
 	       (!a->ecs_len || !memcmp(a->ecs, b->ecs, a->ecs_len)) &&
@@ -509,7 +606,8 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 		now.path = malloc((now.path_len + 1) * sizeof(*now.path));
 		now.from = malloc((e->n_paths + 1) * sizeof(*now.from));
 		if (!now.path || !now.from ||
-		    adv_ecs(fs, best, &fr->res, &now.ecs, &now.ecs_len))
+		    adv_ecs(fs, best, &fr->res, &now.ecs, &now.ecs_len) ||
+		    adv_xattr(&now, best))
 			goto nomem;
 		if (now.path_len)
 			memcpy(now.path, best->as_packed,
@@ -551,6 +649,12 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 	a->path_len = now.path_len;
 	a->ecs = now.ecs;
 	a->ecs_len = now.ecs_len;
+	a->xattr = now.xattr;
+	a->comms_len = now.comms_len;
+	a->lcomms_len = now.lcomms_len;
+	a->raw_len = now.raw_len;
+	a->no_export = now.no_export;
+	a->no_advertise = now.no_advertise;
 	a->from = now.from;
 	a->n_from = now.n_from;
 	if (!a->queued) {

@@ -406,69 +406,102 @@ static bool advertised(const struct peer *p, const struct bgp_prefix *pfx,
  */
 static uint8_t update_buf[BGP_EXT_MAX_LEN];
 
-/*
- * Sends pfx with next hop self and path (the AS path beyond us, packed
- * with its segments: bgp_as_path_pack()) on c; false when it could not
- * be sent.
- */
+/* One UPDATE announcing the n prefixes pfx of out's family on c. */
+static int announce_build(struct conn *c, struct bgp_update_out *out,
+			  const struct bgp_prefix *pfx, size_t n)
+{
+	struct bgp_codec_opts o = codec_opts(c);
 
-static bool announce(struct conn *c, const struct bgp_prefix *pfx,
-		     uint8_t origin, const uint32_t *path, size_t path_len,
-		     const uint8_t *ecs, size_t ecs_len)
+	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
+		out->nlri = pfx;
+		out->n_nlri = n;
+	} else {
+		out->mp_family = (int)pfx->family;
+		out->mp_nlri = pfx;
+		out->n_mp_nlri = n;
+	}
+	return bgp_update_build(update_buf, sizeof(update_buf), &o,
+				c->params.add_path_tx, out);
+}
+
+/*
+ * Sends the n prefixes pfx with out's attributes on c, as many per
+ * UPDATE as fit (halving a run that does not); false when the session
+ * went.
+ */
+static bool announce_run(struct conn *c, struct bgp_update_out *out,
+			 const struct bgp_prefix *pfx, size_t n)
 {
 	struct peer *p = c->peer;
-	struct bgp_codec_opts o = codec_opts(c);
+	char text[BGP_PREFIX_STRLEN];
+	int len = announce_build(c, out, pfx, n);
+
+	if (len < 0 && n > 1)
+		return announce_run(c, out, pfx, n / 2) &&
+		       announce_run(c, out, pfx + n / 2, n - n / 2);
+	if (len < 0) {
+		/* Not the peer's fault: the route alone is not sent. */
+		p->too_large++;
+		plog(p, "%s not advertised: its UPDATE would exceed the "
+		     "session's %zu-byte message size", bgp_prefix_str(pfx,
+		     text, sizeof(text)), codec_opts(c).max_len);
+		return true;
+	}
+	conn_send(c, update_buf, len);
+	if (!p->est)
+		return false;
+	p->updates_tx++;
+	return true;
+}
+
+/*
+ * Announces the n prefixes pfx (one family) with next hop self and the
+ * attributes r on c; false when it could not be sent.
+ */
+static bool announce(struct conn *c, const struct bgp_prefix *pfx, size_t n,
+		     const struct peer_route *r)
+{
+	struct peer *p = c->peer;
 	struct bgp_update_out out = { .mp_family = -1,
 				      .mp_unreach_family = -1 };
-	uint8_t *buf = update_buf, nh[16];
 	char text[BGP_PREFIX_STRLEN];
+	uint8_t nh[16];
 	bool has_ll;
-	int len;
 
+	if (!n)
+		return true;
 	if (!next_hop(c, pfx->family, nh, &has_ll, out.mp_next_hop_ll)) {
 		plog(p, "no %s next hop on this session: %s not advertised",
 		     fam_name(pfx->family),
 		     bgp_prefix_str(pfx, text, sizeof(text)));
 		return false;
 	}
-	out.origin = origin;
+	out.origin = r->origin;
 	out.path_packed = true;
-	out.packed_path = path;
-	out.packed_path_len = path_len;
+	out.packed_path = r->path;
+	out.packed_path_len = r->path_len;
 	if (!ibgp(p)) {
 		out.prepend_as = p->d->cfg.local_as;
 	} else {
 		out.has_local_pref = true;
 		out.local_pref = 100;
 	}
-	out.ext_communities = ecs;
-	out.ext_communities_len = ecs_len;
+	out.ext_communities = r->ecs;
+	out.ext_communities_len = r->ecs_len;
+	out.communities = r->comms;
+	out.communities_len = r->comms_len;
+	out.large_communities = r->lcomms;
+	out.large_communities_len = r->lcomms_len;
+	out.raw_attrs = r->raw;
+	out.raw_attrs_len = r->raw_len;
 	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
-		out.nlri = pfx;
-		out.n_nlri = 1;
 		out.has_next_hop = true;
 		memcpy(out.next_hop, nh, 4);
 	} else {
-		out.mp_family = (int)pfx->family;
-		out.mp_nlri = pfx;
-		out.n_mp_nlri = 1;
 		memcpy(out.mp_next_hop, nh, 16);
 		out.mp_has_ll = has_ll;
 	}
-	len = bgp_update_build(buf, sizeof(update_buf), &o,
-			       c->params.add_path_tx, &out);
-	if (len < 0) {
-		/* Not the peer's fault: the route alone is not sent. */
-		p->too_large++;
-		plog(p, "%s not advertised: its UPDATE would exceed the "
-		     "session's %zu-byte message size", bgp_prefix_str(pfx,
-		     text, sizeof(text)), o.max_len);
-		return false;
-	}
-	conn_send(c, buf, len);
-	if (p->est)
-		p->updates_tx++;
-	return true;
+	return announce_run(c, &out, pfx, n);
 }
 
 static void withdraw(struct conn *c, const struct bgp_prefix *pfx)
@@ -497,14 +530,14 @@ static bool can_send(const struct peer *p, const struct bgp_prefix *pfx)
 	return p->est && (p->est->params.families & BGP_FAM_BIT(pfx->family));
 }
 
-bool peer_announce(struct peer *p, const struct bgp_prefix *pfx,
-		   uint8_t origin, const uint32_t *path, size_t path_len,
-		   const uint8_t *ecs, size_t ecs_len)
+bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
+		   const struct peer_route *r)
 {
+	if (!n)
+		return true;
 	if (!can_send(p, pfx))
 		return false;
-	return announce(p->est, pfx, origin, path, path_len, ecs, ecs_len) &&
-	       p->est;
+	return announce(p->est, pfx, n, r) && p->est;
 }
 
 bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx)
@@ -554,13 +587,17 @@ static void export_family(struct conn *c, unsigned int fam)
 		return;
 	for (i = 0; i < p->d->cfg.n_originates; i++) {
 		const struct fared_originate *og = &p->d->cfg.originates[i];
+		struct peer_route r = {
+			.origin = BGP_ORIGIN_IGP,
+			.ecs = og->ext_communities,
+			.ecs_len = og->ext_communities_len,
+		};
 
 		if (og->prefix.family != fam ||
 		    !fared_policy_permits(pol, &og->prefix) ||
 		    !orf_permits(p, &og->prefix))
 			continue;
-		if (!announce(c, &og->prefix, BGP_ORIGIN_IGP, NULL, 0,
-			      og->ext_communities, og->ext_communities_len))
+		if (!announce(c, &og->prefix, 1, &r))
 			continue;
 		if (!p->est)
 			return;

@@ -573,7 +573,23 @@ struct bgp_update_out {
 	uint8_t mp_next_hop[16];	/* IPv4 uses the first 4 octets */
 	bool mp_has_ll;
 	uint8_t mp_next_hop_ll[16];
+	/*
+	 * Whole attributes (flags, type, length, value), written as they
+	 * are after the others: the unknown optional transitive ones a
+	 * transit speaker passes on (bgp_raw_attr_encode()).
+	 */
+	const uint8_t *raw_attrs;
+	size_t raw_attrs_len;
 };
+
+/*
+ * Encodes attribute a into buf (when buf is not NULL) with the Extended
+ * Length flag as its length needs, plus the Partial flag when partial
+ * (RFC 4271 §5: an unrecognized optional transitive attribute passed
+ * on). Returns its length on the wire.
+ */
+size_t bgp_raw_attr_encode(uint8_t *buf, const struct bgp_raw_attr *a,
+			   bool partial);
 
 /*
  * Builds one UPDATE. AS numbers go out in 4 octets when opts->as4, else
