@@ -37,6 +37,15 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          TYPE with exactly FLAGS (Extended Length aside)
                          and value HEX (all hex), and that no other
                          attribute of an unassigned type (> 0x28) came
+  speak WORD...           a well-behaved peer of odd shape; words, in order:
+                         nomp (an OPEN without the Multiprotocol
+                         capability: IPv4 unicast by RFC 4760), ibgp
+                         (empty AS path and LOCAL_PREF 100 from then on),
+                         v4 PREFIX (announce an IPv4 prefix), v6 PREFIX
+                         (announce an IPv6 prefix in MP_REACH_NLRI),
+                         expect PREFIX (wait 30 s at most for fared to
+                         announce that IPv4 prefix); then check that no
+                         NOTIFICATION came within 3 s and stay until killed
 HOSTILE_AS in the environment replaces the AS (65003).
 """
 import os
@@ -101,7 +110,7 @@ class Session:
     main thread may block in sendall (or not read at all)."""
 
     def __init__(self, ext_msg=False, rcvbuf=0, retry_for=20.0,
-                 reader=True):
+                 reader=True, mp=True):
         self.msgs = []
         self.closed = threading.Event()
         self.notif = None
@@ -123,13 +132,14 @@ class Session:
                 if time.time() > end:
                     raise SystemExit("FAIL: cannot connect to fared")
                 time.sleep(0.2)
-        caps = (b"\x01\x04\x00\x01\x00\x01" +       # MP IPv4 unicast
-                b"\x41\x04" + struct.pack("!I", MY_AS) +
-                b"\x02\x00")                          # route refresh
+        caps = (b"\x01\x04\x00\x01\x00\x01" if mp else b"")  # MP IPv4
+        caps += (b"\x41\x04" + struct.pack("!I", MY_AS) +
+                 b"\x02\x00")                         # route refresh
         if ext_msg:
             caps += b"\x06\x00"                       # RFC 8654
         opt = b"\x02" + bytes([len(caps)]) + caps
-        self.s.sendall(msg(1, struct.pack("!BHH4sB", 4, MY_AS, 30,
+        as2 = MY_AS if MY_AS <= 65535 else 23456     # AS_TRANS
+        self.s.sendall(msg(1, struct.pack("!BHH4sB", 4, as2, 30,
                                           socket.inet_aton(LOCAL),
                                           len(opt)) + opt))
         self.open = None
@@ -411,6 +421,67 @@ def expect_attr():
     s.close()
 
 
+def speak():
+    words = list(ARGS)
+    mp = "nomp" not in words
+    s = Session(mp=mp, reader=False)
+    check("session Established%s" % ("" if mp else " without MP"),
+          s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    ibgp = False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w == "ibgp":
+            ibgp = True
+        if w not in ("v4", "v6", "expect"):
+            continue
+        arg = words[i]
+        i += 1
+        path = attr(0x40, 2, b"") if ibgp else \
+            attr(0x40, 2, struct.pack("!BBI", 2, 1, MY_AS))
+        base = attr(0x40, 1, b"\x00") + path
+        if ibgp:
+            base += attr(0x40, 5, struct.pack("!I", 100))
+        addr, plen = arg.split("/")
+        plen = int(plen)
+        if w == "v4":
+            nlri = bytes([plen]) + socket.inet_aton(addr)[:(plen + 7) // 8]
+            s.send(update(base + attr(0x40, 3, socket.inet_aton(LOCAL)),
+                          nlri))
+        elif w == "v6":
+            nh = socket.inet_pton(socket.AF_INET6, "fd00:201::3")
+            nlri = bytes([plen]) + \
+                socket.inet_pton(socket.AF_INET6, addr)[:(plen + 7) // 8]
+            reach = struct.pack("!HBB", 2, 1, 16) + nh + b"\0" + nlri
+            s.send(update(attr(0x80, 14, reach) + base, b""))
+        else:
+            end = time.time() + 30
+            seen = False
+            while not seen and time.time() < end and s.notif is None:
+                s.send(msg(4, b""))
+                t, body = s.read_one(1)
+                if t == 3:
+                    s.notif = body
+                if t == 2:
+                    seen = arg in parse_update(body)[1]
+            check("fared announced %s to us" % arg, seen,
+                  notif_text(s.notif))
+    end = time.time() + 3
+    while time.time() < end and s.notif is None:
+        s.send(msg(4, b""))
+        t, body = s.read_one(1)
+        if t == 3:
+            s.notif = body
+    check("no NOTIFICATION, session up", s.notif is None,
+          notif_text(s.notif))
+    threading.Thread(target=s.reader, daemon=True).start()
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
 def flaps():
     n = int(ARGS[0])
     ok = 0
@@ -431,5 +502,5 @@ def flaps():
 
 {"flood": flood, "connect-rejected": connect_rejected, "connect": connect,
  "silent": silent, "oversize": oversize, "flaps": flaps,
- "attrs": attrs, "expect-attr": expect_attr}[MODE]()
+ "attrs": attrs, "expect-attr": expect_attr, "speak": speak}[MODE]()
 sys.exit(1 if failed else 0)

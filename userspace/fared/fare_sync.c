@@ -183,6 +183,7 @@ struct fare_adv {
 	uint8_t *xattr;
 	size_t comms_len, lcomms_len, raw_len;
 	bool no_export, no_advertise;	/* RFC 1997 well-known */
+	bool from_ibgp;			/* the best path's: not to iBGP */
 	unsigned int *from;		/* RIB peers with a path */
 	size_t n_from;
 	uint8_t *sent;			/* bitmap by RIB peer index */
@@ -257,6 +258,7 @@ static void adv_clear(struct fare_adv *a)
 	a->path_len = a->ecs_len = a->n_from = 0;
 	a->comms_len = a->lcomms_len = a->raw_len = 0;
 	a->no_export = a->no_advertise = false;
+	a->from_ibgp = false;
 	a->live = false;
 }
 
@@ -332,6 +334,9 @@ static bool adv_for(const struct fare_adv *a, const struct peer *p)
 		return false;
 	if (a->no_advertise ||
 	    (a->no_export && p->nb->remote_as != cfg->local_as))
+		return false;
+	/* RFC 4271 §9.2: learned from iBGP, not passed on to iBGP. */
+	if (a->from_ibgp && p->nb->remote_as == cfg->local_as)
 		return false;
 	for (i = 0; i < a->n_from; i++)
 		if (a->from[i] == p->index)
@@ -492,6 +497,7 @@ static bool same_adv(const struct fare_adv *a, const struct fare_adv *b)
 	       a->lcomms_len == b->lcomms_len && a->raw_len == b->raw_len &&
 	       a->no_export == b->no_export &&
 	       a->no_advertise == b->no_advertise &&
+	       a->from_ibgp == b->from_ibgp &&
 	       (!x_len(a) || !memcmp(a->xattr, b->xattr, x_len(a))) &&
 	       (!a->path_len ||
 		!memcmp(a->path, b->path, a->path_len * sizeof(*a->path))) &&
@@ -507,6 +513,17 @@ static bool peer_rnic(const struct fared *d, unsigned int index)
 	for (i = 0; i < d->n_peers; i++)
 		if (d->peers[i]->index == index)
 			return d->peers[i]->nb->rnic;
+	return false;
+}
+
+/* Whether RIB peer index is an iBGP neighbor. */
+static bool peer_ibgp(const struct fared *d, unsigned int index)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_peers; i++)
+		if (d->peers[i]->index == index)
+			return d->peers[i]->nb->remote_as == d->cfg.local_as;
 	return false;
 }
 
@@ -614,6 +631,7 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 			       now.path_len * sizeof(*now.path));
 		for (i = 0; i < e->n_paths; i++)
 			now.from[now.n_from++] = e->paths[i].peer;
+		now.from_ibgp = peer_ibgp(fs->d, e->paths[fr->best].peer);
 		/* mpson-00 §4.2: a leaf tags what it learned from RNICs. */
 		if (cfg->fs_tag && cfg->role == FARE_ROLE_LEAF &&
 		    fare_is_host_route(&now.prefix) &&
@@ -655,6 +673,7 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 	a->raw_len = now.raw_len;
 	a->no_export = now.no_export;
 	a->no_advertise = now.no_advertise;
+	a->from_ibgp = now.from_ibgp;
 	a->from = now.from;
 	a->n_from = now.n_from;
 	if (!a->queued) {

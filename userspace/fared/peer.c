@@ -1105,6 +1105,7 @@ static void established(struct conn *c)
 	p->established_at = loop_now_ms();
 	p->eor_rx = p->eor_tx = 0;
 	p->prefixes_rx = p->prefixes_denied = 0;
+	p->unnegotiated = 0;
 	p->max_prefix_warned = false;
 	p->last_error[0] = '\0';
 	p->orf_wait = 0;
@@ -1172,8 +1173,17 @@ static void import_run(struct peer *p, const struct bgp_update *u,
 	size_t pos = 0, i;
 	bool loop_detected = false;
 
-	if (!run->present || !run->known)
+	if (!run->present)
 		return;
+	/* RFC 4760 §7: a family not negotiated is ignored, with a log. */
+	if (!run->known || !p->est ||
+	    !(p->est->params.families & BGP_FAM_BIT(run->family))) {
+		if (!p->unnegotiated++)
+			plog(p, "UPDATE for AFI %u SAFI %u, not negotiated on "
+			     "this session: ignored (RFC 4760 §7); "
+			     "further ones are counted", run->afi, run->safi);
+		return;
+	}
 	if (!withdraw) {
 		if (p->nb->import_policy < 0) {
 			p->rejected_8212 += bgp_nlri_count(run);

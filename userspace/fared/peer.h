@@ -92,6 +92,8 @@ struct peer {
 	uint64_t withdraw_7606, discard_7606, rejected_8212;
 	/* This session: prefixes announced to us, and those import denied. */
 	uint64_t prefixes_rx, prefixes_denied;
+	/* This session: NLRI runs of a family not negotiated, ignored. */
+	uint64_t unnegotiated;
 	uint64_t too_large;		/* routes not sent: over max_len */
 	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
 	char last_error[320];

@@ -253,6 +253,8 @@ int bgp_keepalive_build(uint8_t *buf, size_t cap);
 
 struct bgp_caps {
 	uint32_t families;		/* BGP_FAM_BIT()s of Multiprotocol */
+	/* Any Multiprotocol capability, of a family fared speaks or not. */
+	bool mp;
 	bool as4;
 	uint32_t as4_number;
 	bool route_refresh;
@@ -310,6 +312,10 @@ struct bgp_session_params {
 	size_t max_len;
 };
 
+/*
+ * A side that sent no Multiprotocol capability at all speaks IPv4 unicast
+ * (RFC 4760 §8), so that is what a session with it carries.
+ */
 void bgp_negotiate(const struct bgp_open *local, const struct bgp_open *peer,
 		   struct bgp_session_params *params);
 
