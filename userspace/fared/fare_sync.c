@@ -63,8 +63,14 @@ static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < d->n_peers; i++)
 		if (d->peers[i]->index == peer) {
-			out->plane = d->peers[i]->nb->plane;
-			out->upstream = d->peers[i]->nb->upstream;
+			const struct fared_neighbor *nb = d->peers[i]->nb;
+
+			out->plane = nb->plane;
+			out->upstream = nb->upstream;
+			out->ibgp = nb->remote_as == d->cfg.local_as;
+			out->router_id = d->peers[i]->peer_id;
+			out->addr_family = nb->family;
+			memcpy(out->addr, nb->addr, sizeof(out->addr));
 			if (out->plane <= FARE_PLANE_ID_MAX)
 				out->link_bps = fs->link_bps[out->plane];
 			return;
