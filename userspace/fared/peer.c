@@ -681,6 +681,87 @@ void peer_refresh_in(struct peer *p)
 				  bgp_family_safi(fam), BGP_RR_NORMAL));
 }
 
+struct import_denied {
+	const struct peer *p;
+	const struct fared_policy *pol;	/* NULL: none, RFC 8212 */
+	struct bgp_prefix *v;
+	size_t n, cap;
+	bool nomem;
+};
+
+/* Collects p's paths the new import policy denies (fn of rib_walk). */
+static int collect_denied(const struct rib_entry *e, void *arg)
+{
+	struct import_denied *x = arg;
+	size_t i;
+
+	if (x->pol && fared_policy_permits(x->pol, &e->prefix))
+		return 0;
+	for (i = 0; i < e->n_paths; i++) {
+		struct bgp_prefix pfx = e->prefix;
+
+		if (e->paths[i].peer != x->p->index)
+			continue;
+		if (x->n == x->cap) {
+			size_t cap = x->cap ? 2 * x->cap : 64;
+			struct bgp_prefix *v = realloc(x->v, cap * sizeof(*v));
+
+			if (!v) {
+				x->nomem = true;
+				return 1;
+			}
+			x->v = v;
+			x->cap = cap;
+		}
+		pfx.path_id = e->paths[i].path_id;
+		x->v[x->n++] = pfx;
+	}
+	return 0;
+}
+
+void peer_import_changed(struct peer *p)
+{
+	struct import_denied x = { .p = p };
+	uint32_t fams = BGP_FAM_BIT(BGP_FAM_COUNT) - 1;
+	size_t i;
+
+	if (p->nb->import_policy >= 0)
+		x.pol = &p->d->cfg.policies[p->nb->import_policy];
+	rib_walk(p->d->rib, collect_denied, &x);
+	if (x.nomem) {
+		/* The old way: everything goes, the refresh brings it back. */
+		plog(p, "import policy changed, out of memory: its routes "
+		     "are flushed and asked for again");
+		rib_peer_flush(p->d->rib, p->index, fams);
+		free(x.v);
+		peer_refresh_in(p);
+		return;
+	}
+	/* What the new policy denies goes at once. */
+	for (i = 0; i < x.n; i++)
+		rib_withdraw(p->d->rib, p->index, &x.v[i]);
+	free(x.v);
+	if (!p->est || !p->est->params.route_refresh) {
+		peer_refresh_in(p);
+		return;
+	}
+	/*
+	 * The rest stays, stale, while the peer sends its routes again:
+	 * what it re-sends is no change to fare.ko or to the routes passed
+	 * on; what it does not is swept at its EoRR (RFC 7313) or after
+	 * stale-time. Routes the old policy denied arrive as new ones.
+	 */
+	fams &= p->est->params.families;
+	rib_peer_mark_stale(p->d->rib, p->index, fams);
+	p->stale_families |= fams;
+	p->rr_families |= fams;
+	timer_set(&p->d->loop, &p->rr_stale, p->d->cfg.gr_stale_time * 1000ull);
+	plog(p, "import policy changed: %zu path%s denied now, the rest "
+	     "kept while the neighbor sends its routes again", x.n,
+	     x.n == 1 ? "" : "s");
+	peer_refresh_in(p);
+}
+
 static void deferral_expired(struct timer *t)
 {
 	struct peer *p = t->arg;

@@ -168,6 +168,13 @@ bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len);
 /* Asks the peer to send its routes again (import policy changed). */
 void peer_refresh_in(struct peer *p);
 /*
+ * p's import policy changed (reload): the paths it denies now go, the
+ * others stay, stale, until the peer has sent its routes again (a
+ * ROUTE-REFRESH), so that nothing the new policy still accepts is
+ * withdrawn from fare.ko or from the neighbors in between.
+ */
+void peer_import_changed(struct peer *p);
+/*
  * Ends a max-prefix Idle (operator's clear, reload): connects again.
  * False when p was not held Idle.
  */
