@@ -379,9 +379,107 @@ static void adv_to(struct fare_adv *a, struct peer *p, bool resend)
 	} else if (sent_to(a, p->index)) {
 		/* Never withdraw what export_family() now announces. */
 		if (!originated(&p->d->cfg, &a->prefix))
-			peer_withdraw(p, &a->prefix);
+			peer_withdraw(p, &a->prefix, 1);
 		set_sent(a, p->index, false);
 	}
+}
+
+static size_t x_len(const struct fare_adv *a)
+{
+	return a->comms_len + a->lcomms_len + a->raw_len;
+}
+
+static int cmp_bytes(const void *x, size_t xn, const void *y, size_t yn)
+{
+	if (xn != yn)
+		return xn < yn ? -1 : 1;
+	return xn ? memcmp(x, y, xn) : 0;
+}
+
+/* The attributes a and b go out with, compared (prefix aside). */
+static int attr_cmp(const struct fare_adv *a, const struct fare_adv *b)
+{
+	int r;
+
+	if (a->prefix.family != b->prefix.family)
+		return a->prefix.family < b->prefix.family ? -1 : 1;
+	if (a->origin != b->origin)
+		return a->origin < b->origin ? -1 : 1;
+	if (a->comms_len != b->comms_len)
+		return a->comms_len < b->comms_len ? -1 : 1;
+	if (a->lcomms_len != b->lcomms_len)
+		return a->lcomms_len < b->lcomms_len ? -1 : 1;
+	r = cmp_bytes(a->path, a->path_len * sizeof(*a->path), b->path,
+		      b->path_len * sizeof(*b->path));
+	if (!r)
+		r = cmp_bytes(a->ecs, a->ecs_len, b->ecs, b->ecs_len);
+	if (!r)
+		r = cmp_bytes(a->xattr, x_len(a), b->xattr, x_len(b));
+	return r;
+}
+
+/* Orders advs so that those sent with equal attributes are adjacent. */
+static int adv_attr_cmp(const void *x, const void *y)
+{
+	const struct fare_adv *a = *(struct fare_adv *const *)x;
+	const struct fare_adv *b = *(struct fare_adv *const *)y;
+	int r = attr_cmp(a, b);
+
+	return r ? r : memcmp(&a->prefix, &b->prefix, sizeof(a->prefix));
+}
+
+/*
+ * Brings p's copies of the n advs v in line (adv_to() for each), with the
+ * prefixes that share their attributes packed into as few UPDATEs as the
+ * session's message size allows, and the withdrawals of a family
+ * likewise. v is reordered. Falls back to adv_to() without memory.
+ */
+static void adv_to_many(struct fare_adv **v, size_t n, struct peer *p,
+			bool resend)
+{
+	/* pfx: a run to send; w: the withdrawals. */
+	struct bgp_prefix *pfx = malloc((2 * n + 1) * sizeof(*pfx)), *w;
+	size_t i, k, m, na = 0, nw = 0;
+
+	if (!pfx) {
+		for (i = 0; i < n && p->est; i++)
+			adv_to(v[i], p, resend);
+		return;
+	}
+	w = pfx + n;
+	/* v[0..na): to announce. */
+	for (i = 0; i < n; i++) {
+		struct fare_adv *a = v[i];
+
+		if (adv_for(a, p)) {
+			if (resend || !sent_to(a, p->index))
+				v[na++] = a;
+		} else if (sent_to(a, p->index)) {
+			/* Never withdraw what export_family() announces. */
+			if (!originated(&p->d->cfg, &a->prefix))
+				w[nw++] = a->prefix;
+			set_sent(a, p->index, false);
+		}
+	}
+	for (k = 0; k < BGP_FAM_COUNT && p->est; k++) {
+		for (i = 0, m = 0; i < nw; i++)
+			if (w[i].family == k)
+				pfx[m++] = w[i];
+		if (m)
+			peer_withdraw(p, pfx, m);
+	}
+	qsort(v, na, sizeof(*v), adv_attr_cmp);
+	for (i = 0; i < na && p->est; i = k) {
+		struct peer_route r;
+
+		for (k = i, m = 0; k < na && !attr_cmp(v[k], v[i]); k++)
+			pfx[m++] = v[k]->prefix;
+		adv_route(v[i], &r);
+		if (peer_announce(p, pfx, m, &r))
+			for (m = i; m < k; m++)
+				set_sent(v[m], p->index, true);
+	}
+	free(pfx);
 }
 
 #define COMMUNITY_NO_EXPORT	0xffffff01u
@@ -487,11 +585,6 @@ static int adv_ecs(const struct fare_sync *fs, const struct rib_attrs *best,
 	*out = ecs;
 	*len = n;
 	return 0;
-}
-
-static size_t x_len(const struct fare_adv *a)
-{
-	return a->comms_len + a->lcomms_len + a->raw_len;
 }
 
 static bool same_adv(const struct fare_adv *a, const struct fare_adv *b)
@@ -717,14 +810,27 @@ static void adv_drop(struct fare_sync *fs, struct fare_adv *a)
 static void adv_flush(struct fare_sync *fs)
 {
 	struct fared *d = fs->d;
+	struct fare_adv **v;
 	size_t i, k;
 
+	if (!fs->n_adv_queue)
+		return;
+	v = malloc(fs->n_adv_queue * sizeof(*v));
+	for (k = 0; k < d->n_peers; k++) {
+		if (!d->peers[k]->export_done)
+			continue;
+		if (!v) {
+			for (i = 0; i < fs->n_adv_queue; i++)
+				adv_to(fs->adv_queue[i], d->peers[k], true);
+			continue;
+		}
+		memcpy(v, fs->adv_queue, fs->n_adv_queue * sizeof(*v));
+		adv_to_many(v, fs->n_adv_queue, d->peers[k], true);
+	}
+	free(v);
 	for (i = 0; i < fs->n_adv_queue; i++) {
 		struct fare_adv *a = fs->adv_queue[i];
 
-		for (k = 0; k < d->n_peers; k++)
-			if (d->peers[k]->export_done)
-				adv_to(a, d->peers[k], true);
 		a->queued = false;
 		if (!a->live && !sent_any(a))
 			adv_drop(fs, a);
@@ -735,15 +841,24 @@ static void adv_flush(struct fare_sync *fs)
 void fare_sync_export_peer(struct peer *p, unsigned int fam)
 {
 	struct fare_sync *fs = p->d->fare;
-	size_t i;
+	struct fare_adv **v, *a;
+	size_t i, n = 0;
 
-	for (i = 0; fs && i < fs->n_adv_buckets && p->est; i++) {
-		struct fare_adv *a;
-
-		for (a = fs->adv_buckets[i]; a && p->est; a = a->next)
-			if (a->prefix.family == fam)
+	if (!fs || !fs->n_adv)
+		return;
+	v = malloc(fs->n_adv * sizeof(*v));
+	for (i = 0; i < fs->n_adv_buckets && p->est; i++)
+		for (a = fs->adv_buckets[i]; a && p->est; a = a->next) {
+			if (a->prefix.family != fam)
+				continue;
+			if (v)
+				v[n++] = a;
+			else
 				adv_to(a, p, false);
-	}
+		}
+	if (v && p->est)
+		adv_to_many(v, n, p, false);
+	free(v);
 }
 
 void fare_sync_peer_down(struct peer *p)

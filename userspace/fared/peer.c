@@ -504,25 +504,40 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx, size_t n,
 	return announce_run(c, &out, pfx, n);
 }
 
-static void withdraw(struct conn *c, const struct bgp_prefix *pfx)
+/* Withdraws the n prefixes pfx (one family) on c, as many per UPDATE
+ * as fit; false when the session went. */
+static bool withdraw_run(struct conn *c, const struct bgp_prefix *pfx,
+			 size_t n)
 {
 	struct bgp_codec_opts o = codec_opts(c);
 	struct bgp_update_out out = { .mp_family = -1,
 				      .mp_unreach_family = -1 };
-	uint8_t buf[128];
+	int len;
 
 	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
 		out.withdrawn = pfx;
-		out.n_withdrawn = 1;
+		out.n_withdrawn = n;
 	} else {
 		out.mp_unreach_family = (int)pfx->family;
 		out.mp_withdrawn = pfx;
-		out.n_mp_withdrawn = 1;
+		out.n_mp_withdrawn = n;
 	}
-	conn_send(c, buf, bgp_update_build(buf, sizeof(buf), &o,
-					   c->params.add_path_tx, &out));
-	if (c->peer->est)
-		c->peer->updates_tx++;
+	len = bgp_update_build(update_buf, sizeof(update_buf), &o,
+			       c->params.add_path_tx, &out);
+	/* One prefix always fits: only a run is ever too long. */
+	if (len < 0 && n > 1)
+		return withdraw_run(c, pfx, n / 2) &&
+		       withdraw_run(c, pfx + n / 2, n - n / 2);
+	conn_send(c, update_buf, len);
+	if (!c->peer->est)
+		return false;
+	c->peer->updates_tx++;
+	return true;
+}
+
+static void withdraw(struct conn *c, const struct bgp_prefix *pfx)
+{
+	withdraw_run(c, pfx, 1);
 }
 
 static bool can_send(const struct peer *p, const struct bgp_prefix *pfx)
@@ -540,12 +555,13 @@ bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
 	return announce(p->est, pfx, n, r) && p->est;
 }
 
-bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx)
+bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n)
 {
+	if (!n)
+		return true;
 	if (!can_send(p, pfx))
 		return false;
-	withdraw(p->est, pfx);
-	return p->est;
+	return withdraw_run(p->est, pfx, n) && p->est;
 }
 
 /*

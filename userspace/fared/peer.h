@@ -162,7 +162,8 @@ struct peer_route {
  */
 bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
 		   const struct peer_route *r);
-bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx);
+/* Withdraws the n prefixes pfx (one family), as few UPDATEs as fit. */
+bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n);
 /* Queues a whole message on p's Established session; false if gone. */
 bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len);
 /* Asks the peer to send its routes again (import policy changed). */
