@@ -731,6 +731,7 @@ static void fare_stats(struct fared *d, FILE *f, bool js)
 		json_kv_u64(&j, "batches", fs->batches);
 		json_kv_u64(&j, "ops", fs->ops);
 		json_kv_u64(&j, "refused", fs->failed);
+		json_kv_u64(&j, "resyncs", fs->resyncs);
 	}
 	json_close_object(&j);
 	json_end(&j);

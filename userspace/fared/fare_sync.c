@@ -103,7 +103,8 @@ static int apply(void *arg, const struct fare_op *ops, size_t n,
 		return -ENOENT;
 	}
 	ret = fare_routes_apply(fs->nl, ops, n, failed, &err);
-	if (ret)
+	/* The first refusal of a flush; fare_sync_flush() counts them. */
+	if (ret && !fs->flush_refused++)
 		fared_log("fare: route op %zu of %zu: %s", *failed, n,
 			  err.msg);
 	return ret;
@@ -996,6 +997,7 @@ static void rnic_reset(struct fare_sync *fs)
 }
 
 static int reweigh(const struct rib_entry *e, void *arg);
+static void resync(struct timer *t);
 
 static bool unreach_wanted(struct fare_sync *fs, const struct fare_prefix *x)
 {
@@ -1219,6 +1221,7 @@ int fare_sync_start(struct fared *d)
 	timer_init(&fs->rnic_timer, rnic_poll, fs);
 	rnic_reset(fs);
 	timer_init(&fs->update_delay, update_delay_over, fs);
+	timer_init(&fs->retry, resync, fs);
 	wait_s = fare_sync_wait_s(&d->cfg, fs->adopted + fs->n_stale_unreach);
 	if (fs->nl && wait_s) {
 		fs->first_tables = true;
@@ -1254,6 +1257,7 @@ void fare_sync_stop(struct fared *d, bool keep)
 	free(fs->unreach);
 	timer_stop(&d->loop, &fs->rnic_timer);
 	timer_stop(&d->loop, &fs->update_delay);
+	timer_stop(&d->loop, &fs->retry);
 	free(fs->rnic_up);
 	free(fs->hosts);
 	free(fs);
@@ -1509,6 +1513,9 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 		}
 }
 
+#define RETRY_FIRST_MS	1000
+#define RETRY_MAX_MS	64000
+
 void fare_sync_flush(struct fared *d)
 {
 	struct fare_sync *fs = d->fare;
@@ -1518,12 +1525,68 @@ void fare_sync_flush(struct fared *d)
 		return;
 	/* Forwarding first: a route is passed on once it is in place. */
 	if (fare_fib_pending(fs->fib)) {
+		fs->flush_refused = 0;
 		fare_fib_flush(fs->fib, 0, NULL, NULL, &st);
 		fs->batches++;
 		fs->ops += st.ops;
 		fs->failed += st.failed;
+		if (st.failed && !fs->retry.armed) {
+			fs->retry_ms = !fs->retry_ms ? RETRY_FIRST_MS :
+				       fs->retry_ms >= RETRY_MAX_MS / 2 ?
+				       RETRY_MAX_MS : 2 * fs->retry_ms;
+			fared_log("fare: %zu route op%s refused: "
+				  "resynchronising with fare.ko in %u ms",
+				  st.failed, st.failed == 1 ? "" : "s",
+				  fs->retry_ms);
+			timer_set(&d->loop, &fs->retry, fs->retry_ms);
+		}
 	}
 	adv_flush(fs);
+}
+
+static int resync_adopt(const struct fare_route *r, void *arg)
+{
+	struct fare_sync *fs = arg;
+
+	return fare_fib_adopt(fs->fib, r) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * After a refusal: what fare.ko holds is read again (a new record, every
+ * route in it stale), every prefix is computed again, so that only the
+ * differences are sent, and what the RIB no longer wants is swept. A
+ * failed read keeps the old record and tries again later.
+ */
+static void resync(struct timer *t)
+{
+	struct fare_sync *fs = t->arg;
+	struct fared *d = fs->d;
+	struct fare_fib *old = fs->fib;
+	uint64_t failed = fs->failed, ops = fs->ops;
+	struct fare_err err;
+
+	if (fs->first_tables || !fs->nl)
+		return;	/* first_tables_in() programs everything anyway */
+	fs->fib = fare_fib_new(apply, fs);
+	if (!fs->fib || fare_route_dump(fs->nl, resync_adopt, fs, &err)) {
+		fared_log("fare: resynchronising: %s", fs->fib ? err.msg :
+			  "out of memory");
+		fare_fib_free(fs->fib);
+		fs->fib = old;
+		timer_set(&d->loop, &fs->retry, fs->retry_ms);
+		return;
+	}
+	fare_fib_free(old);
+	fs->resyncs++;
+	rib_walk(d->rib, reweigh, d);
+	fare_fib_sweep(fs->fib);
+	fare_sync_flush(d);
+	if (fs->failed == failed) {
+		fared_log("fare: resynchronised with fare.ko: %llu op%s",
+			  (unsigned long long)(fs->ops - ops),
+			  fs->ops - ops == 1 ? "" : "s");
+		fs->retry_ms = 0;
+	}
 }
 
 static bool orf_wanted(const struct fared *d, const struct bgp_prefix *x)
