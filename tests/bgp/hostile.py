@@ -25,7 +25,30 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          100.64.0.3/32 with AS_PATH 65003 {65005 65006};
                          stay until killed
   flaps N                N times: connect, Established, 10 routes, Cease
+  attrs                  connect, send 100.64.0.2/32 with NO_EXPORT, then
+                         100.64.0.1/32 with COMMUNITIES 65003:1 65003:2,
+                         LARGE_COMMUNITIES 65003:1:2, an unknown optional
+                         transitive attribute 0xf1 ("fare-xyz") and an
+                         unknown optional non-transitive one 0xf2
+                         ("nontrans"); stay until killed
+  expect-attr IP TYPE FLAGS HEX
+                         connect and wait (30 s at most) for an UPDATE
+                         announcing IP/32; check that it carries attribute
+                         TYPE with exactly FLAGS (Extended Length aside)
+                         and value HEX (all hex), and that no other
+                         attribute of an unassigned type (> 0x28) came
+  speak WORD...           a well-behaved peer of odd shape; words, in order:
+                         nomp (an OPEN without the Multiprotocol
+                         capability: IPv4 unicast by RFC 4760), ibgp
+                         (empty AS path and LOCAL_PREF 100 from then on),
+                         v4 PREFIX (announce an IPv4 prefix), v6 PREFIX
+                         (announce an IPv6 prefix in MP_REACH_NLRI),
+                         expect PREFIX (wait 30 s at most for fared to
+                         announce that IPv4 prefix); then check that no
+                         NOTIFICATION came within 3 s and stay until killed
+HOSTILE_AS in the environment replaces the AS (65003).
 """
+import os
 import select
 import socket
 import struct
@@ -35,7 +58,7 @@ import time
 
 LOCAL, FARED, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 ARGS = sys.argv[4:]
-MY_AS = 65003
+MY_AS = int(os.environ.get("HOSTILE_AS", "65003"))
 failed = 0
 
 
@@ -87,7 +110,7 @@ class Session:
     main thread may block in sendall (or not read at all)."""
 
     def __init__(self, ext_msg=False, rcvbuf=0, retry_for=20.0,
-                 reader=True):
+                 reader=True, mp=True):
         self.msgs = []
         self.closed = threading.Event()
         self.notif = None
@@ -109,13 +132,14 @@ class Session:
                 if time.time() > end:
                     raise SystemExit("FAIL: cannot connect to fared")
                 time.sleep(0.2)
-        caps = (b"\x01\x04\x00\x01\x00\x01" +       # MP IPv4 unicast
-                b"\x41\x04" + struct.pack("!I", MY_AS) +
-                b"\x02\x00")                          # route refresh
+        caps = (b"\x01\x04\x00\x01\x00\x01" if mp else b"")  # MP IPv4
+        caps += (b"\x41\x04" + struct.pack("!I", MY_AS) +
+                 b"\x02\x00")                         # route refresh
         if ext_msg:
             caps += b"\x06\x00"                       # RFC 8654
         opt = b"\x02" + bytes([len(caps)]) + caps
-        self.s.sendall(msg(1, struct.pack("!BHH4sB", 4, MY_AS, 30,
+        as2 = MY_AS if MY_AS <= 65535 else 23456     # AS_TRANS
+        self.s.sendall(msg(1, struct.pack("!BHH4sB", 4, as2, 30,
                                           socket.inet_aton(LOCAL),
                                           len(opt)) + opt))
         self.open = None
@@ -319,6 +343,145 @@ def oversize():
     s.keepalives(stop)
 
 
+def attrs():
+    s = Session()
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    no_export = attr(0xc0, 8, struct.pack("!I", 0xffffff01))
+    s.send(update(base_attrs() + no_export, host(2)))
+    comms = attr(0xc0, 8, struct.pack("!HHHH", MY_AS, 1, MY_AS, 2))
+    large = attr(0xc0, 32, struct.pack("!III", MY_AS, 1, 2))
+    unknown_t = attr(0xc0, 0xf1, b"fare-xyz")
+    unknown_nt = attr(0x80, 0xf2, b"nontrans")
+    s.send(update(base_attrs() + comms + large + unknown_t + unknown_nt,
+                  host(1)))
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
+def parse_update(body):
+    """The (flags, type, value) attributes and the IPv4 NLRI of body."""
+    wl = struct.unpack("!H", body[0:2])[0]
+    al = struct.unpack("!H", body[2 + wl:4 + wl])[0]
+    a = body[4 + wl:4 + wl + al]
+    nlri = body[4 + wl + al:]
+    attrs = []
+    i = 0
+    while i < len(a):
+        flags, atype = a[i], a[i + 1]
+        if flags & 0x10:
+            n = struct.unpack("!H", a[i + 2:i + 4])[0]
+            i += 4
+        else:
+            n = a[i + 2]
+            i += 3
+        attrs.append((flags, atype, a[i:i + n]))
+        i += n
+    prefixes = []
+    i = 0
+    while i < len(nlri):
+        plen = nlri[i]
+        nb = (plen + 7) // 8
+        addr = nlri[i + 1:i + 1 + nb] + b"\0" * (4 - nb)
+        prefixes.append("%s/%d" % (socket.inet_ntoa(addr), plen))
+        i += 1 + nb
+    return attrs, prefixes
+
+
+def expect_attr():
+    want = ARGS[0] + "/32"
+    atype, aflags = int(ARGS[1], 16), int(ARGS[2], 16)
+    value = bytes.fromhex(ARGS[3])
+    s = Session(reader=False)
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    end = time.time() + 30
+    found = None
+    while found is None and time.time() < end:
+        s.send(msg(4, b""))
+        t, body = s.read_one(1)
+        if t == 2:
+            attrs, prefixes = parse_update(body)
+            if want in prefixes:
+                found = attrs
+    check("an UPDATE for %s arrived" % want, found is not None)
+    if found is None:
+        return
+    for flags, t, v in found:
+        print("attribute type 0x%02x flags 0x%02x value %s"
+              % (t, flags, v.hex()), flush=True)
+    got = [(f & ~0x10, v) for f, t, v in found if t == atype]
+    check("attribute 0x%02x with flags 0x%02x and value %s"
+          % (atype, aflags, value.hex()), got == [(aflags, value)],
+          "(got %s)" % [(hex(f), v.hex()) for f, v in got])
+    other = [hex(t) for f, t, v in found if t > 0x28 and t != atype]
+    check("no other unassigned attribute", not other, "(got %s)" % other)
+    s.close()
+
+
+def speak():
+    words = list(ARGS)
+    mp = "nomp" not in words
+    s = Session(mp=mp, reader=False)
+    check("session Established%s" % ("" if mp else " without MP"),
+          s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    ibgp = False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w == "ibgp":
+            ibgp = True
+        if w not in ("v4", "v6", "expect"):
+            continue
+        arg = words[i]
+        i += 1
+        path = attr(0x40, 2, b"") if ibgp else \
+            attr(0x40, 2, struct.pack("!BBI", 2, 1, MY_AS))
+        base = attr(0x40, 1, b"\x00") + path
+        if ibgp:
+            base += attr(0x40, 5, struct.pack("!I", 100))
+        addr, plen = arg.split("/")
+        plen = int(plen)
+        if w == "v4":
+            nlri = bytes([plen]) + socket.inet_aton(addr)[:(plen + 7) // 8]
+            s.send(update(base + attr(0x40, 3, socket.inet_aton(LOCAL)),
+                          nlri))
+        elif w == "v6":
+            nh = socket.inet_pton(socket.AF_INET6, "fd00:201::3")
+            nlri = bytes([plen]) + \
+                socket.inet_pton(socket.AF_INET6, addr)[:(plen + 7) // 8]
+            reach = struct.pack("!HBB", 2, 1, 16) + nh + b"\0" + nlri
+            s.send(update(attr(0x80, 14, reach) + base, b""))
+        else:
+            end = time.time() + 30
+            seen = False
+            while not seen and time.time() < end and s.notif is None:
+                s.send(msg(4, b""))
+                t, body = s.read_one(1)
+                if t == 3:
+                    s.notif = body
+                if t == 2:
+                    seen = arg in parse_update(body)[1]
+            check("fared announced %s to us" % arg, seen,
+                  notif_text(s.notif))
+    end = time.time() + 3
+    while time.time() < end and s.notif is None:
+        s.send(msg(4, b""))
+        t, body = s.read_one(1)
+        if t == 3:
+            s.notif = body
+    check("no NOTIFICATION, session up", s.notif is None,
+          notif_text(s.notif))
+    threading.Thread(target=s.reader, daemon=True).start()
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
 def flaps():
     n = int(ARGS[0])
     ok = 0
@@ -338,5 +501,6 @@ def flaps():
 
 
 {"flood": flood, "connect-rejected": connect_rejected, "connect": connect,
- "silent": silent, "oversize": oversize, "flaps": flaps}[MODE]()
+ "silent": silent, "oversize": oversize, "flaps": flaps,
+ "attrs": attrs, "expect-attr": expect_attr, "speak": speak}[MODE]()
 sys.exit(1 if failed else 0)

@@ -196,6 +196,7 @@ static void full_open(struct bgp_open *open)
 	open->bgp_id = 0x0a000001;
 	open->caps.families = BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST) |
 			      BGP_FAM_BIT(BGP_FAM_IPV6_UNICAST);
+	open->caps.mp = true;
 	open->caps.route_refresh = true;
 	open->caps.extended_message = true;
 	open->caps.graceful_restart = true;
@@ -381,6 +382,36 @@ TEST(negotiation_takes_the_smaller_hold_time_and_matching_add_path)
 	CHECK_INT(p.keepalive_time, 0);
 	CHECK_INT(p.families, BGP_FAM_BIT(BGP_FAM_IPV6_UNICAST));
 	CHECK_INT(p.add_path_rx, 0);
+}
+
+TEST(rfc4760_a_peer_without_the_multiprotocol_capability_gets_ipv4_unicast)
+{
+	struct bgp_open local = { .hold_time = 90 }, peer = { .hold_time = 90 };
+	struct bgp_session_params p;
+	struct bgp_error err;
+	size_t n = unhex("M 001d 01 04 fde9 005a 0a000001 00", msg,
+			 sizeof(msg));
+
+	/* An OPEN with no capabilities at all: IPv4 unicast. */
+	CHECK_INT(bgp_open_parse(msg, n, &peer, &err), BGP_PARSE_OK);
+	CHECK(!peer.caps.mp);
+	local.caps.families = BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST) |
+			      BGP_FAM_BIT(BGP_FAM_IPV6_UNICAST);
+	bgp_negotiate(&local, &peer, &p);
+	CHECK_INT(p.families, BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST));
+	/* ... not when we are configured for IPv6 only. */
+	local.caps.families = BGP_FAM_BIT(BGP_FAM_IPV6_UNICAST);
+	bgp_negotiate(&local, &peer, &p);
+	CHECK_INT(p.families, 0);
+	/* A Multiprotocol capability of a family we do not speak: none. */
+	n = unhex("M 0025 01 04 fde9 005a 0a000001 08 02 06 01 04 0019 00 41",
+		  msg, sizeof(msg));
+	CHECK_INT(bgp_open_parse(msg, n, &peer, &err), BGP_PARSE_OK);
+	CHECK(peer.caps.mp);
+	CHECK_INT(peer.caps.families, 0);
+	local.caps.families = BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST);
+	bgp_negotiate(&local, &peer, &p);
+	CHECK_INT(p.families, 0);
 }
 
 /* ------------------------------------------------------------------ */

@@ -581,6 +581,56 @@ TEST(rfc4271_unknown_optional_non_transitive_attribute_is_dropped)
 	check_unknown_optional(0x80, 0);
 }
 
+TEST(rfc4271_unknown_transitive_attribute_passed_on_gets_the_partial_bit)
+{
+	static const uint8_t v[] = { 0xab, 0xcd };
+	static uint8_t big[300];
+	struct bgp_raw_attr a = { .flags = 0xd0, .type = 0x63, .value = v,
+				  .len = sizeof(v) };
+	uint8_t buf[400];
+
+	/* Extended Length is recomputed: a short value loses it. */
+	CHECK_INT(bgp_raw_attr_encode(NULL, &a, true), 5);
+	CHECK_INT(bgp_raw_attr_encode(buf, &a, true), 5);
+	CHECK_HEX(buf, 5, "e0 63 02 abcd");
+	CHECK_INT(bgp_raw_attr_encode(buf, &a, false), 5);
+	CHECK_HEX(buf, 5, "c0 63 02 abcd");
+	a.flags = 0xc0;
+	a.value = big;
+	a.len = sizeof(big);
+	CHECK_INT(bgp_raw_attr_encode(buf, &a, true), 304);
+	CHECK_HEX(buf, 4, "f0 63 012c");
+}
+
+TEST(update_raw_attributes_are_written_after_the_known_ones)
+{
+	static const uint32_t path[] = { 65001 };
+	static const uint8_t comm[] = { 0xfd, 0xe9, 0, 1 };
+	static const uint8_t raw[] = { 0xe0, 0x63, 0x02, 0xab, 0xcd };
+	struct bgp_prefix p;
+	struct bgp_update_out o = {
+		.mp_family = -1, .mp_unreach_family = -1,
+		.nlri = &p, .n_nlri = 1,
+		.origin = BGP_ORIGIN_IGP, .as_path = path, .as_path_len = 1,
+		.has_next_hop = true, .next_hop = { 192, 0, 2, 1 },
+		.communities = comm, .communities_len = sizeof(comm),
+		.raw_attrs = raw, .raw_attrs_len = sizeof(raw),
+	};
+	struct bgp_update up;
+	int n;
+
+	CHECK_INT(bgp_prefix_parse("10.0.0.5/32", &p), 0);
+	n = bgp_update_build(out, sizeof(out), &ebgp4, 0, &o);
+	CHECK(n > 0);
+	CHECK_INT(bgp_update_parse(out, n, &ebgp4, &up), BGP_PARSE_OK);
+	CHECK_INT(up.error.action, BGP_ACTION_NONE);
+	CHECK_HEX(up.attrs.communities, up.attrs.communities_len, "fde90001");
+	CHECK_INT(up.attrs.n_kept, 1);
+	CHECK_INT(up.attrs.kept[0].flags, 0xe0);
+	CHECK_HEX(up.attrs.kept[0].value, up.attrs.kept[0].len, "abcd");
+	bgp_update_free(&up);
+}
+
 TEST(rfc7606_repeated_origin_keeps_the_first_value)
 {
 	struct bgp_update up;

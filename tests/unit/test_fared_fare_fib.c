@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
+#include "fare_best.h"
 #include "fare_fib.h"
 #include "harness.h"
 
@@ -414,4 +415,54 @@ TEST(fare_fib_leaf_divides_a_multihomed_prefixs_pb)
 	CHECK_INT(fr.res.adv_rule, FARE_ADV_SUM);
 	CHECK_INT(fr.res.adv_t_value, fare_half_from_double(43.75));
 	entry_set(&en, "10.100.0.0/24", 0, NULL, NULL);
+}
+
+/*
+ * RFC 4271 §9.1.2.2 among a plane's paths (fare_best.h): peers 2 and 5
+ * are both plane 2; the multipath set is the paths equal through ORIGIN.
+ */
+TEST(fare_fib_picks_each_planes_best_path_and_weighs_the_multipath_set)
+{
+	static const unsigned int peers[] = { 1, 2, 5, 3 };
+	static const double pb[] = { 50, 50, 25, 50 };
+	static struct fare_route want;
+	struct fare_fib_path paths[4];
+	struct fare_fib_result fr;
+	struct entry en = { 0 };
+
+	links[1] = links[2] = links[3] = GBPS(400);
+	entry_set(&en, "10.9.0.1/32", 4, peers, pb);
+	/* Plane 2: peer 5's lower MED (same neighboring AS: none) wins. */
+	en.paths[1].attrs->has_med = true;
+	en.paths[1].attrs->med = 20;
+	en.paths[2].attrs->has_med = true;
+	en.paths[2].attrs->med = 10;
+	fare_fib_compute(&cfg, &en.e, paths, &fr, &want);
+	CHECK(paths[1].duplicate);
+	CHECK(fare_fib_weighed(&paths[2]));
+	CHECK_STR(nh_str(&want), "1:2 2:1 3:2");
+	/* Plane 3's ORIGIN INCOMPLETE takes it out of the multipath set. */
+	en.paths[3].attrs->origin = BGP_ORIGIN_INCOMPLETE;
+	fare_fib_compute(&cfg, &en.e, paths, &fr, &want);
+	CHECK(paths[3].longer);
+	CHECK_INT(paths[3].longer_by, FARE_BEST_ORIGIN);
+	CHECK_STR(nh_str(&want), "1:2 2:1");
+	/* A LOCAL_PREF of 200 on peer 2 makes it the only equal-cost path. */
+	en.paths[1].attrs->has_local_pref = true;
+	en.paths[1].attrs->local_pref = 200;
+	fare_fib_compute(&cfg, &en.e, paths, &fr, &want);
+	CHECK_INT(fr.best, 1);
+	CHECK(paths[0].longer);
+	CHECK_INT(paths[0].longer_by, FARE_BEST_LOCAL_PREF);
+	CHECK_STR(nh_str(&want), "2:1");
+	/* With the MEDs equal, the best of all is the first by router id
+	 * and address: every peer here has none, so RIB order. */
+	en.paths[1].attrs->has_local_pref = false;
+	en.paths[2].attrs->med = 20;
+	en.paths[3].attrs->origin = BGP_ORIGIN_IGP;
+	fare_fib_compute(&cfg, &en.e, paths, &fr, &want);
+	CHECK_INT(fr.best, 0);
+	CHECK(paths[2].duplicate);
+	CHECK_STR(nh_str(&want), "1:1 2:1 3:1");
+	entry_set(&en, "10.9.0.1/32", 0, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "fare_best.h"
 #include "fare_sync.h"
 #include "orf_sess.h"
 #include "json.h"
@@ -124,6 +125,7 @@ static void neighbor_json(struct json *j, const struct peer *p)
 	json_kv_u64(j, "treat_as_withdraw", p->withdraw_7606);
 	json_kv_u64(j, "attribute_discard", p->discard_7606);
 	json_kv_u64(j, "rejected_no_policy", p->rejected_8212);
+	json_kv_u64(j, "family_not_negotiated", p->unnegotiated);
 	json_kv_u64(j, "eor_received", p->eor_rx);
 	json_kv_u64(j, "eor_sent", p->eor_tx);
 	json_key(j, "orf");
@@ -285,9 +287,9 @@ static void fare_why(const struct fare_tier_cfg *t,
 		snprintf(buf, len, "plane %u: %sthe prefix is intra-group: "
 			 "minimal only, not used", fp->peer.plane, tier);
 	else if (fp->longer)
-		snprintf(buf, len, "plane %u: %sAS path longer than the "
-			 "shortest: not equal-cost, not used", fp->peer.plane,
-			 tier);
+		snprintf(buf, len, "plane %u: %s%s worse than the best path's: "
+			 "not equal-cost, not used", fp->peer.plane, tier,
+			 fare_best_step_name(fp->longer_by));
 	else if (fp->duplicate && tier[0])
 		snprintf(buf, len, "plane %u: %splane %u already has a path "
 			 "of this or a better tier: not used", fp->peer.plane,
@@ -310,6 +312,8 @@ static void fare_json(struct json *j, const struct fare_tier_cfg *t,
 	json_kv_u64(j, "plane", fp->peer.plane);
 	json_kv_bool(j, "duplicate", fp->duplicate);
 	json_kv_bool(j, "longer", fp->longer);
+	json_kv_string(j, "not_equal_cost_by", fp->longer ?
+		       fare_best_step_name(fp->longer_by) : "");
 	if (t && t->enabled) {
 		bool intra = fp->tier == FARE_TIER_INTRA;
 
@@ -727,6 +731,7 @@ static void fare_stats(struct fared *d, FILE *f, bool js)
 		json_kv_u64(&j, "batches", fs->batches);
 		json_kv_u64(&j, "ops", fs->ops);
 		json_kv_u64(&j, "refused", fs->failed);
+		json_kv_u64(&j, "resyncs", fs->resyncs);
 	}
 	json_close_object(&j);
 	json_end(&j);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "fare_best.h"
 #include "fare_fib.h"
 #include "fib_sync.h"
 
@@ -97,6 +98,32 @@ static void path_info(const struct fare_fib_cfg *cfg, const struct rib_entry *e,
 				   a->large_communities_len, by);
 }
 
+/* Path i of e as the decision process sees it. */
+static void best_path(const struct rib_entry *e, size_t i,
+		      const struct fare_fib_peer *peer,
+		      struct fare_best_path *bp)
+{
+	bp->attrs = e->paths[i].attrs;
+	bp->ibgp = peer->ibgp;
+	bp->router_id = peer->router_id;
+	bp->addr_family = peer->addr_family;
+	memcpy(bp->addr, peer->addr, sizeof(bp->addr));
+}
+
+/* Whether path i of e is better than path k by the decision process. */
+static bool better(const struct fare_fib_cfg *cfg, const struct rib_entry *e,
+		   size_t i, size_t k)
+{
+	struct fare_fib_peer pi, pk;
+	struct fare_best_path bi, bk;
+
+	cfg->peer_of(cfg->arg, e->paths[i].peer, &pi);
+	cfg->peer_of(cfg->arg, e->paths[k].peer, &pk);
+	best_path(e, i, &pi, &bi);
+	best_path(e, k, &pk, &bk);
+	return fare_best_cmp(&bi, &bk, NULL) < 0;
+}
+
 void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		      const struct rib_entry *e, struct fare_fib_path *paths,
 		      struct fare_fib_result *fr, struct fare_route *want)
@@ -105,11 +132,16 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 	struct fare_path_out out[FARE_NEXTHOP_MAX];
 	struct fare_policy_opts opts = cfg->opts;
 	struct fare_fib_peer peer[FARE_NEXTHOP_MAX], pi;
-	size_t idx[FARE_NEXTHOP_MAX], i, m = 0, shortest = SIZE_MAX;
+	size_t idx[FARE_NEXTHOP_MAX], i, m = 0, top = SIZE_MAX;
 	/* Per plane, the path that counts and its tier. */
 	size_t pick[FARE_PLANE_ID_MAX + 1];
 	uint8_t pick_tier[FARE_PLANE_ID_MAX + 1], ntier[FARE_NEXTHOP_MAX];
+	/* Per path: out of the multipath set, by which step (0: in it). */
+	uint8_t *worse = NULL, worse_small[16];
 	bool all_up = true, intra = false;
+	struct fare_best_path bt, bp;
+	struct fare_fib_peer ptop;
+	enum fare_best_step step;
 	uint8_t tier;
 	int by;
 
@@ -120,31 +152,50 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		cfg->prefix_of(cfg->arg, &e->prefix, &want->mode, &opts);
 	fr->best = -1;
 	fr->tiers = cfg->tiers.enabled;
+	worse = e->n_paths <= sizeof(worse_small) ? worse_small :
+		calloc(e->n_paths, 1);
 	/* Intra-group: some usable path carries none of C1, C2, C3. */
 	for (i = 0; cfg->tiers.enabled && i < e->n_paths && !intra; i++) {
 		path_info(cfg, e, i, &pi, &tier, &by);
 		intra = pi.plane && tier == FARE_TIER_INTRA;
 	}
 	fr->intra = intra;
-	/* Equal cost: the shortest AS path among the paths in the running. */
+	/* The best path among those in the running (fare_best.h). */
 	for (i = 0; i < e->n_paths; i++) {
 		if (intra) {
 			path_info(cfg, e, i, &pi, &tier, &by);
 			if (tier != FARE_TIER_INTRA)
 				continue;
 		}
-		if (e->paths[i].attrs->as_path_len < shortest)
-			shortest = e->paths[i].attrs->as_path_len;
+		if (top == SIZE_MAX || better(cfg, e, i, top))
+			top = i;
+	}
+	/* Equal cost: equal to it through FARE_BEST_MULTIPATH. */
+	if (top != SIZE_MAX) {
+		cfg->peer_of(cfg->arg, e->paths[top].peer, &ptop);
+		best_path(e, top, &ptop, &bt);
+	}
+	for (i = 0; i < e->n_paths; i++) {
+		cfg->peer_of(cfg->arg, e->paths[i].peer, &pi);
+		best_path(e, i, &pi, &bp);
+		step = FARE_BEST_EQUAL;
+		if (top != SIZE_MAX)
+			fare_best_cmp(&bp, &bt, &step);
+		if (worse)
+			worse[i] = step <= FARE_BEST_MULTIPATH ?
+				   (uint8_t)step : 0;
 	}
 	for (i = 0; i <= FARE_PLANE_ID_MAX; i++)
 		pick[i] = SIZE_MAX;
-	/* Per plane, the first path of the lowest tier. */
+	/* Per plane, the lowest tier's best path of the multipath set. */
 	for (i = 0; i < e->n_paths; i++) {
 		path_info(cfg, e, i, &pi, &tier, &by);
 		if (!pi.plane || (intra && tier != FARE_TIER_INTRA) ||
-		    e->paths[i].attrs->as_path_len > shortest)
+		    (worse && worse[i]))
 			continue;
-		if (pick[pi.plane] == SIZE_MAX || tier < pick_tier[pi.plane]) {
+		if (pick[pi.plane] == SIZE_MAX || tier < pick_tier[pi.plane] ||
+		    (tier == pick_tier[pi.plane] &&
+		     better(cfg, e, i, pick[pi.plane]))) {
 			pick[pi.plane] = i;
 			pick_tier[pi.plane] = tier;
 		}
@@ -156,7 +207,9 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		path_info(cfg, e, i, &fp.peer, &fp.tier, &fp.tier_by);
 		fp.minimal_only = fp.peer.plane && intra &&
 				  fp.tier != FARE_TIER_INTRA;
-		fp.longer = !fp.minimal_only && a->as_path_len > shortest;
+		/* Out of memory for worse[]: every path is equal cost. */
+		fp.longer = !fp.minimal_only && worse && worse[i];
+		fp.longer_by = fp.longer ? worse[i] : 0;
 		if (fp.peer.plane && !fp.longer && !fp.minimal_only &&
 		    (pick[fp.peer.plane] != i || m == FARE_NEXTHOP_MAX))
 			fp.duplicate = true;
@@ -170,12 +223,14 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 			/* Intra-group paths are minimal: tier 0. */
 			ntier[m] = fp.tier == FARE_TIER_INTRA ? 0 : fp.tier;
 			idx[m++] = i;
-			if (fr->best < 0)
+			if (fr->best < 0 || better(cfg, e, i, (size_t)fr->best))
 				fr->best = (int)i;
 		}
 		if (paths)
 			paths[i] = fp;
 	}
+	if (worse != worse_small)
+		free(worse);
 	if (opts.role == FARE_ROLE_SPINE && m && all_up)
 		opts.role = FARE_ROLE_REMOTE_SPINE;
 	fr->role = opts.role;

@@ -11,18 +11,22 @@
  * Nothing here opens sockets: the caller passes an apply function
  * (fare_routes_apply() in fared, a recorder in the unit tests).
  *
- * Per plane one path counts: a plane is one next hop in fare.ko, so a
- * second path from the same plane (an IPv4 and an IPv6 session of the
- * same leaf both carrying the prefix, or ADD-PATH's several paths of one
- * session) is listed but not weighed.
+ * Equal cost is fare_best.h's multipath set: the paths equal to the best
+ * in LOCAL_PREF, AS path length and ORIGIN (RFC 4271 §9.1.2.2 a to c).
+ * Per plane one path of that set counts: a plane is one next hop in
+ * fare.ko, so a second path from the same plane (an IPv4 and an IPv6
+ * session of the same leaf both carrying the prefix, or ADD-PATH's
+ * several paths of one session) is listed but not weighed; the plane's
+ * path is the one of the lowest tier, then the best by the rest of the
+ * decision process (MED, eBGP over iBGP, router id, peer address).
  *
  * Dragonfly+ tiers (cfg->tiers enabled, see tier.h): each path's tier
  * comes from its communities. A prefix with any intra-group path (none
  * of C1, C2, C3) on a plane uses only its intra-group paths, at tier 0
  * (draft §5: intra-group traffic MUST use minimal routing). Per plane
- * the path of the lowest (best) tier counts, the first of them in RIB
- * order on a tie: the plane's next hop gets that tier and that path's
- * FARE weight. Without tiers every path is tier 0, as before.
+ * the path of the lowest (best) tier counts, the best of them by the
+ * decision process on a tie: the plane's next hop gets that tier and that
+ * path's FARE weight. Without tiers every path is tier 0, as before.
  */
 #ifndef FARED_FARE_FIB_H
 #define FARED_FARE_FIB_H
@@ -41,6 +45,11 @@ struct fare_fib_peer {
 	unsigned int plane;		/* its fare.ko plane; 0: none */
 	uint64_t link_bps;		/* the link to it; 0: unknown */
 	bool upstream;			/* a spine's super-spine */
+	/* For the decision process (fare_best.h). */
+	bool ibgp;
+	uint32_t router_id;		/* its BGP Identifier */
+	uint8_t addr_family;		/* enum bgp_family of addr */
+	uint8_t addr[16];
 };
 
 typedef void (*fare_fib_peer_fn)(void *arg, unsigned int peer,
@@ -71,7 +80,9 @@ struct fare_fib_cfg {
 struct fare_fib_path {
 	struct fare_fib_peer peer;
 	bool duplicate;			/* its plane already has a path */
-	bool longer;			/* AS path longer than the shortest */
+	/* Not in the multipath set: worse than the best by longer_by. */
+	bool longer;
+	uint8_t longer_by;		/* enum fare_best_step, a to c */
 	/* Tiers: tiered, and the prefix has intra-group paths: not used. */
 	bool minimal_only;
 	uint8_t tier;			/* 0..2, or FARE_TIER_INTRA */
@@ -88,7 +99,10 @@ static inline bool fare_fib_weighed(const struct fare_fib_path *p)
 struct fare_fib_result {
 	struct fare_result res;
 	enum fare_role role;		/* the rules applied */
-	/* The path whose attributes a transit role passes on; -1: none. */
+	/*
+	 * The path whose attributes a transit role passes on, the best of
+	 * the weighed paths by the decision process; -1: none.
+	 */
 	int best;
 	bool tiers;			/* Dragonfly+ tiers applied */
 	bool intra;			/* ... and intra-group: minimal only */
@@ -97,8 +111,8 @@ struct fare_fib_result {
 /*
  * The route fare.ko should have for e (want->n_nexthops == 0: none) and,
  * when paths is not NULL, each of e's n_paths paths' fate. Only the paths
- * with the shortest AS path are equal-cost (RFC 4271 §9.1.2.2 a); with a
- * plane each, they are weighed together. Pure.
+ * of the multipath set are equal-cost; with a plane each, they are
+ * weighed together. Pure.
  */
 void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		      const struct rib_entry *e, struct fare_fib_path *paths,

@@ -63,8 +63,14 @@ static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < d->n_peers; i++)
 		if (d->peers[i]->index == peer) {
-			out->plane = d->peers[i]->nb->plane;
-			out->upstream = d->peers[i]->nb->upstream;
+			const struct fared_neighbor *nb = d->peers[i]->nb;
+
+			out->plane = nb->plane;
+			out->upstream = nb->upstream;
+			out->ibgp = nb->remote_as == d->cfg.local_as;
+			out->router_id = d->peers[i]->peer_id;
+			out->addr_family = nb->family;
+			memcpy(out->addr, nb->addr, sizeof(out->addr));
 			if (out->plane <= FARE_PLANE_ID_MAX)
 				out->link_bps = fs->link_bps[out->plane];
 			return;
@@ -97,7 +103,8 @@ static int apply(void *arg, const struct fare_op *ops, size_t n,
 		return -ENOENT;
 	}
 	ret = fare_routes_apply(fs->nl, ops, n, failed, &err);
-	if (ret)
+	/* The first refusal of a flush; fare_sync_flush() counts them. */
+	if (ret && !fs->flush_refused++)
 		fared_log("fare: route op %zu of %zu: %s", *failed, n,
 			  err.msg);
 	return ret;
@@ -159,11 +166,15 @@ static void setup_planes(struct fare_sync *fs)
 
 /*
  * Transit roles pass learned routes on (fare-04 §4.1, §4.2): with next
- * hop self, the AS path and origin of the first equal-cost path, and its
+ * hop self, the AS path and origin of the best path (fare_best.h), its
  * extended communities minus every PB and every non-transitive community
  * (they do not cross an AS boundary, RFC 4360 §2), plus the PBs the
- * policy computed. Not back to the peers the paths came from. One UPDATE
- * per prefix and peer.
+ * policy computed; its COMMUNITIES and LARGE_COMMUNITIES as they came
+ * (Dragonfly+ tiers among them) and its unknown optional transitive
+ * attributes with the Partial bit set (RFC 4271 §5; the unknown
+ * non-transitive ones were dropped on input). Not back to the peers the
+ * paths came from; with NO_ADVERTISE to nobody, with NO_EXPORT only to
+ * iBGP (RFC 1997).
  */
 struct fare_adv {
 	struct fare_adv *next;
@@ -175,6 +186,11 @@ struct fare_adv {
 	size_t path_len;
 	uint8_t *ecs;
 	size_t ecs_len;
+	/* COMMUNITIES, then LARGE_COMMUNITIES, then raw attributes. */
+	uint8_t *xattr;
+	size_t comms_len, lcomms_len, raw_len;
+	bool no_export, no_advertise;	/* RFC 1997 well-known */
+	bool from_ibgp;			/* the best path's: not to iBGP */
 	unsigned int *from;		/* RIB peers with a path */
 	size_t n_from;
 	uint8_t *sent;			/* bitmap by RIB peer index */
@@ -240,11 +256,16 @@ static void adv_clear(struct fare_adv *a)
 {
 	free(a->path);
 	free(a->ecs);
+	free(a->xattr);
 	free(a->from);
 	a->path = NULL;
 	a->ecs = NULL;
+	a->xattr = NULL;
 	a->from = NULL;
 	a->path_len = a->ecs_len = a->n_from = 0;
+	a->comms_len = a->lcomms_len = a->raw_len = 0;
+	a->no_export = a->no_advertise = false;
+	a->from_ibgp = false;
 	a->live = false;
 }
 
@@ -318,26 +339,203 @@ static bool adv_for(const struct fare_adv *a, const struct peer *p)
 	if (!fared_policy_permits(pol, &a->prefix) ||
 	    !orf_permits(p, &a->prefix))
 		return false;
+	if (a->no_advertise ||
+	    (a->no_export && p->nb->remote_as != cfg->local_as))
+		return false;
+	/* RFC 4271 §9.2: learned from iBGP, not passed on to iBGP. */
+	if (a->from_ibgp && p->nb->remote_as == cfg->local_as)
+		return false;
 	for (i = 0; i < a->n_from; i++)
 		if (a->from[i] == p->index)
 			return false;
 	return true;
 }
 
+/* The attributes a goes out with. */
+static void adv_route(const struct fare_adv *a, struct peer_route *r)
+{
+	r->origin = a->origin;
+	r->path = a->path;
+	r->path_len = a->path_len;
+	r->ecs = a->ecs;
+	r->ecs_len = a->ecs_len;
+	r->comms = a->xattr;
+	r->comms_len = a->comms_len;
+	r->lcomms = a->xattr ? a->xattr + a->comms_len : NULL;
+	r->lcomms_len = a->lcomms_len;
+	r->raw = a->xattr ? a->xattr + a->comms_len + a->lcomms_len : NULL;
+	r->raw_len = a->raw_len;
+}
+
 /* Brings p's copy of a in line; resend: announce even if sent before. */
 static void adv_to(struct fare_adv *a, struct peer *p, bool resend)
 {
 	if (adv_for(a, p)) {
+		struct peer_route r;
+
+		adv_route(a, &r);
 		if ((resend || !sent_to(a, p->index)) &&
-		    peer_announce(p, &a->prefix, a->origin, a->path,
-				  a->path_len, a->ecs, a->ecs_len))
+		    peer_announce(p, &a->prefix, 1, &r))
 			set_sent(a, p->index, true);
 	} else if (sent_to(a, p->index)) {
 		/* Never withdraw what export_family() now announces. */
 		if (!originated(&p->d->cfg, &a->prefix))
-			peer_withdraw(p, &a->prefix);
+			peer_withdraw(p, &a->prefix, 1);
 		set_sent(a, p->index, false);
 	}
+}
+
+static size_t x_len(const struct fare_adv *a)
+{
+	return a->comms_len + a->lcomms_len + a->raw_len;
+}
+
+static int cmp_bytes(const void *x, size_t xn, const void *y, size_t yn)
+{
+	if (xn != yn)
+		return xn < yn ? -1 : 1;
+	return xn ? memcmp(x, y, xn) : 0;
+}
+
+/* The attributes a and b go out with, compared (prefix aside). */
+static int attr_cmp(const struct fare_adv *a, const struct fare_adv *b)
+{
+	int r;
+
+	if (a->prefix.family != b->prefix.family)
+		return a->prefix.family < b->prefix.family ? -1 : 1;
+	if (a->origin != b->origin)
+		return a->origin < b->origin ? -1 : 1;
+	if (a->comms_len != b->comms_len)
+		return a->comms_len < b->comms_len ? -1 : 1;
+	if (a->lcomms_len != b->lcomms_len)
+		return a->lcomms_len < b->lcomms_len ? -1 : 1;
+	r = cmp_bytes(a->path, a->path_len * sizeof(*a->path), b->path,
+		      b->path_len * sizeof(*b->path));
+	if (!r)
+		r = cmp_bytes(a->ecs, a->ecs_len, b->ecs, b->ecs_len);
+	if (!r)
+		r = cmp_bytes(a->xattr, x_len(a), b->xattr, x_len(b));
+	return r;
+}
+
+/* Orders advs so that those sent with equal attributes are adjacent. */
+static int adv_attr_cmp(const void *x, const void *y)
+{
+	const struct fare_adv *a = *(struct fare_adv *const *)x;
+	const struct fare_adv *b = *(struct fare_adv *const *)y;
+	int r = attr_cmp(a, b);
+
+	return r ? r : memcmp(&a->prefix, &b->prefix, sizeof(a->prefix));
+}
+
+/*
+ * Brings p's copies of the n advs v in line (adv_to() for each), with the
+ * prefixes that share their attributes packed into as few UPDATEs as the
+ * session's message size allows, and the withdrawals of a family
+ * likewise. v is reordered. Falls back to adv_to() without memory.
+ */
+static void adv_to_many(struct fare_adv **v, size_t n, struct peer *p,
+			bool resend)
+{
+	/* pfx: a run to send; w: the withdrawals. */
+	struct bgp_prefix *pfx = malloc((2 * n + 1) * sizeof(*pfx)), *w;
+	size_t i, k, m, na = 0, nw = 0;
+
+	if (!pfx) {
+		for (i = 0; i < n && p->est; i++)
+			adv_to(v[i], p, resend);
+		return;
+	}
+	w = pfx + n;
+	/* v[0..na): to announce. */
+	for (i = 0; i < n; i++) {
+		struct fare_adv *a = v[i];
+
+		if (adv_for(a, p)) {
+			if (resend || !sent_to(a, p->index))
+				v[na++] = a;
+		} else if (sent_to(a, p->index)) {
+			/* Never withdraw what export_family() announces. */
+			if (!originated(&p->d->cfg, &a->prefix))
+				w[nw++] = a->prefix;
+			set_sent(a, p->index, false);
+		}
+	}
+	for (k = 0; k < BGP_FAM_COUNT && p->est; k++) {
+		for (i = 0, m = 0; i < nw; i++)
+			if (w[i].family == k)
+				pfx[m++] = w[i];
+		if (m)
+			peer_withdraw(p, pfx, m);
+	}
+	qsort(v, na, sizeof(*v), adv_attr_cmp);
+	for (i = 0; i < na && p->est; i = k) {
+		struct peer_route r;
+
+		for (k = i, m = 0; k < na && !attr_cmp(v[k], v[i]); k++)
+			pfx[m++] = v[k]->prefix;
+		adv_route(v[i], &r);
+		if (peer_announce(p, pfx, m, &r))
+			for (m = i; m < k; m++)
+				set_sent(v[m], p->index, true);
+	}
+	free(pfx);
+}
+
+#define COMMUNITY_NO_EXPORT	0xffffff01u
+#define COMMUNITY_NO_ADVERTISE	0xffffff02u
+
+/*
+ * best's COMMUNITIES, LARGE_COMMUNITIES and unknown optional transitive
+ * attributes (Partial set) into a->xattr; RFC 1997's NO_EXPORT and
+ * NO_ADVERTISE noted.
+ */
+static int adv_xattr(struct fare_adv *a, const struct rib_attrs *best)
+{
+	size_t raw = 0, k, at;
+	uint8_t *x;
+
+	for (k = 0; k < best->n_kept; k++) {
+		struct bgp_raw_attr r = {
+			.flags = best->kept[k].flags, .type = best->kept[k].type,
+			.value = best->kept[k].value, .len = best->kept[k].len,
+		};
+
+		raw += bgp_raw_attr_encode(NULL, &r, true);
+	}
+	for (k = 0; k + 4 <= best->communities_len; k += 4) {
+		const uint8_t *c = best->communities + k;
+		uint32_t v = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
+			     (uint32_t)c[2] << 8 | c[3];
+
+		a->no_export |= v == COMMUNITY_NO_EXPORT;
+		a->no_advertise |= v == COMMUNITY_NO_ADVERTISE;
+	}
+	if (!best->communities_len && !best->large_communities_len && !raw)
+		return 0;
+	x = malloc(best->communities_len + best->large_communities_len + raw);
+	if (!x)
+		return -ENOMEM;
+	a->xattr = x;
+	a->comms_len = best->communities_len;
+	a->lcomms_len = best->large_communities_len;
+	a->raw_len = raw;
+	if (a->comms_len)
+		memcpy(x, best->communities, a->comms_len);
+	if (a->lcomms_len)
+		memcpy(x + a->comms_len, best->large_communities,
+		       a->lcomms_len);
+	at = a->comms_len + a->lcomms_len;
+	for (k = 0; k < best->n_kept; k++) {
+		struct bgp_raw_attr r = {
+			.flags = best->kept[k].flags, .type = best->kept[k].type,
+			.value = best->kept[k].value, .len = best->kept[k].len,
+		};
+
+		at += bgp_raw_attr_encode(x + at, &r, true);
+	}
+	return 0;
 }
 
 /* The communities to pass on: see struct fare_adv. */
@@ -395,7 +593,12 @@ static bool same_adv(const struct fare_adv *a, const struct fare_adv *b)
 	return a->live == b->live && a->origin == b->origin &&
 	       a->scope == b->scope && adv_prefix_eq(&a->agg, &b->agg) &&
 	       a->path_len == b->path_len && a->ecs_len == b->ecs_len &&
-	       a->n_from == b->n_from &&
+	       a->n_from == b->n_from && a->comms_len == b->comms_len &&
+	       a->lcomms_len == b->lcomms_len && a->raw_len == b->raw_len &&
+	       a->no_export == b->no_export &&
+	       a->no_advertise == b->no_advertise &&
+	       a->from_ibgp == b->from_ibgp &&
+	       (!x_len(a) || !memcmp(a->xattr, b->xattr, x_len(a))) &&
 	       (!a->path_len ||
 		!memcmp(a->path, b->path, a->path_len * sizeof(*a->path))) &&
 	       (!a->ecs_len || !memcmp(a->ecs, b->ecs, a->ecs_len)) &&
@@ -410,6 +613,17 @@ static bool peer_rnic(const struct fared *d, unsigned int index)
 	for (i = 0; i < d->n_peers; i++)
 		if (d->peers[i]->index == index)
 			return d->peers[i]->nb->rnic;
+	return false;
+}
+
+/* Whether RIB peer index is an iBGP neighbor. */
+static bool peer_ibgp(const struct fared *d, unsigned int index)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_peers; i++)
+		if (d->peers[i]->index == index)
+			return d->peers[i]->nb->remote_as == d->cfg.local_as;
 	return false;
 }
 
@@ -509,13 +723,15 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 		now.path = malloc((now.path_len + 1) * sizeof(*now.path));
 		now.from = malloc((e->n_paths + 1) * sizeof(*now.from));
 		if (!now.path || !now.from ||
-		    adv_ecs(fs, best, &fr->res, &now.ecs, &now.ecs_len))
+		    adv_ecs(fs, best, &fr->res, &now.ecs, &now.ecs_len) ||
+		    adv_xattr(&now, best))
 			goto nomem;
 		if (now.path_len)
 			memcpy(now.path, best->as_packed,
 			       now.path_len * sizeof(*now.path));
 		for (i = 0; i < e->n_paths; i++)
 			now.from[now.n_from++] = e->paths[i].peer;
+		now.from_ibgp = peer_ibgp(fs->d, e->paths[fr->best].peer);
 		/* mpson-00 §4.2: a leaf tags what it learned from RNICs. */
 		if (cfg->fs_tag && cfg->role == FARE_ROLE_LEAF &&
 		    fare_is_host_route(&now.prefix) &&
@@ -551,6 +767,13 @@ static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
 	a->path_len = now.path_len;
 	a->ecs = now.ecs;
 	a->ecs_len = now.ecs_len;
+	a->xattr = now.xattr;
+	a->comms_len = now.comms_len;
+	a->lcomms_len = now.lcomms_len;
+	a->raw_len = now.raw_len;
+	a->no_export = now.no_export;
+	a->no_advertise = now.no_advertise;
+	a->from_ibgp = now.from_ibgp;
 	a->from = now.from;
 	a->n_from = now.n_from;
 	if (!a->queued) {
@@ -588,14 +811,27 @@ static void adv_drop(struct fare_sync *fs, struct fare_adv *a)
 static void adv_flush(struct fare_sync *fs)
 {
 	struct fared *d = fs->d;
+	struct fare_adv **v;
 	size_t i, k;
 
+	if (!fs->n_adv_queue)
+		return;
+	v = malloc(fs->n_adv_queue * sizeof(*v));
+	for (k = 0; k < d->n_peers; k++) {
+		if (!d->peers[k]->export_done)
+			continue;
+		if (!v) {
+			for (i = 0; i < fs->n_adv_queue; i++)
+				adv_to(fs->adv_queue[i], d->peers[k], true);
+			continue;
+		}
+		memcpy(v, fs->adv_queue, fs->n_adv_queue * sizeof(*v));
+		adv_to_many(v, fs->n_adv_queue, d->peers[k], true);
+	}
+	free(v);
 	for (i = 0; i < fs->n_adv_queue; i++) {
 		struct fare_adv *a = fs->adv_queue[i];
 
-		for (k = 0; k < d->n_peers; k++)
-			if (d->peers[k]->export_done)
-				adv_to(a, d->peers[k], true);
 		a->queued = false;
 		if (!a->live && !sent_any(a))
 			adv_drop(fs, a);
@@ -606,15 +842,24 @@ static void adv_flush(struct fare_sync *fs)
 void fare_sync_export_peer(struct peer *p, unsigned int fam)
 {
 	struct fare_sync *fs = p->d->fare;
-	size_t i;
+	struct fare_adv **v, *a;
+	size_t i, n = 0;
 
-	for (i = 0; fs && i < fs->n_adv_buckets && p->est; i++) {
-		struct fare_adv *a;
-
-		for (a = fs->adv_buckets[i]; a && p->est; a = a->next)
-			if (a->prefix.family == fam)
+	if (!fs || !fs->n_adv)
+		return;
+	v = malloc(fs->n_adv * sizeof(*v));
+	for (i = 0; i < fs->n_adv_buckets && p->est; i++)
+		for (a = fs->adv_buckets[i]; a && p->est; a = a->next) {
+			if (a->prefix.family != fam)
+				continue;
+			if (v)
+				v[n++] = a;
+			else
 				adv_to(a, p, false);
-	}
+		}
+	if (v && p->est)
+		adv_to_many(v, n, p, false);
+	free(v);
 }
 
 void fare_sync_peer_down(struct peer *p)
@@ -752,6 +997,7 @@ static void rnic_reset(struct fare_sync *fs)
 }
 
 static int reweigh(const struct rib_entry *e, void *arg);
+static void resync(struct timer *t);
 
 static bool unreach_wanted(struct fare_sync *fs, const struct fare_prefix *x)
 {
@@ -975,6 +1221,7 @@ int fare_sync_start(struct fared *d)
 	timer_init(&fs->rnic_timer, rnic_poll, fs);
 	rnic_reset(fs);
 	timer_init(&fs->update_delay, update_delay_over, fs);
+	timer_init(&fs->retry, resync, fs);
 	wait_s = fare_sync_wait_s(&d->cfg, fs->adopted + fs->n_stale_unreach);
 	if (fs->nl && wait_s) {
 		fs->first_tables = true;
@@ -1010,6 +1257,7 @@ void fare_sync_stop(struct fared *d, bool keep)
 	free(fs->unreach);
 	timer_stop(&d->loop, &fs->rnic_timer);
 	timer_stop(&d->loop, &fs->update_delay);
+	timer_stop(&d->loop, &fs->retry);
 	free(fs->rnic_up);
 	free(fs->hosts);
 	free(fs);
@@ -1265,6 +1513,9 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 		}
 }
 
+#define RETRY_FIRST_MS	1000
+#define RETRY_MAX_MS	64000
+
 void fare_sync_flush(struct fared *d)
 {
 	struct fare_sync *fs = d->fare;
@@ -1274,12 +1525,68 @@ void fare_sync_flush(struct fared *d)
 		return;
 	/* Forwarding first: a route is passed on once it is in place. */
 	if (fare_fib_pending(fs->fib)) {
+		fs->flush_refused = 0;
 		fare_fib_flush(fs->fib, 0, NULL, NULL, &st);
 		fs->batches++;
 		fs->ops += st.ops;
 		fs->failed += st.failed;
+		if (st.failed && !fs->retry.armed) {
+			fs->retry_ms = !fs->retry_ms ? RETRY_FIRST_MS :
+				       fs->retry_ms >= RETRY_MAX_MS / 2 ?
+				       RETRY_MAX_MS : 2 * fs->retry_ms;
+			fared_log("fare: %zu route op%s refused: "
+				  "resynchronising with fare.ko in %u ms",
+				  st.failed, st.failed == 1 ? "" : "s",
+				  fs->retry_ms);
+			timer_set(&d->loop, &fs->retry, fs->retry_ms);
+		}
 	}
 	adv_flush(fs);
+}
+
+static int resync_adopt(const struct fare_route *r, void *arg)
+{
+	struct fare_sync *fs = arg;
+
+	return fare_fib_adopt(fs->fib, r) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * After a refusal: what fare.ko holds is read again (a new record, every
+ * route in it stale), every prefix is computed again, so that only the
+ * differences are sent, and what the RIB no longer wants is swept. A
+ * failed read keeps the old record and tries again later.
+ */
+static void resync(struct timer *t)
+{
+	struct fare_sync *fs = t->arg;
+	struct fared *d = fs->d;
+	struct fare_fib *old = fs->fib;
+	uint64_t failed = fs->failed, ops = fs->ops;
+	struct fare_err err;
+
+	if (fs->first_tables || !fs->nl)
+		return;	/* first_tables_in() programs everything anyway */
+	fs->fib = fare_fib_new(apply, fs);
+	if (!fs->fib || fare_route_dump(fs->nl, resync_adopt, fs, &err)) {
+		fared_log("fare: resynchronising: %s", fs->fib ? err.msg :
+			  "out of memory");
+		fare_fib_free(fs->fib);
+		fs->fib = old;
+		timer_set(&d->loop, &fs->retry, fs->retry_ms);
+		return;
+	}
+	fare_fib_free(old);
+	fs->resyncs++;
+	rib_walk(d->rib, reweigh, d);
+	fare_fib_sweep(fs->fib);
+	fare_sync_flush(d);
+	if (fs->failed == failed) {
+		fared_log("fare: resynchronised with fare.ko: %llu op%s",
+			  (unsigned long long)(fs->ops - ops),
+			  fs->ops - ops == 1 ? "" : "s");
+		fs->retry_ms = 0;
+	}
 }
 
 static bool orf_wanted(const struct fared *d, const struct bgp_prefix *x)

@@ -69,6 +69,15 @@ struct fare_sync {
 	size_t adopted;
 	struct fare_prefix *stale_unreach;
 	size_t n_stale_unreach;
+	/*
+	 * fare.ko refused an op (a limit, no memory): after retry_ms (1 s,
+	 * doubling to 64 s while refusals go on) fared reads fare.ko's
+	 * routes again and programs the differences (fare_sync.c, resync).
+	 */
+	struct timer retry;
+	unsigned int retry_ms;
+	size_t flush_refused;		/* in this flush: logged once */
+	uint64_t resyncs;
 };
 
 /* Starts the FARE side when d->cfg has a role; 0 or -errno. */

@@ -354,12 +354,8 @@ static void reload(struct fared *d)
 				  "cleared", p->name);
 		if (exp || origs)
 			peer_reexport(p);
-		if (imp) {
-			/* Routes the new policy denies go at once. */
-			rib_peer_flush(d->rib, p->index,
-				       BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
-			peer_refresh_in(p);
-		}
+		if (imp)
+			peer_import_changed(p);
 	}
 	fared_config_free(&old);
 	free(keep);

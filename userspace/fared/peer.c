@@ -406,90 +406,138 @@ static bool advertised(const struct peer *p, const struct bgp_prefix *pfx,
  */
 static uint8_t update_buf[BGP_EXT_MAX_LEN];
 
-/*
- * Sends pfx with next hop self and path (the AS path beyond us, packed
- * with its segments: bgp_as_path_pack()) on c; false when it could not
- * be sent.
- */
+/* One UPDATE announcing the n prefixes pfx of out's family on c. */
+static int announce_build(struct conn *c, struct bgp_update_out *out,
+			  const struct bgp_prefix *pfx, size_t n)
+{
+	struct bgp_codec_opts o = codec_opts(c);
 
-static bool announce(struct conn *c, const struct bgp_prefix *pfx,
-		     uint8_t origin, const uint32_t *path, size_t path_len,
-		     const uint8_t *ecs, size_t ecs_len)
+	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
+		out->nlri = pfx;
+		out->n_nlri = n;
+	} else {
+		out->mp_family = (int)pfx->family;
+		out->mp_nlri = pfx;
+		out->n_mp_nlri = n;
+	}
+	return bgp_update_build(update_buf, sizeof(update_buf), &o,
+				c->params.add_path_tx, out);
+}
+
+/*
+ * Sends the n prefixes pfx with out's attributes on c, as many per
+ * UPDATE as fit (halving a run that does not); false when the session
+ * went.
+ */
+static bool announce_run(struct conn *c, struct bgp_update_out *out,
+			 const struct bgp_prefix *pfx, size_t n)
 {
 	struct peer *p = c->peer;
-	struct bgp_codec_opts o = codec_opts(c);
+	char text[BGP_PREFIX_STRLEN];
+	int len = announce_build(c, out, pfx, n);
+
+	if (len < 0 && n > 1)
+		return announce_run(c, out, pfx, n / 2) &&
+		       announce_run(c, out, pfx + n / 2, n - n / 2);
+	if (len < 0) {
+		/* Not the peer's fault: the route alone is not sent. */
+		p->too_large++;
+		plog(p, "%s not advertised: its UPDATE would exceed the "
+		     "session's %zu-byte message size", bgp_prefix_str(pfx,
+		     text, sizeof(text)), codec_opts(c).max_len);
+		return true;
+	}
+	conn_send(c, update_buf, len);
+	if (!p->est)
+		return false;
+	p->updates_tx++;
+	return true;
+}
+
+/*
+ * Announces the n prefixes pfx (one family) with next hop self and the
+ * attributes r on c; false when it could not be sent.
+ */
+static bool announce(struct conn *c, const struct bgp_prefix *pfx, size_t n,
+		     const struct peer_route *r)
+{
+	struct peer *p = c->peer;
 	struct bgp_update_out out = { .mp_family = -1,
 				      .mp_unreach_family = -1 };
-	uint8_t *buf = update_buf, nh[16];
 	char text[BGP_PREFIX_STRLEN];
+	uint8_t nh[16];
 	bool has_ll;
-	int len;
 
+	if (!n)
+		return true;
 	if (!next_hop(c, pfx->family, nh, &has_ll, out.mp_next_hop_ll)) {
 		plog(p, "no %s next hop on this session: %s not advertised",
 		     fam_name(pfx->family),
 		     bgp_prefix_str(pfx, text, sizeof(text)));
 		return false;
 	}
-	out.origin = origin;
+	out.origin = r->origin;
 	out.path_packed = true;
-	out.packed_path = path;
-	out.packed_path_len = path_len;
+	out.packed_path = r->path;
+	out.packed_path_len = r->path_len;
 	if (!ibgp(p)) {
 		out.prepend_as = p->d->cfg.local_as;
 	} else {
 		out.has_local_pref = true;
 		out.local_pref = 100;
 	}
-	out.ext_communities = ecs;
-	out.ext_communities_len = ecs_len;
+	out.ext_communities = r->ecs;
+	out.ext_communities_len = r->ecs_len;
+	out.communities = r->comms;
+	out.communities_len = r->comms_len;
+	out.large_communities = r->lcomms;
+	out.large_communities_len = r->lcomms_len;
+	out.raw_attrs = r->raw;
+	out.raw_attrs_len = r->raw_len;
 	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
-		out.nlri = pfx;
-		out.n_nlri = 1;
 		out.has_next_hop = true;
 		memcpy(out.next_hop, nh, 4);
 	} else {
-		out.mp_family = (int)pfx->family;
-		out.mp_nlri = pfx;
-		out.n_mp_nlri = 1;
 		memcpy(out.mp_next_hop, nh, 16);
 		out.mp_has_ll = has_ll;
 	}
-	len = bgp_update_build(buf, sizeof(update_buf), &o,
-			       c->params.add_path_tx, &out);
-	if (len < 0) {
-		/* Not the peer's fault: the route alone is not sent. */
-		p->too_large++;
-		plog(p, "%s not advertised: its UPDATE would exceed the "
-		     "session's %zu-byte message size", bgp_prefix_str(pfx,
-		     text, sizeof(text)), o.max_len);
-		return false;
+	return announce_run(c, &out, pfx, n);
+}
+
+/* Withdraws the n prefixes pfx (one family) on c, as many per UPDATE
+ * as fit; false when the session went. */
+static bool withdraw_run(struct conn *c, const struct bgp_prefix *pfx,
+			 size_t n)
+{
+	struct bgp_codec_opts o = codec_opts(c);
+	struct bgp_update_out out = { .mp_family = -1,
+				      .mp_unreach_family = -1 };
+	int len;
+
+	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
+		out.withdrawn = pfx;
+		out.n_withdrawn = n;
+	} else {
+		out.mp_unreach_family = (int)pfx->family;
+		out.mp_withdrawn = pfx;
+		out.n_mp_withdrawn = n;
 	}
-	conn_send(c, buf, len);
-	if (p->est)
-		p->updates_tx++;
+	len = bgp_update_build(update_buf, sizeof(update_buf), &o,
+			       c->params.add_path_tx, &out);
+	/* One prefix always fits: only a run is ever too long. */
+	if (len < 0 && n > 1)
+		return withdraw_run(c, pfx, n / 2) &&
+		       withdraw_run(c, pfx + n / 2, n - n / 2);
+	conn_send(c, update_buf, len);
+	if (!c->peer->est)
+		return false;
+	c->peer->updates_tx++;
 	return true;
 }
 
 static void withdraw(struct conn *c, const struct bgp_prefix *pfx)
 {
-	struct bgp_codec_opts o = codec_opts(c);
-	struct bgp_update_out out = { .mp_family = -1,
-				      .mp_unreach_family = -1 };
-	uint8_t buf[128];
-
-	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
-		out.withdrawn = pfx;
-		out.n_withdrawn = 1;
-	} else {
-		out.mp_unreach_family = (int)pfx->family;
-		out.mp_withdrawn = pfx;
-		out.n_mp_withdrawn = 1;
-	}
-	conn_send(c, buf, bgp_update_build(buf, sizeof(buf), &o,
-					   c->params.add_path_tx, &out));
-	if (c->peer->est)
-		c->peer->updates_tx++;
+	withdraw_run(c, pfx, 1);
 }
 
 static bool can_send(const struct peer *p, const struct bgp_prefix *pfx)
@@ -497,22 +545,23 @@ static bool can_send(const struct peer *p, const struct bgp_prefix *pfx)
 	return p->est && (p->est->params.families & BGP_FAM_BIT(pfx->family));
 }
 
-bool peer_announce(struct peer *p, const struct bgp_prefix *pfx,
-		   uint8_t origin, const uint32_t *path, size_t path_len,
-		   const uint8_t *ecs, size_t ecs_len)
+bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
+		   const struct peer_route *r)
 {
+	if (!n)
+		return true;
 	if (!can_send(p, pfx))
 		return false;
-	return announce(p->est, pfx, origin, path, path_len, ecs, ecs_len) &&
-	       p->est;
+	return announce(p->est, pfx, n, r) && p->est;
 }
 
-bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx)
+bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n)
 {
+	if (!n)
+		return true;
 	if (!can_send(p, pfx))
 		return false;
-	withdraw(p->est, pfx);
-	return p->est;
+	return withdraw_run(p->est, pfx, n) && p->est;
 }
 
 /*
@@ -554,13 +603,17 @@ static void export_family(struct conn *c, unsigned int fam)
 		return;
 	for (i = 0; i < p->d->cfg.n_originates; i++) {
 		const struct fared_originate *og = &p->d->cfg.originates[i];
+		struct peer_route r = {
+			.origin = BGP_ORIGIN_IGP,
+			.ecs = og->ext_communities,
+			.ecs_len = og->ext_communities_len,
+		};
 
 		if (og->prefix.family != fam ||
 		    !fared_policy_permits(pol, &og->prefix) ||
 		    !orf_permits(p, &og->prefix))
 			continue;
-		if (!announce(c, &og->prefix, BGP_ORIGIN_IGP, NULL, 0,
-			      og->ext_communities, og->ext_communities_len))
+		if (!announce(c, &og->prefix, 1, &r))
 			continue;
 		if (!p->est)
 			return;
@@ -642,6 +695,87 @@ void peer_refresh_in(struct peer *p)
 			conn_send(c, buf, bgp_route_refresh_build(buf,
 				  sizeof(buf), bgp_family_afi(fam),
 				  bgp_family_safi(fam), BGP_RR_NORMAL));
+}
+
+struct import_denied {
+	const struct peer *p;
+	const struct fared_policy *pol;	/* NULL: none, RFC 8212 */
+	struct bgp_prefix *v;
+	size_t n, cap;
+	bool nomem;
+};
+
+/* Collects p's paths the new import policy denies (fn of rib_walk). */
+static int collect_denied(const struct rib_entry *e, void *arg)
+{
+	struct import_denied *x = arg;
+	size_t i;
+
+	if (x->pol && fared_policy_permits(x->pol, &e->prefix))
+		return 0;
+	for (i = 0; i < e->n_paths; i++) {
+		struct bgp_prefix pfx = e->prefix;
+
+		if (e->paths[i].peer != x->p->index)
+			continue;
+		if (x->n == x->cap) {
+			size_t cap = x->cap ? 2 * x->cap : 64;
+			struct bgp_prefix *v = realloc(x->v, cap * sizeof(*v));
+
+			if (!v) {
+				x->nomem = true;
+				return 1;
+			}
+			x->v = v;
+			x->cap = cap;
+		}
+		pfx.path_id = e->paths[i].path_id;
+		x->v[x->n++] = pfx;
+	}
+	return 0;
+}
+
+void peer_import_changed(struct peer *p)
+{
+	struct import_denied x = { .p = p };
+	uint32_t fams = BGP_FAM_BIT(BGP_FAM_COUNT) - 1;
+	size_t i;
+
+	if (p->nb->import_policy >= 0)
+		x.pol = &p->d->cfg.policies[p->nb->import_policy];
+	rib_walk(p->d->rib, collect_denied, &x);
+	if (x.nomem) {
+		/* The old way: everything goes, the refresh brings it back. */
+		plog(p, "import policy changed, out of memory: its routes "
+		     "are flushed and asked for again");
+		rib_peer_flush(p->d->rib, p->index, fams);
+		free(x.v);
+		peer_refresh_in(p);
+		return;
+	}
+	/* What the new policy denies goes at once. */
+	for (i = 0; i < x.n; i++)
+		rib_withdraw(p->d->rib, p->index, &x.v[i]);
+	free(x.v);
+	if (!p->est || !p->est->params.route_refresh) {
+		peer_refresh_in(p);
+		return;
+	}
+	/*
+	 * The rest stays, stale, while the peer sends its routes again:
+	 * what it re-sends is no change to fare.ko or to the routes passed
+	 * on; what it does not is swept at its EoRR (RFC 7313) or after
+	 * stale-time. Routes the old policy denied arrive as new ones.
+	 */
+	fams &= p->est->params.families;
+	rib_peer_mark_stale(p->d->rib, p->index, fams);
+	p->stale_families |= fams;
+	p->rr_families |= fams;
+	timer_set(&p->d->loop, &p->rr_stale, p->d->cfg.gr_stale_time * 1000ull);
+	plog(p, "import policy changed: %zu path%s denied now, the rest "
+	     "kept while the neighbor sends its routes again", x.n,
+	     x.n == 1 ? "" : "s");
+	peer_refresh_in(p);
 }
 
 static void deferral_expired(struct timer *t)
@@ -1068,6 +1202,7 @@ static void established(struct conn *c)
 	p->established_at = loop_now_ms();
 	p->eor_rx = p->eor_tx = 0;
 	p->prefixes_rx = p->prefixes_denied = 0;
+	p->unnegotiated = 0;
 	p->max_prefix_warned = false;
 	p->last_error[0] = '\0';
 	p->orf_wait = 0;
@@ -1135,8 +1270,17 @@ static void import_run(struct peer *p, const struct bgp_update *u,
 	size_t pos = 0, i;
 	bool loop_detected = false;
 
-	if (!run->present || !run->known)
+	if (!run->present)
 		return;
+	/* RFC 4760 §7: a family not negotiated is ignored, with a log. */
+	if (!run->known || !p->est ||
+	    !(p->est->params.families & BGP_FAM_BIT(run->family))) {
+		if (!p->unnegotiated++)
+			plog(p, "UPDATE for AFI %u SAFI %u, not negotiated on "
+			     "this session: ignored (RFC 4760 §7); "
+			     "further ones are counted", run->afi, run->safi);
+		return;
+	}
 	if (!withdraw) {
 		if (p->nb->import_policy < 0) {
 			p->rejected_8212 += bgp_nlri_count(run);

@@ -92,6 +92,8 @@ struct peer {
 	uint64_t withdraw_7606, discard_7606, rejected_8212;
 	/* This session: prefixes announced to us, and those import denied. */
 	uint64_t prefixes_rx, prefixes_denied;
+	/* This session: NLRI runs of a family not negotiated, ignored. */
+	uint64_t unnegotiated;
 	uint64_t too_large;		/* routes not sent: over max_len */
 	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
 	char last_error[320];
@@ -131,20 +133,48 @@ void peer_accept(struct peer *p, int fd);
 /* Re-sends what export permits now, withdrawing what it no longer does. */
 void peer_reexport(struct peer *p);
 /*
- * A route learned elsewhere, passed on with next hop self: path is the AS
- * path beyond us, path_len words packed with its segments
- * (bgp_as_path_pack(), rib_attrs' as_packed); we prepend ours toward
- * eBGP. False when p has no
- * Established session for its family or the send failed.
+ * What a transit role passes on with a learned route (next hop self):
+ * path is the AS path beyond us, path_len words packed with its segments
+ * (bgp_as_path_pack(), rib_attrs' as_packed), to which we prepend ours
+ * toward eBGP; ecs the extended communities; comms and lcomms the
+ * standard and large communities as received; raw whole attributes
+ * (unknown optional transitive ones, Partial set) sent as they are.
  */
-bool peer_announce(struct peer *p, const struct bgp_prefix *pfx,
-		   uint8_t origin, const uint32_t *path, size_t path_len,
-		   const uint8_t *ecs, size_t ecs_len);
-bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx);
+struct peer_route {
+	uint8_t origin;
+	const uint32_t *path;
+	size_t path_len;
+	const uint8_t *ecs;
+	size_t ecs_len;
+	const uint8_t *comms;
+	size_t comms_len;
+	const uint8_t *lcomms;
+	size_t lcomms_len;
+	const uint8_t *raw;
+	size_t raw_len;
+};
+
+/*
+ * Announces the n prefixes pfx (one family) with the attributes r, in as
+ * few UPDATEs as the session's message size allows. False when p has no
+ * Established session for the family or a send failed; a prefix whose
+ * UPDATE alone would be too large is logged and skipped.
+ */
+bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
+		   const struct peer_route *r);
+/* Withdraws the n prefixes pfx (one family), as few UPDATEs as fit. */
+bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n);
 /* Queues a whole message on p's Established session; false if gone. */
 bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len);
 /* Asks the peer to send its routes again (import policy changed). */
 void peer_refresh_in(struct peer *p);
+/*
+ * p's import policy changed (reload): the paths it denies now go, the
+ * others stay, stale, until the peer has sent its routes again (a
+ * ROUTE-REFRESH), so that nothing the new policy still accepts is
+ * withdrawn from fare.ko or from the neighbors in between.
+ */
+void peer_import_changed(struct peer *p);
 /*
  * Ends a max-prefix Idle (operator's clear, reload): connects again.
  * False when p was not held Idle.

@@ -253,6 +253,8 @@ int bgp_keepalive_build(uint8_t *buf, size_t cap);
 
 struct bgp_caps {
 	uint32_t families;		/* BGP_FAM_BIT()s of Multiprotocol */
+	/* Any Multiprotocol capability, of a family fared speaks or not. */
+	bool mp;
 	bool as4;
 	uint32_t as4_number;
 	bool route_refresh;
@@ -310,6 +312,10 @@ struct bgp_session_params {
 	size_t max_len;
 };
 
+/*
+ * A side that sent no Multiprotocol capability at all speaks IPv4 unicast
+ * (RFC 4760 §8), so that is what a session with it carries.
+ */
 void bgp_negotiate(const struct bgp_open *local, const struct bgp_open *peer,
 		   struct bgp_session_params *params);
 
@@ -573,7 +579,23 @@ struct bgp_update_out {
 	uint8_t mp_next_hop[16];	/* IPv4 uses the first 4 octets */
 	bool mp_has_ll;
 	uint8_t mp_next_hop_ll[16];
+	/*
+	 * Whole attributes (flags, type, length, value), written as they
+	 * are after the others: the unknown optional transitive ones a
+	 * transit speaker passes on (bgp_raw_attr_encode()).
+	 */
+	const uint8_t *raw_attrs;
+	size_t raw_attrs_len;
 };
+
+/*
+ * Encodes attribute a into buf (when buf is not NULL) with the Extended
+ * Length flag as its length needs, plus the Partial flag when partial
+ * (RFC 4271 §5: an unrecognized optional transitive attribute passed
+ * on). Returns its length on the wire.
+ */
+size_t bgp_raw_attr_encode(uint8_t *buf, const struct bgp_raw_attr *a,
+			   bool partial);
 
 /*
  * Builds one UPDATE. AS numbers go out in 4 octets when opts->as4, else

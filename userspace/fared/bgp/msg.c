@@ -178,6 +178,7 @@ static bool parse_cap(struct bgp_caps *caps, uint8_t code,
 	case BGP_CAP_MP:
 		if (len != 4)
 			return false;
+		caps->mp = true;
 		fam = bgp_family_of(get_be16(v), v[3]);
 		if (fam >= 0)
 			caps->families |= BGP_FAM_BIT(fam);
@@ -457,6 +458,14 @@ int bgp_open_build(uint8_t *buf, size_t cap, const struct bgp_open *open)
 	return w_finish(&w, BGP_MAX_LEN);
 }
 
+/* RFC 4760 §8: without any Multiprotocol capability, IPv4 unicast. */
+static uint32_t caps_families(const struct bgp_caps *caps)
+{
+	if (caps->mp || caps->families)
+		return caps->families;
+	return BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST);
+}
+
 void bgp_negotiate(const struct bgp_open *local, const struct bgp_open *peer,
 		   struct bgp_session_params *params)
 {
@@ -467,7 +476,7 @@ void bgp_negotiate(const struct bgp_open *local, const struct bgp_open *peer,
 	params->hold_time = local->hold_time < peer->hold_time ?
 			    local->hold_time : peer->hold_time;
 	params->keepalive_time = params->hold_time / 3;
-	params->families = l->families & p->families;
+	params->families = caps_families(l) & caps_families(p);
 	params->as4 = l->as4 && p->as4;
 	params->extended_message = l->extended_message && p->extended_message;
 	params->route_refresh = l->route_refresh && p->route_refresh;

@@ -1133,10 +1133,37 @@ int bgp_update_build(uint8_t *buf, size_t cap,
 			       BGP_ATTR_LARGE_COMMUNITIES,
 			       out->large_communities,
 			       out->large_communities_len);
+		if (out->raw_attrs_len)
+			w_bytes(&w, out->raw_attrs, out->raw_attrs_len);
 	}
 	w_patch_u16(&w, at, (uint16_t)(w.len - at - 2));
 	w_prefixes(&w, out->nlri, out->n_nlri, v4_ap);
 	return w_finish(&w, opts->max_len ? opts->max_len : BGP_MAX_LEN);
+}
+
+size_t bgp_raw_attr_encode(uint8_t *buf, const struct bgp_raw_attr *a,
+			   bool partial)
+{
+	uint8_t flags = a->flags & ~BGP_ATTR_FLAG_EXT_LEN;
+	size_t head = a->len > 255 ? 4 : 3;
+
+	if (partial)
+		flags |= BGP_ATTR_FLAG_PARTIAL;
+	if (!buf)
+		return head + a->len;
+	if (a->len > 255)
+		flags |= BGP_ATTR_FLAG_EXT_LEN;
+	buf[0] = flags;
+	buf[1] = a->type;
+	if (a->len > 255) {
+		buf[2] = (uint8_t)(a->len >> 8);
+		buf[3] = (uint8_t)a->len;
+	} else {
+		buf[2] = (uint8_t)a->len;
+	}
+	if (a->len)
+		memcpy(buf + head, a->value, a->len);
+	return head + a->len;
 }
 
 int bgp_eor_build(uint8_t *buf, size_t cap, enum bgp_family fam)
