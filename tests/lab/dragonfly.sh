@@ -74,6 +74,8 @@ fared_conf()
 	cat <<EOC
 router-id 192.0.2.7
 local-as $DF_HOST_AS
+# nh_tx reads fare.ko's per-route counters, off by default in fared.
+route-stats on
 hold-time $DF_HOLD
 connect-retry 1
 control-socket $CTL

@@ -101,6 +101,8 @@ for n in $NODES; do
 	cat >"$DIR/$n.conf" <<EOC
 router-id 10.0.0.$i
 local-as ${AS[$n]}
+# tx reads fare.ko's per-route counters, off by default in fared.
+route-stats on
 hold-time 30
 connect-retry 1
 control-socket $DIR/$n.sock

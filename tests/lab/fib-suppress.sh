@@ -30,7 +30,12 @@ X=10.1.0.5/32
 A=10.1.0.0/24
 declare -A FPID=()
 
-conf_head() { fared_node_head "$@" 192.0.2.0/24; }
+# tx reads fare.ko's per-route counters, off by default in fared.
+conf_head()
+{
+	fared_node_head "$@" 192.0.2.0/24
+	echo "route-stats on"
+}
 
 # neighbor PLANE ADDR AS IFACE IMPORT EXPORT [EXTRA]
 neighbor()

@@ -265,3 +265,32 @@ TEST(config_update_delay_is_0_to_3600_seconds)
 	capture_end(&cap);
 	fared_config_free(&cfg);
 }
+
+TEST(config_route_stats_is_off_unless_turned_on)
+{
+	struct fared_config cfg;
+	struct capture cap;
+	int errors;
+	const char *out = parse(HEAD, &cfg, &errors, &cap);
+
+	CHECK_STR(out, "");
+	CHECK_INT(cfg.route_stats, false);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+
+	out = parse(HEAD "route-stats on\n", &cfg, &errors, &cap);
+	CHECK_STR(out, "");
+	CHECK_INT(errors, 0);
+	CHECK_INT(cfg.route_stats, true);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+
+	out = parse("route-stats yes\nroute-stats\n" HEAD, &cfg, &errors,
+		    &cap);
+	CHECK_STR(out, "t.conf:1: route-stats must be on or off, not "
+		  "\"yes\"\n"
+		  "t.conf:2: expected \"route-stats on|off\"\n");
+	CHECK_INT(errors, 2);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+}

@@ -165,6 +165,26 @@ TEST(fare_fib_path_without_pb_makes_the_prefix_ecmp)
 	entry_set(&en, "10.9.0.1/32", 0, NULL, NULL);
 }
 
+TEST(fare_fib_route_asks_for_counters_as_configured)
+{
+	static const double pb[] = { 50, 50, 25, 50 };
+	static struct fare_route want;
+	struct fare_fib_cfg with = cfg;
+	struct fare_fib_path paths[4];
+	struct fare_fib_result res;
+	struct entry en = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	entry_set(&en, "10.9.0.1/32", 4, p1234, pb);
+	with.route_stats = FARE_ROUTE_STATS_OFF;
+	fare_fib_compute(&with, &en.e, paths, &res, &want);
+	CHECK_INT(want.stats, FARE_ROUTE_STATS_OFF);
+	with.route_stats = FARE_ROUTE_STATS_ON;
+	fare_fib_compute(&with, &en.e, paths, &res, &want);
+	CHECK_INT(want.stats, FARE_ROUTE_STATS_ON);
+	entry_set(&en, "10.9.0.1/32", 0, NULL, NULL);
+}
+
 TEST(fare_fib_second_path_of_a_plane_and_planeless_paths_are_not_weighed)
 {
 	static const unsigned int peers[] = { 2, 5, 9, 3 };

@@ -817,6 +817,17 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 				"seconds, not \"%s\"", argv[1]);
 		else
 			cfg->update_delay = (uint16_t)v;
+	} else if (!strcmp(argv[0], "route-stats")) {
+		expect_args(ps, argc, 2, "route-stats on|off", &ok);
+		if (!ok)
+			return;
+		if (!strcmp(argv[1], "on"))
+			cfg->route_stats = true;
+		else if (!strcmp(argv[1], "off"))
+			cfg->route_stats = false;
+		else
+			problem(ps, ps->line, "route-stats must be on or off, "
+				"not \"%s\"", argv[1]);
 	} else if (!strcmp(argv[0], "send-buffer-limit")) {
 		expect_args(ps, argc, 2, "send-buffer-limit BYTES", &ok);
 		if (!ok)

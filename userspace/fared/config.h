@@ -139,6 +139,13 @@ struct fared_config {
 	 * End-of-RIB) before fared programs what it has; 0: at once.
 	 */
 	uint16_t update_delay;
+	/*
+	 * "route-stats on": fare.ko keeps per-route counters (what farectl
+	 * route show prints per next hop) on the routes fared programs. Off
+	 * by default: they cost per-CPU memory per route, which at 100k
+	 * routes on a many-CPU host is hundreds of MiB.
+	 */
+	bool route_stats;
 	/* Bytes a session may have queued for a peer that does not read. */
 	size_t send_buffer_limit;
 	/*

@@ -27,6 +27,7 @@ struct fib_nh {
 
 struct fib_rt {
 	uint8_t mode;
+	uint8_t stats;		/* FARE_ROUTE_STATS_* */
 	uint8_t n;
 	struct fib_nh nh[];
 };
@@ -148,6 +149,7 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 	memset(want, 0, sizeof(*want));
 	fare_fib_prefix(&e->prefix, &want->dst);
 	want->mode = FARE_MODE_DEFAULT;
+	want->stats = cfg->route_stats;
 	if (cfg->prefix_of)
 		cfg->prefix_of(cfg->arg, &e->prefix, &want->mode, &opts);
 	fr->best = -1;
@@ -319,6 +321,7 @@ static struct fib_rt *rt_from(const struct fare_route *r)
 	if (!rt)
 		return NULL;
 	rt->mode = r->mode;
+	rt->stats = r->stats;
 	rt->n = (uint8_t)r->n_nexthops;
 	for (i = 0; i < r->n_nexthops; i++) {
 		rt->nh[i].plane = r->nexthops[i].plane_id;
@@ -338,6 +341,7 @@ static void rt_to(const struct fare_prefix *dst, const struct fib_rt *rt,
 	memset(r, 0, offsetof(struct fare_route, nexthops));
 	r->dst = *dst;
 	r->mode = rt->mode;
+	r->stats = rt->stats;
 	r->n_nexthops = rt->n;
 	for (i = 0; i < rt->n; i++) {
 		memset(&r->nexthops[i], 0, sizeof(r->nexthops[i]));
@@ -352,6 +356,9 @@ static bool rt_eq(const struct fib_rt *a, const struct fib_rt *b)
 {
 	if (!a || !b)
 		return a == b;
+	/* Per-route counters differ only where both sides say which. */
+	if (a->stats && b->stats && a->stats != b->stats)
+		return false;
 	return a->mode == b->mode && a->n == b->n &&
 	       !memcmp(a->nh, b->nh, a->n * sizeof(a->nh[0]));
 }

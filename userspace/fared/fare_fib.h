@@ -74,6 +74,7 @@ struct fare_fib_cfg {
 	fare_fib_prefix_fn prefix_of;	/* NULL: default mode, no n */
 	void *arg;
 	struct fare_tier_cfg tiers;	/* Dragonfly+; not enabled: tier 0 */
+	uint8_t route_stats;		/* FARE_ROUTE_STATS_ON or _OFF */
 };
 
 /* One path's fate, for the explanation. */

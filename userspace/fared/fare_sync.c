@@ -903,6 +903,8 @@ static void set_opts(struct fare_sync *fs)
 	fs->cfg.opts.attach_nontransitive = cfg->attach_nontransitive;
 	fs->cfg.opts.lower_to_next_next_hop = cfg->lower_to_next_next_hop;
 	fs->cfg.tiers = cfg->tiers;
+	fs->cfg.route_stats = cfg->route_stats ? FARE_ROUTE_STATS_ON :
+						 FARE_ROUTE_STATS_OFF;
 }
 
 static void upa_reload(struct fared *d);
