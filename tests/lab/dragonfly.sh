@@ -25,6 +25,15 @@
 #
 # With DF_BIRD_ONLY=1 (no fare.ko needed, e.g. on a build host) H runs
 # BIRD instead of fared and only part 1 runs.
+#
+# Not run on the debug kernel (tests/run-all): a Dragonfly+ of 9 BIRD
+# routers plus fared is fared's and BIRD's tier logic (tests/bgp/tiers.sh
+# runs fared's under valgrind), and fare.ko's tier spill-over runs there
+# in tier-spill; what it asks of fare.ko (routes added, replaced and deleted
+# over netlink, packets steered) the scenarios that do run there,
+# genl-fuzz and stress do under the detectors, and at about 3x its 6.1
+# time under KASAN it would take a cold CI past 60 minutes
+# (tests/run-all's top has the arithmetic).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dragonfly-bird.bash"

@@ -29,6 +29,14 @@
 # s1a (s1b sends 1600 to ss11, 400 to ss12) and 1000 via s2a (s2b: 500,
 # 500). The receiver counts per interface; the split at s1b and s2b is
 # read from fare.ko's per-next-hop counters there.
+#
+# Not run on the debug kernel (tests/run-all): fared as leaf, spine and
+# super-spine is fared's behaviour, which tests/bgp (fare-transit.sh)
+# runs under valgrind; what it asks of fare.ko (routes added, replaced and deleted
+# over netlink, packets steered) the scenarios that do run there,
+# genl-fuzz and stress do under the detectors, and at about 3x its 6.1
+# time under KASAN it would take a cold CI past 60 minutes
+# (tests/run-all's top has the arithmetic).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
