@@ -66,6 +66,10 @@ if ! wait_for 30 weights_are "1:40 2:40 3:20 4:1"; then
 	cat "$LAB_DIR/fared.log"
 fi
 expect_eq "phase 1: weights" "$(weights)" "1:40 2:40 3:20 4:1"
+# fared asks fare.ko for no per-route counters unless configured to
+# (route-stats): the route fare.ko holds says so.
+expect_eq "fared's route has no per-route counters" \
+	"$("$FARECTL" -j -n host route show "$DST" | jq '.[0].stats')" false
 expect_eq "plane 4's link from ethtool (bit/s)" \
 	"$(path_field 10.4.0.1 link_bps)" 10000000000
 expect_eq "plane 4's PB (bit/s)" "$(path_field 10.4.0.1 pb_bps)" \

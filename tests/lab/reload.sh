@@ -8,6 +8,12 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# On the debug kernel 8 rounds (each ~9 s there); stress.sh reloads
+# fare.ko under traffic every 20 s there as well.
+if [ "${FARE_DEBUG_KERNEL:-0}" = 1 ]; then
+	ROUNDS=${ROUNDS:-8}
+	log "debug kernel: $ROUNDS rounds instead of 20"
+fi
 ROUNDS=${ROUNDS:-20}
 
 load_fare
