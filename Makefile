@@ -54,7 +54,7 @@ compat:
 		$(RM) $(KBUILD_OUTPUT_FILES); \
 		echo "$(KDIR)" > $(KDIR_STAMP); \
 	fi
-	@kmod/compat/probe.sh $(KDIR) $(COMPAT_H)
+	+@kmod/compat/probe.sh $(KDIR) $(COMPAT_H)
 	@echo "compat: $(KDIR):" $$(sed -n 's/^#define \(FARE_HAVE_[A-Z0-9_]*\).*/\1/p' $(COMPAT_H))
 
 KREL = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)

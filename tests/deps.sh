@@ -16,7 +16,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static
 	iproute2 jq ethtool util-linux procps python3 xz-utils rsync strace
 	python3-yaml python3-jsonschema
-	dkms dh-dkms debhelper lintian libsystemd-dev systemd git
+	dkms dh-dkms debhelper lintian libsystemd-dev systemd git debootstrap
 	bird2 iputils-ping frr
 )
 
