@@ -40,6 +40,11 @@ static void fuzz_open(const uint8_t *msg, size_t len)
 	/* Unknown capabilities are not rebuilt; compare what is. */
 	open.caps.n_unknown = 0;
 	memset(open.caps.unknown, 0, sizeof(open.caps.unknown));
+	/*
+	 * Nor is a Multiprotocol capability of a family fared does not
+	 * speak: the rebuilt OPEN has one exactly when a known family is set.
+	 */
+	open.caps.mp = open.caps.families != 0;
 	n = bgp_open_build(out, sizeof(out), &open);
 	if (n < 0)
 		return;	/* more capabilities than one parameter holds */
