@@ -391,6 +391,9 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 		 bool replace, struct fare_nhg **nhgp,
 		 struct netlink_ext_ack *extack);
+struct fare_nhg *fare_nhg_deletable(struct fare_net *fn, u32 id,
+				    struct netlink_ext_ack *extack);
+void fare_nhg_remove(struct fare_net *fn, struct fare_nhg *nhg);
 int fare_nhg_del(struct fare_net *fn, u32 id, struct netlink_ext_ack *extack);
 void fare_nhg_put(struct fare_net *fn, struct fare_nhg *nhg);
 struct fare_route_stats *fare_route_stats_alloc(const struct fare_group *grp);

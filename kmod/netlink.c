@@ -897,18 +897,20 @@ static int fare_nl_group_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fare_net *fn = fare_pernet(genl_info_net(info));
 	struct fare_nhg *nhg;
-	u32 id;
-	int err;
+	int err = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, FARE_A_GROUP_ID))
 		return -EINVAL;
-	id = nla_get_u32(info->attrs[FARE_A_GROUP_ID]);
 	mutex_lock(&fn->lock);
-	nhg = fare_nhg_find(fn, id);
-	/* Announced first: the group is freed with the delete. */
-	if (nhg && !fare_nhg_anon(nhg) && !nhg->refs)
+	nhg = fare_nhg_deletable(fn, nla_get_u32(info->attrs[FARE_A_GROUP_ID]),
+				 info->extack);
+	if (IS_ERR(nhg)) {
+		err = PTR_ERR(nhg);
+	} else {
+		/* Announced first: the group is freed with the delete. */
 		fare_nl_notify_group(fn, FARE_CMD_GROUP_DEL, nhg);
-	err = fare_nhg_del(fn, id, info->extack);
+		fare_nhg_remove(fn, nhg);
+	}
 	mutex_unlock(&fn->lock);
 	return err;
 }

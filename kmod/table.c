@@ -522,8 +522,13 @@ err_free:
 	return err;
 }
 
-/* Deletes named group @id, which no route may use. Under @fn's lock. */
-int fare_nhg_del(struct fare_net *fn, u32 id, struct netlink_ext_ack *extack)
+/*
+ * Named group @id if it may be deleted (no route uses it), else an error
+ * with its extack message. Under @fn's lock, which keeps the answer true
+ * until fare_nhg_remove().
+ */
+struct fare_nhg *fare_nhg_deletable(struct fare_net *fn, u32 id,
+				    struct netlink_ext_ack *extack)
 {
 	struct fare_nhg *nhg;
 
@@ -531,17 +536,34 @@ int fare_nhg_del(struct fare_net *fn, u32 id, struct netlink_ext_ack *extack)
 	nhg = fare_nhg_find(fn, id);
 	if (!nhg) {
 		NL_SET_ERR_MSG(extack, "no such group");
-		return -ENOENT;
+		return ERR_PTR(-ENOENT);
 	}
 	if (fare_nhg_anon(nhg)) {
 		NL_SET_ERR_MSG(extack, "an anonymous group goes with its last route");
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	}
 	if (nhg->refs) {
 		NL_SET_ERR_MSG(extack, "group in use by routes (delete or move them first)");
-		return -EBUSY;
+		return ERR_PTR(-EBUSY);
 	}
+	return nhg;
+}
+
+/* Removes @nhg, which fare_nhg_deletable() returned under the same lock. */
+void fare_nhg_remove(struct fare_net *fn, struct fare_nhg *nhg)
+{
+	lockdep_assert_held(&fn->lock);
 	fare_nhg_free(fn, nhg);
+}
+
+/* Deletes named group @id, which no route may use. Under @fn's lock. */
+int fare_nhg_del(struct fare_net *fn, u32 id, struct netlink_ext_ack *extack)
+{
+	struct fare_nhg *nhg = fare_nhg_deletable(fn, id, extack);
+
+	if (IS_ERR(nhg))
+		return PTR_ERR(nhg);
+	fare_nhg_remove(fn, nhg);
 	return 0;
 }
 
