@@ -356,8 +356,7 @@ static bool rt_eq(const struct fib_rt *a, const struct fib_rt *b)
 {
 	if (!a || !b)
 		return a == b;
-	/* Per-route counters differ only where both sides say which. */
-	if (a->stats && b->stats && a->stats != b->stats)
+	if (fib_stats_differ(a->stats, b->stats))
 		return false;
 	return a->mode == b->mode && a->n == b->n &&
 	       !memcmp(a->nh, b->nh, a->n * sizeof(a->nh[0]));

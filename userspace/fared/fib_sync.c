@@ -62,8 +62,7 @@ bool fib_route_equal(const struct fare_route *a, const struct fare_route *b)
 	    a->has_src != b->has_src || a->n_nexthops != b->n_nexthops ||
 	    a->n_nexthops > FARE_NEXTHOP_MAX)
 		return false;
-	/* Per-route counters differ only where both sides say which. */
-	if (a->stats && b->stats && a->stats != b->stats)
+	if (fib_stats_differ(a->stats, b->stats))
 		return false;
 	if (a->has_src && memcmp(&a->src, &b->src, addr_len(a->dst.family)))
 		return false;

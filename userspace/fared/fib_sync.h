@@ -31,6 +31,15 @@
 int fib_prefix_cmp(const struct fare_prefix *a, const struct fare_prefix *b);
 bool fib_route_equal(const struct fare_route *a, const struct fare_route *b);
 
+/*
+ * Whether two routes' per-route counter settings (FARE_ROUTE_STATS_*)
+ * differ: only where both say which (DEFAULT leaves it to fare.ko).
+ */
+static inline bool fib_stats_differ(uint8_t a, uint8_t b)
+{
+	return a && b && a != b;
+}
+
 /* The op taking have to want, in *op; returns 0 when none is needed. */
 int fib_diff_one(const struct fare_route *want, const struct fare_route *have,
 		 struct fare_op *op);
