@@ -65,6 +65,23 @@ load_fare()
 	fi
 }
 
+# rmmod refuses at once while anything holds fare.ko, and a generic
+# netlink dump in flight holds it until the dump ends (milliseconds), so a
+# scenario that unloads under netlink churn waits for that, as an operator
+# would. A reference held longer than 5 s is a leak: say who holds it.
+unload_fare()
+{
+	local i
+
+	for i in $(seq 1 50); do
+		rmmod fare 2>/dev/null && return 0
+		[ -d /sys/module/fare ] || return 0
+		sleep 0.1
+	done
+	echo "lab: fare.ko still in use after 5 s: refcnt $(cat /sys/module/fare/refcnt 2>/dev/null), holders: $(ls /sys/module/fare/holders 2>/dev/null | tr '\n' ' ')"
+	rmmod fare
+}
+
 # A namespace with lo up and loose reverse-path filtering, since planes
 # deliver a shared loopback address from any interface. Without "v6" it
 # has no IPv6 at all, so no router solicitation or MLD report pollutes

@@ -32,7 +32,7 @@ for i in $(seq 1 "$ROUNDS"); do
 	before=$(rx_packets leaf1 eth-host)
 	wait_for 10 rx_above leaf1 eth-host $((before + 5)) ||
 		fail "round $i: no traffic through fare"
-	rmmod fare || { fail "round $i: rmmod failed"; break; }
+	unload_fare || { fail "round $i: rmmod failed"; break; }
 done
 expect_eq "kernel routes gone with the module" \
 	"$(ip -n host -j route show table 249 proto 249 | jq length)" 0

@@ -74,7 +74,7 @@ while :; do
 	[ $SECONDS -lt $end ] || break
 	next=$((next + RELOAD_EVERY))
 	rounds=$((rounds + 1))
-	rmmod fare || { fail "reload $rounds: rmmod failed"; break; }
+	unload_fare || { fail "reload $rounds: rmmod failed"; break; }
 	insmod "$FARE_KO" || { fail "reload $rounds: insmod failed"; break; }
 	# churn adds the planes back, which makes fare0; the kernel route
 	# went with the old fare0 (the rule that leads to table 249 stays).
