@@ -74,7 +74,10 @@ unload_fare()
 	local i
 
 	for i in $(seq 1 50); do
-		rmmod fare 2>/dev/null && return 0
+		if rmmod fare 2>/dev/null; then
+			[ "$i" -eq 1 ] || log "fare.ko unloaded at the ${i}th try"
+			return 0
+		fi
 		[ -d /sys/module/fare ] || return 0
 		sleep 0.1
 	done
