@@ -4,8 +4,11 @@
 # fare0 is point-to-point: IPv4 output through it resolves every
 # destination to one neighbour entry, so 10,000 destinations routed via
 # fare0 leave the neighbour table as it was (once, each made an entry of
-# its own until the table overflowed at gc_thresh3 and sends failed). The
-# peer counts the 10,000 datagrams it received.
+# its own until the table overflowed at gc_thresh3 and sends failed). IPv6
+# output keys its entry by the route's gateway, so fare's IPv6 kernel
+# routes go via one link-local gateway on fare0 (once, "dev fare0" alone
+# made an entry per destination): 10,000 IPv6 destinations make at most
+# one. The peer counts the datagrams it received.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -62,4 +65,52 @@ expect_eq "sender's IPv4 neighbour table flat (at most 2 new entries)" \
 	$((n1 - n0 <= 2)) 1
 # fare0's one entry, the peer's for the sender and the reverse path's.
 expect_eq "ARP table flat (at most 4 new entries)" $((e1 - e0 <= 4)) 1
+
+# IPv6: the same over the same plane.
+ip -n nh addr add 2001:db8:1::2/64 dev eth-p nodad
+ip -n np addr add 2001:db8:1::1/64 dev eth-h nodad
+neigh_pin6 nh eth-p 2001:db8:1::1 np eth-h
+ip -n nh addr add 2001:db8:7::7/128 dev lo
+ip -n np -6 route add local 2001:db8:80::/48 dev lo
+ip -n np -6 route add 2001:db8:7::7/128 via 2001:db8:1::2 dev eth-h
+"$FARECTL" -n nh plane replace 1 dev eth-p via 10.1.0.1 via 2001:db8:1::1
+"$FARECTL" -n nh route add 2001:db8:80::/48 mode packet src 2001:db8:7::7 \
+	nexthop plane 1 weight 1
+expect_eq "the kernel route via one link-local gateway on fare0" \
+	"$(ip -n nh -6 -j route show table 249 2001:db8:80::/48 |
+		jq -r '.[0] | "\(.gateway) \(.dev)"')" "fe80::1 fare0"
+
+neigh6() { ip -n nh -6 neigh show nud all | wc -l; }
+nd_entries() { echo $((16#$(awk 'NR == 2 { print $1 }' /proc/net/stat/ndisc_cache))); }
+n0=$(neigh6)
+e0=$(nd_entries)
+rx0=$(rx)
+sent=$(ip netns exec nh python3 - "$N" <<'PY'
+import socket, sys
+n = int(sys.argv[1])
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("2001:db8:7::7", 0))
+ok = 0
+for i in range(n):
+    try:
+        s.sendto(b"x", ("2001:db8:80::%x:%x" % (i // 250, i % 250 + 1), 9))
+        ok += 1
+    except OSError:
+        pass
+print(ok)
+PY
+)
+n1=$(neigh6)
+e1=$(nd_entries)
+rx_got=$(($(rx) - rx0))
+expect_eq "IPv6 datagrams the sender could send" "$sent" $N
+expect_eq "peer received all of them (IPv6)" $((rx_got >= N)) 1
+log "IPv6 neighbour entries in the sender: $n0 before, $n1 after $N destinations:"
+ip -n nh -6 neigh show nud all
+log "ND table entries (kernel count, all namespaces): $e0 before, $e1 after"
+expect_eq "IPv6 neighbour entries of fare0 (one for all destinations)" \
+	$(($(ip -n nh -6 neigh show dev fare0 nud all | wc -l) <= 1)) 1
+expect_eq "sender's IPv6 neighbour table flat (at most 2 new entries)" \
+	$((n1 - n0 <= 2)) 1
+expect_eq "ND table flat (at most 4 new entries)" $((e1 - e0 <= 4)) 1
 lab_result

@@ -86,7 +86,9 @@ static const char *scenario(struct fare *f)
 	struct fare_prefix p6, other;
 	struct fare_err err;
 	struct nlmsghdr *nlh;
+	unsigned int ifindex;
 	const char *out;
+	char cmd[256];
 	int ret;
 
 	fare_prefix_parse("10.9.0.0/24", &r.dst, NULL);
@@ -123,17 +125,32 @@ static const char *scenario(struct fare *f)
 	ret = fare_rtnl_route_remove(f, &r.dst, 1, &err);
 	EXPECT(!ret, "removing a route already gone: %s", err.msg);
 
+	/*
+	 * An IPv6 route goes via a link-local gateway, which the kernel
+	 * refuses on loopback: a veth stands in for fare0.
+	 */
+	EXPECT(ip_cmd(), "no ip(8) to make a veth with");
+	snprintf(cmd, sizeof(cmd),
+		 "%s link add fare-t6 type veth peer name fare-t6p && %s link set fare-t6 up",
+		 ip_cmd(), ip_cmd());
+	EXPECT(!system(cmd), "cannot make a veth: %s", cmd);
+	ifindex = if_nametoindex("fare-t6");
+	EXPECT(ifindex, "no fare-t6");
 	fare_prefix_parse("2001:db8:9::/48", &p6, NULL);
 	r.dst = p6;
 	r.has_src = false;
-	ret = fare_rtnl_route_install(f, &r, 1, &err);
+	ret = fare_rtnl_route_install(f, &r, ifindex, &err);
 	EXPECT(!ret, "install IPv6: %s", err.msg);
 	out = routes("-o -6 route show table 249 proto 249");
-	EXPECT(!out || strstr(out, "2001:db8:9::/48 dev lo"),
-	       "IPv6 route not in the FIB: %s", out);
-	ret = fare_rtnl_route_remove(f, &p6, 1, &err);
+	EXPECT(out && strstr(out, "2001:db8:9::/48 via fe80::1 dev fare-t6"),
+	       "IPv6 route not in the FIB as expected: %s", out);
+	ret = fare_rtnl_route_install(f, &r, ifindex, &err);
+	EXPECT(!ret, "second IPv6 install (a replace): %s", err.msg);
+	ret = fare_rtnl_route_remove(f, &p6, ifindex, &err);
 	EXPECT(!ret, "remove IPv6: %s", err.msg);
-	ret = fare_rtnl_route_remove(f, &p6, 1, &err);
+	out = routes("-o -6 route show table 249 proto 249");
+	EXPECT(!out || !*out, "IPv6 route still in the FIB: %s", out);
+	ret = fare_rtnl_route_remove(f, &p6, ifindex, &err);
 	EXPECT(!ret, "removing an IPv6 route already gone: %s", err.msg);
 
 	/* Someone else's route to a prefix is not ours to remove. */

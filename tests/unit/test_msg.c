@@ -727,6 +727,36 @@ TEST(kernel_route_request_points_the_prefix_at_fare0)
 	CHECK_INT(seen, 7);
 }
 
+/* One neighbour entry for every IPv6 destination: via a fixed gateway. */
+TEST(kernel_ipv6_route_request_goes_via_one_link_local_gateway)
+{
+	static const uint8_t gw[16] = { 0xfe, 0x80, [15] = 0x01 };
+	const struct nlattr *a;
+	struct fare_prefix p;
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int seen = 0;
+
+	fare_prefix_parse("2001:db8:5::/48", &p, NULL);
+	nlh = fare_rtnl_msg_route(buf, sizeof(buf), RTM_NEWROUTE, 4, &p, NULL,
+				  33);
+	CHECK(nlh);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(rtm->rtm_family, AF_INET6);
+	CHECK_INT(rtm->rtm_scope, RT_SCOPE_UNIVERSE);
+	CHECK_INT(rtm->rtm_type, RTN_UNICAST);
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		if (mnl_attr_get_type(a) == RTA_GATEWAY) {
+			CHECK_INT(mnl_attr_get_payload_len(a), 16);
+			CHECK(!memcmp(mnl_attr_get_payload(a), gw, 16));
+		}
+		seen |= 1 << mnl_attr_get_type(a);
+	}
+	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_OIF) | (1 << RTA_GATEWAY));
+	/* Too small a buffer for the gateway too: no request at all. */
+	CHECK(!fare_rtnl_msg_route(buf, 60, RTM_NEWROUTE, 4, &p, NULL, 33));
+}
+
 TEST(kernel_route_removal_matches_only_our_protocol_and_device)
 {
 	const struct nlattr *a;

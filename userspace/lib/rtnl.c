@@ -45,6 +45,18 @@ static struct rtmsg *route_msg_start(void *buf, uint16_t type, uint32_t seq,
 	return rtm;
 }
 
+/*
+ * IPv6 output keys its neighbour entry by the route's gateway, or by the
+ * destination itself when there is none: a route straight out of fare0
+ * would make one entry per destination until the neighbour table
+ * overflows. Through this link-local gateway every destination shares one
+ * entry, which fare0 (no link layer, NOARP) never resolves or uses:
+ * fare.ko picks the plane's own next hop from the packet's destination.
+ */
+static const struct in6_addr fare0_gw6 = {
+	.s6_addr = { 0xfe, 0x80, [15] = 0x01 },
+};
+
 struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 				     uint32_t seq,
 				     const struct fare_prefix *dst,
@@ -55,10 +67,15 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 	struct rtmsg *rtm;
 
 	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*rtm)) +
-		     3 * MNL_ATTR_HDRLEN + 2 * MNL_ALIGN(alen) + 4)
+		     4 * MNL_ATTR_HDRLEN + 3 * MNL_ALIGN(alen) + 4)
 		return NULL;
 	rtm = route_msg_start(buf, type, seq, dst);
-	if (type == RTM_NEWROUTE) {
+	if (type == RTM_NEWROUTE && dst->family == AF_INET6) {
+		rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+		rtm->rtm_type = RTN_UNICAST;
+		mnl_attr_put(nlh, RTA_GATEWAY, sizeof(fare0_gw6), &fare0_gw6);
+	} else if (type == RTM_NEWROUTE) {
+		/* IPv4 output via a point-to-point device shares one. */
 		rtm->rtm_scope = RT_SCOPE_LINK;
 		rtm->rtm_type = RTN_UNICAST;
 	} else {
