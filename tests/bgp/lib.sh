@@ -30,6 +30,30 @@ fail()
 	echo "FAIL: $*" >&2
 	echo "--- fared log (last 30 lines)" >&2
 	tail -n 30 "$FARED_LOG" >&2 2>/dev/null
+	# Both sides' view, to tell a stuck fared from a peer that did not act.
+	if [ -n "${FARED_PID:-}" ]; then
+		echo "--- fared (pid $FARED_PID): $(kill -0 "$FARED_PID" 2>/dev/null &&
+			echo running || echo gone); its neighbors:" >&2
+		python3 - "$CTL" >&2 2>&1 <<'EOP' || echo "(no answer in 5 s)" >&2
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(b"neighbors\n")
+out = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode())
+EOP
+	fi
+	if [ -n "${BIRD_PID:-}" ] && [ -S "${BIRD_SOCK:-}" ]; then
+		echo "--- BIRD's protocols and log (last 20 lines)" >&2
+		timeout 5 birdc -s "$BIRD_SOCK" show protocols >&2 2>&1
+		tail -n 20 "$DIR/bird.log" >&2 2>/dev/null
+	fi
 	exit 1
 }
 
