@@ -19,6 +19,7 @@
 #include "fare_best.h"
 #include "fare_sync.h"
 #include "orf_sess.h"
+#include "peer.h"
 #include "json.h"
 
 #define CTL_REQUEST_MAX	512

@@ -23,6 +23,7 @@
 #include "loop.h"
 #include "suppress.h"
 #include "upa.h"
+#include "fared.h"
 #include "peer.h"
 
 struct fare_adv;

@@ -31,6 +31,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "fare_sync.h"
+#include "fared.h"
 #include "orf_sess.h"
 #include "peer.h"
 

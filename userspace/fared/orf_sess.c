@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "orf_sess.h"
+#include "fared.h"
 #include "peer.h"
 
 /* Header, AFI, reserved, SAFI, When, ORF type and entries' length. */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fare_sync.h"
+#include "fared.h"
 #include "gr.h"
 #include "orf_sess.h"
 #include "peer.h"
@@ -43,23 +44,6 @@ static const char *const state_names[] = {
 const char *peer_state_name(enum peer_state s)
 {
 	return state_names[s];
-}
-
-void fared_log(const char *fmt, ...)
-{
-	struct timespec ts;
-	struct tm tm;
-	char when[32];
-	va_list ap;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	fprintf(stderr, "%s.%03ld fared: ", when, ts.tv_nsec / 1000000);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 #define plog(p, fmt, ...) \

@@ -99,22 +99,6 @@ struct peer {
 	char last_error[320];
 };
 
-struct fared {
-	struct loop loop;
-	struct fared_config cfg;
-	struct rib *rib;
-	struct peer **peers;
-	size_t n_peers;
-	int listen4, listen6;
-	struct io lio4, lio6;
-	bool restarting;		/* started after an unclean exit */
-	uint32_t next_index;
-	struct fare_sync *fare;		/* with a role: see fare_sync.h */
-	/* Host: the remote hosts asked for by ORF, see orf_sess.h. */
-	struct bgp_prefix *orf_want;
-	size_t n_orf_want;
-};
-
 enum peer_state peer_state(const struct peer *p);
 /* Established, and End-of-RIB received for every negotiated family. */
 bool peer_has_first_table(const struct peer *p);
@@ -184,7 +168,5 @@ bool peer_clear_idle(struct peer *p);
 size_t peer_memory(const struct peer *p);
 /* Bytes queued to the peer and not yet taken by its socket. */
 size_t peer_send_queue(const struct peer *p);
-
-void fared_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* FARED_PEER_H */
