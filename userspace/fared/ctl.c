@@ -15,10 +15,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "adj_out.h"
 #include "ctl.h"
 #include "fare_best.h"
 #include "fare_sync.h"
 #include "orf_sess.h"
+#include "orf_want.h"
 #include "peer.h"
 #include "json.h"
 
@@ -433,7 +435,7 @@ static void suppress_explain(struct routes_ctx *rc, const struct rib_entry *e)
 {
 	struct fare_fs why = { 0 };
 	enum fare_fs_verdict v = fare_sync_fs(rc->d, e, &why);
-	enum fare_leaf_adv la = fare_sync_leaf(rc->d, &e->prefix);
+	enum fare_leaf_adv la = adj_out_scope(rc->d->out, &e->prefix);
 	char text[160], id[INET_ADDRSTRLEN];
 	struct in_addr a = { .s_addr = htonl(why.router_id) };
 
@@ -460,14 +462,14 @@ static void suppress_explain(struct routes_ctx *rc, const struct rib_entry *e)
 /* The UPA routes a leaf originates (they are in no RIB entry). */
 static void upa_routes(struct routes_ctx *rc, const struct bgp_prefix *only)
 {
-	struct fare_sync_upa *v;
+	struct adj_upa *v;
 	char pfx[BGP_PREFIX_STRLEN], agg[BGP_PREFIX_STRLEN];
-	size_t i, n = fare_sync_upa_routes(rc->d, NULL, 0);
+	size_t i, n = adj_out_upa_routes(rc->d->out, NULL, 0);
 
 	v = calloc(n + 1, sizeof(*v));
 	if (!v)
 		return;
-	n = fare_sync_upa_routes(rc->d, v, n);
+	n = adj_out_upa_routes(rc->d->out, v, n);
 	for (i = 0; i < n; i++) {
 		if (only && (only->family != v[i].prefix.family ||
 			     only->len != v[i].prefix.len ||

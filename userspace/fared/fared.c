@@ -28,11 +28,12 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "adj_out.h"
 #include "config.h"
 #include "ctl.h"
 #include "fare_sync.h"
 #include "fared.h"
-#include "orf_sess.h"
+#include "orf_want.h"
 #include "peer.h"
 
 #define DEFAULT_CONFIG	"/etc/fare/fared.conf"
@@ -104,6 +105,14 @@ static void rib_changed(const struct rib_entry *e, void *arg)
 			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)),
 			  e->n_paths, e->n_paths == 1 ? "" : "s");
 }
+
+/* A session's events (fared.h): where each one goes. */
+static const struct fared_hooks hooks = {
+	.export = adj_out_export,
+	.down = adj_out_peer_down,
+	.eor = fare_sync_eor,
+	.forwarding = fare_sync_forwarding,
+};
 
 static void idle(struct loop *l)
 {
@@ -402,7 +411,9 @@ static int run(struct fared *d, bool force_restart)
 	d->loop.on_signal = on_signal;
 	d->loop.on_idle = idle;
 	d->rib = rib_new();
-	if (!d->rib) {
+	d->out = adj_out_new(d);
+	d->hooks = &hooks;
+	if (!d->rib || !d->out) {
 		fared_log("out of memory");
 		return 1;
 	}
@@ -473,6 +484,8 @@ static int run(struct fared *d, bool force_restart)
 	}
 	idle(&d->loop);
 	fare_sync_stop(d, false);
+	adj_out_free(d->out);
+	d->out = NULL;
 	orf_want_free(d);
 	rib_free(d->rib);
 	loop_fini(&d->loop);

@@ -20,8 +20,27 @@
 #include "loop.h"
 #include "rib.h"
 
-struct peer;
+struct adj_out;
+struct fared;
 struct fare_sync;
+struct peer;
+
+/*
+ * What a session tells the rest of the daemon (fared.c sets them), so
+ * that the session layer calls nothing above it:
+ *   export      p may be sent family fam now (it came up, it asked for a
+ *               refresh, or export changed): the Adj-RIB-Out sends it
+ *   down        p's session went (gone: p itself goes)
+ *   eor         an End-of-RIB arrived: the start-up wait may be over
+ *   forwarding  the graceful restart F bit for fam (our OPEN)
+ * A hook left NULL does nothing (forwarding: false).
+ */
+struct fared_hooks {
+	void (*export)(struct peer *p, unsigned int fam);
+	void (*down)(struct peer *p, bool gone);
+	void (*eor)(struct fared *d);
+	bool (*forwarding)(const struct fared *d, unsigned int fam);
+};
 
 struct fared {
 	struct loop loop;
@@ -34,6 +53,8 @@ struct fared {
 	bool restarting;		/* started after an unclean exit */
 	uint32_t next_index;
 	struct fare_sync *fare;		/* with a role: see fare_sync.h */
+	struct adj_out *out;		/* the Adj-RIB-Out, every role */
+	const struct fared_hooks *hooks;
 	/* Host: the remote hosts asked for by ORF, see orf_sess.h. */
 	struct bgp_prefix *orf_want;
 	size_t n_orf_want;

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "orf_sess.h"
-#include "fared.h"
 #include "peer.h"
 
 /* Header, AFI, reserved, SAFI, When, ORF type and entries' length. */
@@ -155,120 +154,6 @@ bool orf_receives(const struct peer *p, unsigned int fam)
 	return p->est && (p->est->params.families & BGP_FAM_BIT(fam)) &&
 	       (p->nb->orf & BGP_ORF_RECEIVE) &&
 	       (p->est->open.caps.orf_prefix[fam] & BGP_ORF_SEND);
-}
-
-static int emit_peer(const uint8_t *msg, size_t len, void *arg)
-{
-	struct peer *p = arg;
-
-	if (!peer_send_raw(p, msg, len))
-		return -1;
-	p->orf_tx++;
-	return 0;
-}
-
-void orf_send(struct peer *p)
-{
-	struct fared *d = p->d;
-	struct bgp_prefix *want;
-	unsigned int fam;
-	size_t i, n;
-
-	for (fam = 0; fam < BGP_FAM_COUNT && p->est; fam++) {
-		if (!orf_sends(p, fam))
-			continue;
-		want = malloc((d->n_orf_want + 1) * sizeof(*want));
-		if (!want)
-			return;
-		for (i = n = 0; i < d->n_orf_want; i++)
-			if (d->orf_want[i].family == fam)
-				want[n++] = d->orf_want[i];
-		if (orf_list_build(fam, want, n, p->est->params.max_len ?
-				   p->est->params.max_len : BGP_MAX_LEN,
-				   emit_peer, p) < 0)
-			fared_log("%s: ORF for %s not sent", p->name,
-				  fam ? "ipv6" : "ipv4");
-		free(want);
-	}
-}
-
-static void resend_all(struct fared *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n_peers; i++)
-		orf_send(d->peers[i]);
-}
-
-static ssize_t want_find(const struct fared *d, const struct bgp_prefix *pfx)
-{
-	size_t i;
-
-	for (i = 0; i < d->n_orf_want; i++)
-		if (d->orf_want[i].family == pfx->family &&
-		    d->orf_want[i].len == pfx->len &&
-		    !memcmp(d->orf_want[i].addr, pfx->addr, 16))
-			return (ssize_t)i;
-	return -1;
-}
-
-static int want_push(struct fared *d, const struct bgp_prefix *pfx)
-{
-	struct bgp_prefix *w = realloc(d->orf_want, (d->n_orf_want + 1) *
-				       sizeof(*w));
-
-	if (!w)
-		return -ENOMEM;
-	d->orf_want = w;
-	w[d->n_orf_want] = *pfx;
-	w[d->n_orf_want++].path_id = 0;
-	return 0;
-}
-
-int orf_want_add(struct fared *d, const struct bgp_prefix *pfx)
-{
-	int err;
-
-	if (want_find(d, pfx) >= 0)
-		return -EEXIST;
-	err = want_push(d, pfx);
-	if (!err)
-		resend_all(d);
-	return err;
-}
-
-int orf_want_del(struct fared *d, const struct bgp_prefix *pfx)
-{
-	ssize_t i = want_find(d, pfx);
-
-	if (i < 0)
-		return -ENOENT;
-	/* Order kept: the sequence numbers follow it. */
-	memmove(&d->orf_want[i], &d->orf_want[i + 1],
-		(d->n_orf_want - (size_t)i - 1) * sizeof(*d->orf_want));
-	d->n_orf_want--;
-	resend_all(d);
-	return 0;
-}
-
-int orf_want_init(struct fared *d)
-{
-	size_t i, n = d->cfg.n_orf_prefixes;
-
-	d->orf_want = calloc(n + 1, sizeof(*d->orf_want));
-	if (!d->orf_want)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		d->orf_want[i] = d->cfg.orf_prefixes[i].prefix;
-	d->n_orf_want = n;
-	return 0;
-}
-
-void orf_want_free(struct fared *d)
-{
-	free(d->orf_want);
-	d->orf_want = NULL;
-	d->n_orf_want = 0;
 }
 
 bool orf_permits(const struct peer *p, const struct bgp_prefix *pfx)
