@@ -147,13 +147,6 @@ static bool peer_ibgp(const struct fared *d, unsigned int index)
 	return p && p->nb->remote_as == d->cfg.local_as;
 }
 
-static bool peer_rnic(const struct fared *d, unsigned int index)
-{
-	const struct peer *p = peer_by_index(d, index);
-
-	return p && p->nb->rnic;
-}
-
 /* The learned route to pass on for e, from its best path. */
 static int export_learned(struct fared *d, const struct rib_entry *e,
 			  const struct fare_fib_result *fr,
@@ -182,7 +175,7 @@ static int export_learned(struct fared *d, const struct rib_entry *e,
 	/* mpson-00 §4.2: a leaf tags what it learned from RNICs. */
 	if (cfg->fs_tag && cfg->role == FARE_ROLE_LEAF &&
 	    fare_is_host_route(&now->prefix) &&
-	    peer_rnic(d, e->paths[fr->best].peer))
+	    peer_index_rnic(d, e->paths[fr->best].peer))
 		now->ecs_len = fare_fs_tag(now->ecs, now->ecs_len,
 					   cfg->local_as, cfg->router_id,
 					   cfg->ec.fs_subtype);

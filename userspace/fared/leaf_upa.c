@@ -34,13 +34,6 @@ void leaf_upa_free(struct leaf_upa *l)
 	l->n_rnic_up = l->n_hosts = 0;
 }
 
-static bool peer_rnic(const struct fared *d, unsigned int index)
-{
-	const struct peer *p = peer_by_index(d, index);
-
-	return p && p->nb->rnic;
-}
-
 enum fare_leaf_adv leaf_upa_step(struct leaf_upa *l,
 				 const struct rib_entry *e,
 				 struct bgp_prefix *agg)
@@ -61,7 +54,7 @@ enum fare_leaf_adv leaf_upa_step(struct leaf_upa *l,
 			*agg = cfg->originates[i].prefix;
 		}
 	for (i = 0; h.covered && i < e->n_paths; i++)
-		if (peer_rnic(l->d, e->paths[i].peer))
+		if (peer_index_rnic(l->d, e->paths[i].peer))
 			h.n_rnic_paths++;
 	/* A configured RNIC is known from the start; its link counts. */
 	for (i = 0; h.covered && i < cfg->n_rnics && i < l->n_rnic_up; i++)

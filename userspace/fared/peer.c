@@ -635,6 +635,13 @@ struct peer *peer_by_index(const struct fared *d, unsigned int index)
 	return NULL;
 }
 
+bool peer_index_rnic(const struct fared *d, unsigned int index)
+{
+	const struct peer *p = peer_by_index(d, index);
+
+	return p && p->nb->rnic;
+}
+
 void peer_refresh_in(struct peer *p)
 {
 	struct conn *c = p->est;

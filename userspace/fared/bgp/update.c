@@ -1086,14 +1086,106 @@ static void w_packed_attr(struct writer *w, uint8_t flags, uint8_t type,
 		 asn_size, drop_confed, big);
 }
 
+/* MP_UNREACH_NLRI with out's mp_withdrawn (RFC 4760 §4). */
+static void w_mp_unreach(struct writer *w, const struct bgp_update_out *out,
+			 uint32_t add_path_tx)
+{
+	int fam = out->mp_unreach_family;
+	bool ap = add_path_tx & BGP_FAM_BIT(fam);
+
+	w_attr_head(w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MP_UNREACH,
+		    3 + prefixes_wire_len(out->mp_withdrawn,
+					  out->n_mp_withdrawn, ap));
+	w_u16(w, bgp_family_afi(fam));
+	w_u8(w, bgp_family_safi(fam));
+	w_prefixes(w, out->mp_withdrawn, out->n_mp_withdrawn, ap);
+}
+
+/* MP_REACH_NLRI with out's next hop and mp_nlri (RFC 4760 §3). */
+static void w_mp_reach(struct writer *w, const struct bgp_update_out *out,
+		       uint32_t add_path_tx)
+{
+	int fam = out->mp_family;
+	bool ap = add_path_tx & BGP_FAM_BIT(fam);
+	size_t nh_len = fam == BGP_FAM_IPV6_UNICAST ?
+			(out->mp_has_ll ? 32 : 16) : 4;
+
+	w_attr_head(w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MP_REACH,
+		    5 + nh_len + prefixes_wire_len(out->mp_nlri,
+						   out->n_mp_nlri, ap));
+	w_u16(w, bgp_family_afi(fam));
+	w_u8(w, bgp_family_safi(fam));
+	w_u8(w, (uint8_t)nh_len);
+	w_bytes(w, out->mp_next_hop, nh_len > 16 ? 16 : nh_len);
+	if (nh_len == 32)
+		w_bytes(w, out->mp_next_hop_ll, 16);
+	w_u8(w, 0);
+	w_prefixes(w, out->mp_nlri, out->n_mp_nlri, ap);
+}
+
+/*
+ * The path attributes of an announcement, in type order: ORIGIN, AS_PATH,
+ * NEXT_HOP, MED, LOCAL_PREF, COMMUNITIES, EXTENDED COMMUNITIES, AS4_PATH
+ * (to an old speaker, when an AS does not fit in two octets), LARGE
+ * COMMUNITIES, then the raw ones passed on.
+ */
+static void w_path_attrs(struct writer *w, const struct bgp_codec_opts *opts,
+			 const struct bgp_update_out *out)
+{
+	const uint8_t opt_trans = BGP_ATTR_FLAG_OPTIONAL |
+				  BGP_ATTR_FLAG_TRANSITIVE;
+	bool big_as = false;
+	size_t i;
+
+	w_attr(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_ORIGIN, &out->origin, 1);
+	if (out->path_packed) {
+		w_packed_attr(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_AS_PATH,
+			      out, opts->as4 ? 4 : 2, !opts->ibgp, &big_as);
+	} else {
+		w_as_path(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_AS_PATH,
+			  out->as_path, out->as_path_len, opts->as4 ? 4 : 2);
+		for (i = 0; i < out->as_path_len; i++)
+			big_as |= out->as_path[i] > 0xffff;
+	}
+	if (out->has_next_hop)
+		w_attr(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_NEXT_HOP,
+		       out->next_hop, 4);
+	if (out->has_med) {
+		w_attr_head(w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MED, 4);
+		w_u32(w, out->med);
+	}
+	if (out->has_local_pref) {
+		w_attr_head(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_LOCAL_PREF,
+			    4);
+		w_u32(w, out->local_pref);
+	}
+	if (out->communities_len)
+		w_attr(w, opt_trans, BGP_ATTR_COMMUNITIES, out->communities,
+		       out->communities_len);
+	if (out->ext_communities_len)
+		w_attr(w, opt_trans, BGP_ATTR_EXT_COMMUNITIES,
+		       out->ext_communities, out->ext_communities_len);
+	/* Old speakers get the true path beside AS_TRANS. */
+	if (!opts->as4 && big_as && out->path_packed)
+		w_packed_attr(w, opt_trans, BGP_ATTR_AS4_PATH, out, 4, true,
+			      &big_as);
+	else if (!opts->as4 && big_as)
+		w_as_path(w, opt_trans, BGP_ATTR_AS4_PATH, out->as_path,
+			  out->as_path_len, 4);
+	if (out->large_communities_len)
+		w_attr(w, opt_trans, BGP_ATTR_LARGE_COMMUNITIES,
+		       out->large_communities, out->large_communities_len);
+	if (out->raw_attrs_len)
+		w_bytes(w, out->raw_attrs, out->raw_attrs_len);
+}
+
 int bgp_update_build(uint8_t *buf, size_t cap,
 		     const struct bgp_codec_opts *opts, uint32_t add_path_tx,
 		     const struct bgp_update_out *out)
 {
 	bool v4_ap = add_path_tx & BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST);
 	struct writer w = writer_make(buf, cap);
-	size_t at, i, nh_len;
-	bool ap, big_as = false;
+	size_t at;
 
 	w_header(&w, BGP_MSG_UPDATE);
 	at = w.len;
@@ -1103,90 +1195,12 @@ int bgp_update_build(uint8_t *buf, size_t cap,
 
 	at = w.len;
 	w_u16(&w, 0);
-	if (out->mp_unreach_family >= 0) {
-		int fam = out->mp_unreach_family;
-
-		ap = add_path_tx & BGP_FAM_BIT(fam);
-		w_attr_head(&w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MP_UNREACH,
-			    3 + prefixes_wire_len(out->mp_withdrawn,
-						  out->n_mp_withdrawn, ap));
-		w_u16(&w, bgp_family_afi(fam));
-		w_u8(&w, bgp_family_safi(fam));
-		w_prefixes(&w, out->mp_withdrawn, out->n_mp_withdrawn, ap);
-	}
-	if (out->mp_family >= 0) {
-		int fam = out->mp_family;
-
-		ap = add_path_tx & BGP_FAM_BIT(fam);
-		nh_len = fam == BGP_FAM_IPV6_UNICAST ?
-			 (out->mp_has_ll ? 32 : 16) : 4;
-		w_attr_head(&w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MP_REACH,
-			    5 + nh_len + prefixes_wire_len(out->mp_nlri,
-							   out->n_mp_nlri,
-							   ap));
-		w_u16(&w, bgp_family_afi(fam));
-		w_u8(&w, bgp_family_safi(fam));
-		w_u8(&w, (uint8_t)nh_len);
-		w_bytes(&w, out->mp_next_hop, nh_len > 16 ? 16 : nh_len);
-		if (nh_len == 32)
-			w_bytes(&w, out->mp_next_hop_ll, 16);
-		w_u8(&w, 0);
-		w_prefixes(&w, out->mp_nlri, out->n_mp_nlri, ap);
-	}
-	if (out->n_nlri || out->mp_family >= 0) {
-		w_attr(&w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_ORIGIN,
-		       &out->origin, 1);
-		if (out->path_packed) {
-			w_packed_attr(&w, BGP_ATTR_FLAG_TRANSITIVE,
-				      BGP_ATTR_AS_PATH, out, opts->as4 ? 4 : 2,
-				      !opts->ibgp, &big_as);
-		} else {
-			w_as_path(&w, BGP_ATTR_FLAG_TRANSITIVE,
-				  BGP_ATTR_AS_PATH, out->as_path,
-				  out->as_path_len, opts->as4 ? 4 : 2);
-			for (i = 0; i < out->as_path_len; i++)
-				big_as |= out->as_path[i] > 0xffff;
-		}
-		if (out->has_next_hop)
-			w_attr(&w, BGP_ATTR_FLAG_TRANSITIVE,
-			       BGP_ATTR_NEXT_HOP, out->next_hop, 4);
-		if (out->has_med) {
-			w_attr_head(&w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MED,
-				    4);
-			w_u32(&w, out->med);
-		}
-		if (out->has_local_pref) {
-			w_attr_head(&w, BGP_ATTR_FLAG_TRANSITIVE,
-				    BGP_ATTR_LOCAL_PREF, 4);
-			w_u32(&w, out->local_pref);
-		}
-		if (out->communities_len)
-			w_attr(&w, BGP_ATTR_FLAG_OPTIONAL |
-			       BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_COMMUNITIES,
-			       out->communities, out->communities_len);
-		if (out->ext_communities_len)
-			w_attr(&w, BGP_ATTR_FLAG_OPTIONAL |
-			       BGP_ATTR_FLAG_TRANSITIVE,
-			       BGP_ATTR_EXT_COMMUNITIES, out->ext_communities,
-			       out->ext_communities_len);
-		/* Old speakers get the true path beside AS_TRANS. */
-		if (!opts->as4 && big_as && out->path_packed)
-			w_packed_attr(&w, BGP_ATTR_FLAG_OPTIONAL |
-				      BGP_ATTR_FLAG_TRANSITIVE,
-				      BGP_ATTR_AS4_PATH, out, 4, true, &big_as);
-		else if (!opts->as4 && big_as)
-			w_as_path(&w, BGP_ATTR_FLAG_OPTIONAL |
-				  BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_AS4_PATH,
-				  out->as_path, out->as_path_len, 4);
-		if (out->large_communities_len)
-			w_attr(&w, BGP_ATTR_FLAG_OPTIONAL |
-			       BGP_ATTR_FLAG_TRANSITIVE,
-			       BGP_ATTR_LARGE_COMMUNITIES,
-			       out->large_communities,
-			       out->large_communities_len);
-		if (out->raw_attrs_len)
-			w_bytes(&w, out->raw_attrs, out->raw_attrs_len);
-	}
+	if (out->mp_unreach_family >= 0)
+		w_mp_unreach(&w, out, add_path_tx);
+	if (out->mp_family >= 0)
+		w_mp_reach(&w, out, add_path_tx);
+	if (out->n_nlri || out->mp_family >= 0)
+		w_path_attrs(&w, opts, out);
 	w_patch_u16(&w, at, (uint16_t)(w.len - at - 2));
 	w_prefixes(&w, out->nlri, out->n_nlri, v4_ap);
 	return w_finish(&w, opts->max_len ? opts->max_len : BGP_MAX_LEN);
