@@ -9,7 +9,7 @@
 
 #include "config.h"
 #include "ctl.h"
-#include "peer.h"
+#include "fared.h"
 #include "harness.h"
 #include "linux/fare.h"
 

@@ -498,13 +498,78 @@ static void suppress_finish(struct parser *ps)
 			"role");
 }
 
+/* role host|leaf|spine|super-spine */
+static void role_statement(struct parser *ps, char **argv, int argc)
+{
+	static const char *const roles[] = {
+		[FARE_ROLE_HOST] = "host",
+		[FARE_ROLE_LEAF] = "leaf",
+		[FARE_ROLE_SPINE] = "spine",
+		[FARE_ROLE_SUPER_SPINE] = "super-spine",
+	};
+	int i;
+
+	for (i = 0; argc == 2 && i <= FARE_ROLE_SUPER_SPINE; i++)
+		if (!strcmp(argv[1], roles[i])) {
+			ps->cfg->fare = true;
+			ps->cfg->role = (enum fare_role)i;
+			return;
+		}
+	problem(ps, ps->line, "expected \"role host|leaf|spine|super-spine\"");
+}
+
 /*
- * role host
- * path-bandwidth sub-type N
- * link-bandwidth accept|ignore
- * mode packet|flow|flowlet [policy NAME]
+ * path-bandwidth sub-type N | attach-non-transitive |
+ * lower-to-next-next-hop
  */
-static void fare_statement(struct parser *ps, char **argv, int argc)
+static void path_bandwidth_statement(struct parser *ps, char **argv,
+				     int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	uint32_t v;
+
+	if (argc == 2 && !strcmp(argv[1], "attach-non-transitive")) {
+		cfg->attach_nontransitive = true;
+	} else if (argc == 2 && !strcmp(argv[1], "lower-to-next-next-hop")) {
+		cfg->lower_to_next_next_hop = true;
+	} else if (argc != 3 || strcmp(argv[1], "sub-type") ||
+		   !parse_u32(argv[2], 0, 255, &v)) {
+		problem(ps, ps->line, "expected \"path-bandwidth "
+			"sub-type N\" (N 0..255), \"path-bandwidth "
+			"attach-non-transitive\" or \"path-bandwidth "
+			"lower-to-next-next-hop\"");
+	} else {
+		cfg->ec.pb_subtype = (uint8_t)v;
+	}
+}
+
+/* multihomed N policy NAME [multiply-link] */
+static void multihomed_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	struct fared_multihome *mh;
+	uint32_t v;
+
+	if ((argc != 4 && argc != 5) || !parse_u32(argv[1], 2, 64, &v) ||
+	    strcmp(argv[2], "policy") ||
+	    (argc == 5 && strcmp(argv[4], "multiply-link"))) {
+		problem(ps, ps->line, "expected \"multihomed N policy "
+			"NAME [multiply-link]\" with N 2..64");
+		return;
+	}
+	mh = grow((void **)&cfg->multihomes, &cfg->n_multihomes, sizeof(*mh));
+	if (!mh) {
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	mh->leaves = v;
+	mh->multiply_link = argc == 5;
+	mh->line = ps->line;
+	snprintf(mh->policy_name, sizeof(mh->policy_name), "%s", argv[3]);
+}
+
+/* mode packet|flow|flowlet [policy NAME] */
+static void mode_statement(struct parser *ps, char **argv, int argc)
 {
 	static const char *const modes[] = {
 		[FARE_MODE_PACKET] = "packet",
@@ -513,65 +578,40 @@ static void fare_statement(struct parser *ps, char **argv, int argc)
 	};
 	struct fared_config *cfg = ps->cfg;
 	struct fared_mode *m;
-	uint32_t v;
 	uint8_t mode = 0;
 	int i;
 
-	if (!strcmp(argv[0], "role")) {
-		static const char *const roles[] = {
-			[FARE_ROLE_HOST] = "host",
-			[FARE_ROLE_LEAF] = "leaf",
-			[FARE_ROLE_SPINE] = "spine",
-			[FARE_ROLE_SUPER_SPINE] = "super-spine",
-		};
-
-		for (i = 0; argc == 2 && i <= FARE_ROLE_SUPER_SPINE; i++)
-			if (!strcmp(argv[1], roles[i])) {
-				cfg->fare = true;
-				cfg->role = (enum fare_role)i;
-				return;
-			}
-		problem(ps, ps->line, "expected \"role host|leaf|spine|"
-			"super-spine\"");
+	for (i = FARE_MODE_PACKET; i <= FARE_MODE_FLOWLET; i++)
+		if (argc >= 2 && !strcmp(argv[1], modes[i]))
+			mode = (uint8_t)i;
+	if (!mode ||
+	    (argc != 2 && (argc != 4 || strcmp(argv[2], "policy")))) {
+		problem(ps, ps->line, "expected \"mode packet|flow|"
+			"flowlet [policy NAME]\"");
 		return;
-	} else if (!strcmp(argv[0], "path-bandwidth") && argc == 2 &&
-		   !strcmp(argv[1], "attach-non-transitive")) {
-		cfg->attach_nontransitive = true;
-	} else if (!strcmp(argv[0], "path-bandwidth") && argc == 2 &&
-		   !strcmp(argv[1], "lower-to-next-next-hop")) {
-		cfg->lower_to_next_next_hop = true;
-	} else if (!strcmp(argv[0], "multihomed")) {
-		struct fared_multihome *mh;
-
-		if ((argc != 4 && argc != 5) ||
-		    !parse_u32(argv[1], 2, 64, &v) ||
-		    strcmp(argv[2], "policy") ||
-		    (argc == 5 && strcmp(argv[4], "multiply-link"))) {
-			problem(ps, ps->line, "expected \"multihomed N policy "
-				"NAME [multiply-link]\" with N 2..64");
-			return;
-		}
-		mh = grow((void **)&cfg->multihomes, &cfg->n_multihomes,
-			  sizeof(*mh));
-		if (!mh) {
-			problem(ps, ps->line, "out of memory");
-			return;
-		}
-		mh->leaves = v;
-		mh->multiply_link = argc == 5;
-		mh->line = ps->line;
-		snprintf(mh->policy_name, sizeof(mh->policy_name), "%s",
+	}
+	m = grow((void **)&cfg->modes, &cfg->n_modes, sizeof(*m));
+	if (!m) {
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	m->mode = mode;
+	m->policy = -1;
+	m->line = ps->line;
+	if (argc == 4)
+		snprintf(m->policy_name, sizeof(m->policy_name), "%s",
 			 argv[3]);
+}
+
+/* The FARE statements: role, path-bandwidth, link-bandwidth, ... */
+static void fare_statement(struct parser *ps, char **argv, int argc)
+{
+	if (!strcmp(argv[0], "role")) {
+		role_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "path-bandwidth")) {
-		if (argc != 3 || strcmp(argv[1], "sub-type") ||
-		    !parse_u32(argv[2], 0, 255, &v)) {
-			problem(ps, ps->line, "expected \"path-bandwidth "
-				"sub-type N\" (N 0..255), \"path-bandwidth "
-				"attach-non-transitive\" or \"path-bandwidth "
-				"lower-to-next-next-hop\"");
-			return;
-		}
-		cfg->ec.pb_subtype = (uint8_t)v;
+		path_bandwidth_statement(ps, argv, argc);
+	} else if (!strcmp(argv[0], "multihomed")) {
+		multihomed_statement(ps, argv, argc);
 	} else if (!strcmp(argv[0], "link-bandwidth")) {
 		if (argc != 2 || (strcmp(argv[1], "accept") &&
 				  strcmp(argv[1], "ignore"))) {
@@ -579,28 +619,9 @@ static void fare_statement(struct parser *ps, char **argv, int argc)
 				"accept\" or \"link-bandwidth ignore\"");
 			return;
 		}
-		cfg->ec.accept_link_bw = !strcmp(argv[1], "accept");
+		ps->cfg->ec.accept_link_bw = !strcmp(argv[1], "accept");
 	} else {
-		for (i = FARE_MODE_PACKET; i <= FARE_MODE_FLOWLET; i++)
-			if (argc >= 2 && !strcmp(argv[1], modes[i]))
-				mode = (uint8_t)i;
-		if (!mode || (argc != 2 && (argc != 4 ||
-					    strcmp(argv[2], "policy")))) {
-			problem(ps, ps->line, "expected \"mode packet|flow|"
-				"flowlet [policy NAME]\"");
-			return;
-		}
-		m = grow((void **)&cfg->modes, &cfg->n_modes, sizeof(*m));
-		if (!m) {
-			problem(ps, ps->line, "out of memory");
-			return;
-		}
-		m->mode = mode;
-		m->policy = -1;
-		m->line = ps->line;
-		if (argc == 4)
-			snprintf(m->policy_name, sizeof(m->policy_name), "%s",
-				 argv[3]);
+		mode_statement(ps, argv, argc);
 	}
 }
 
@@ -731,188 +752,249 @@ bool fared_policy_permits(const struct fared_policy *pol,
 	return false;
 }
 
-static void top_statement(struct parser *ps, char **argv, int argc,
-			  bool opens)
+/* "policy NAME {" and "plane N {": the block that opens. */
+static void block_statement(struct parser *ps, char **argv, int argc,
+			    bool opens)
+{
+	struct fared_config *cfg = ps->cfg;
+	struct fared_policy *pol;
+	uint32_t v;
+	size_t i;
+
+	if (argc != 2 || !opens) {
+		problem(ps, ps->line, "expected \"%s NAME {\"", argv[0]);
+		return;
+	}
+	ps->block_line = ps->line;
+	if (argv[0][1] == 'l') {
+		ps->block = BLOCK_PLANE;
+		if (!parse_u32(argv[1], 1, 255, &v)) {
+			problem(ps, ps->line, "plane must be a number "
+				"1..255, not \"%s\"", argv[1]);
+			v = 0;
+		}
+		ps->plane = v;
+		return;
+	}
+	ps->block = BLOCK_POLICY;
+	if (!valid_name(argv[1], FARED_NAME_MAX))
+		problem(ps, ps->line, "bad policy name \"%s\"", argv[1]);
+	for (i = 0; i < cfg->n_policies; i++)
+		if (!strcmp(cfg->policies[i].name, argv[1]))
+			problem(ps, ps->line,
+				"policy \"%s\" is already defined "
+				"at line %d", argv[1], cfg->policies[i].line);
+	pol = grow((void **)&cfg->policies, &cfg->n_policies, sizeof(*pol));
+	if (!pol) {
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	snprintf(pol->name, sizeof(pol->name), "%s", argv[1]);
+	pol->line = ps->line;
+}
+
+/*
+ * "NAME VALUE" with VALUE in min..max (unit: " seconds", " bytes" or ""
+ * in the message): -1 when the words are wrong, 0 when the value is
+ * (both reported), 1 with *v set.
+ */
+static int u32_statement(struct parser *ps, char **argv, int argc,
+			 const char *usage, uint32_t min, uint32_t max,
+			 const char *unit, uint32_t *v)
+{
+	bool ok;
+
+	expect_args(ps, argc, 2, usage, &ok);
+	if (!ok)
+		return -1;
+	if (!parse_u32(argv[1], min, max, v)) {
+		problem(ps, ps->line, "%s must be %u..%u%s, not \"%s\"",
+			argv[0], min, max, unit, argv[1]);
+		return 0;
+	}
+	return 1;
+}
+
+static void router_id_statement(struct parser *ps, char **argv, int argc)
+{
+	struct in_addr a;
+	bool ok;
+
+	expect_args(ps, argc, 2, "router-id A.B.C.D", &ok);
+	if (!ok)
+		return;
+	if (inet_pton(AF_INET, argv[1], &a) != 1 || a.s_addr == 0)
+		problem(ps, ps->line, "router-id must be a non-zero "
+			"IPv4 address, not \"%s\"", argv[1]);
+	else
+		ps->cfg->router_id = ntohl(a.s_addr);
+	ps->router_id_line = ps->line;
+}
+
+static void route_stats_statement(struct parser *ps, char **argv, int argc)
+{
+	bool ok;
+
+	expect_args(ps, argc, 2, "route-stats on|off", &ok);
+	if (!ok)
+		return;
+	if (!strcmp(argv[1], "on"))
+		ps->cfg->route_stats = true;
+	else if (!strcmp(argv[1], "off"))
+		ps->cfg->route_stats = false;
+	else
+		problem(ps, ps->line, "route-stats must be on or off, "
+			"not \"%s\"", argv[1]);
+}
+
+/* interface NAME bandwidth BW|auto */
+static void interface_statement(struct parser *ps, char **argv, int argc)
 {
 	struct fared_config *cfg = ps->cfg;
 	struct fared_interface *ifc;
-	struct fared_policy *pol;
-	struct in_addr a;
 	uint64_t bw;
-	uint32_t v;
 	size_t i;
+
+	if (argc != 4 || strcmp(argv[2], "bandwidth")) {
+		problem(ps, ps->line, "expected \"interface NAME "
+			"bandwidth BW\"");
+		return;
+	}
+	if (!valid_name(argv[1], IF_NAMESIZE))
+		problem(ps, ps->line, "bad interface name \"%s\"", argv[1]);
+	/* auto (0): the device's ethtool speed, read at start. */
+	bw = 0;
+	if (strcmp(argv[3], "auto") && fared_parse_bandwidth(argv[3], &bw))
+		problem(ps, ps->line, "bad bandwidth \"%s\" (use e.g. "
+			"100G, 25G, 400M or auto)", argv[3]);
+	for (i = 0; i < cfg->n_interfaces; i++)
+		if (!strcmp(cfg->interfaces[i].name, argv[1]))
+			problem(ps, ps->line, "interface \"%s\" is "
+				"already defined at line %d", argv[1],
+				cfg->interfaces[i].line);
+	ifc = grow((void **)&cfg->interfaces, &cfg->n_interfaces,
+		   sizeof(*ifc));
+	if (!ifc) {
+		problem(ps, ps->line, "out of memory");
+		return;
+	}
+	snprintf(ifc->name, sizeof(ifc->name), "%s", argv[1]);
+	ifc->bandwidth = bw;
+	ifc->line = ps->line;
+}
+
+/* control-socket PATH, state-file PATH */
+static void path_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	bool sock = argv[0][0] == 'c';
+	char *dst = sock ? cfg->control_socket : cfg->state_file;
+	size_t cap = sock ? sizeof(cfg->control_socket) :
+		     sizeof(cfg->state_file);
 	bool ok;
 
-	if (!strcmp(argv[0], "policy") || !strcmp(argv[0], "plane")) {
-		if (argc != 2 || !opens) {
-			problem(ps, ps->line, "expected \"%s NAME {\"",
-				argv[0]);
-			return;
-		}
-		ps->block_line = ps->line;
-		if (argv[0][1] == 'l') {
-			ps->block = BLOCK_PLANE;
-			if (!parse_u32(argv[1], 1, 255, &v)) {
-				problem(ps, ps->line, "plane must be a number "
-					"1..255, not \"%s\"", argv[1]);
-				v = 0;
-			}
-			ps->plane = v;
-			return;
-		}
-		ps->block = BLOCK_POLICY;
-		if (!valid_name(argv[1], FARED_NAME_MAX))
-			problem(ps, ps->line, "bad policy name \"%s\"",
-				argv[1]);
-		for (i = 0; i < cfg->n_policies; i++)
-			if (!strcmp(cfg->policies[i].name, argv[1]))
-				problem(ps, ps->line,
-					"policy \"%s\" is already defined "
-					"at line %d", argv[1],
-					cfg->policies[i].line);
-		pol = grow((void **)&cfg->policies, &cfg->n_policies,
-			   sizeof(*pol));
-		if (!pol) {
-			problem(ps, ps->line, "out of memory");
-			return;
-		}
-		snprintf(pol->name, sizeof(pol->name), "%s", argv[1]);
-		pol->line = ps->line;
+	expect_args(ps, argc, 2, sock ? "control-socket PATH" :
+		    "state-file PATH", &ok);
+	if (!ok)
+		return;
+	if (argv[1][0] != '/' || strlen(argv[1]) >= cap)
+		problem(ps, ps->line, "%s must be an absolute path "
+			"shorter than %zu bytes", argv[0], cap);
+	else
+		snprintf(dst, cap, "%s", argv[1]);
+}
+
+/* The statements made of one number. */
+static bool number_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	uint32_t v;
+	int r;
+
+	if (!strcmp(argv[0], "local-as")) {
+		r = u32_statement(ps, argv, argc, "local-as ASN", 1,
+				  UINT32_MAX, "", &v);
+		if (r > 0)
+			cfg->local_as = v;
+		if (r >= 0)
+			ps->local_as_line = ps->line;
+	} else if (!strcmp(argv[0], "update-delay")) {
+		if (u32_statement(ps, argv, argc, "update-delay SECONDS", 0,
+				  3600, " seconds", &v) > 0)
+			cfg->update_delay = (uint16_t)v;
+	} else if (!strcmp(argv[0], "send-buffer-limit")) {
+		if (u32_statement(ps, argv, argc, "send-buffer-limit BYTES",
+				  FARED_MIN_SEND_BUFFER, UINT32_MAX, " bytes",
+				  &v) > 0)
+			cfg->send_buffer_limit = v;
+	} else if (!strcmp(argv[0], "test-send-hold-time")) {
+		if (u32_statement(ps, argv, argc,
+				  "test-send-hold-time SECONDS", 1, 65535,
+				  " seconds", &v) > 0)
+			cfg->test_send_hold_time = (uint16_t)v;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static bool is_any(const char *word, const char *const *names)
+{
+	for (; *names; names++)
+		if (!strcmp(word, *names))
+			return true;
+	return false;
+}
+
+static void top_statement(struct parser *ps, char **argv, int argc,
+			  bool opens)
+{
+	static const char *const timers[] = {
+		"hold-time", "connect-retry", NULL };
+	static const char *const paths[] = {
+		"control-socket", "state-file", NULL };
+	static const char *const suppress[] = {
+		"upa", "fib-suppress", "rnic", NULL };
+	static const char *const fare[] = {
+		"role", "path-bandwidth", "link-bandwidth", "multihomed",
+		"mode", NULL };
+	const char *w = argv[0];
+
+	if (!strcmp(w, "policy") || !strcmp(w, "plane")) {
+		block_statement(ps, argv, argc, opens);
 		return;
 	}
 	if (opens) {
-		problem(ps, ps->line, "\"%s\" does not open a block", argv[0]);
+		problem(ps, ps->line, "\"%s\" does not open a block", w);
 		return;
 	}
-	if (!strcmp(argv[0], "router-id")) {
-		expect_args(ps, argc, 2, "router-id A.B.C.D", &ok);
-		if (!ok)
-			return;
-		if (inet_pton(AF_INET, argv[1], &a) != 1 || a.s_addr == 0)
-			problem(ps, ps->line, "router-id must be a non-zero "
-				"IPv4 address, not \"%s\"", argv[1]);
-		else
-			cfg->router_id = ntohl(a.s_addr);
-		ps->router_id_line = ps->line;
-	} else if (!strcmp(argv[0], "local-as")) {
-		expect_args(ps, argc, 2, "local-as ASN", &ok);
-		if (!ok)
-			return;
-		if (!parse_u32(argv[1], 1, UINT32_MAX, &v))
-			problem(ps, ps->line, "local-as must be 1..4294967295, "
-				"not \"%s\"", argv[1]);
-		else
-			cfg->local_as = v;
-		ps->local_as_line = ps->line;
-	} else if (!strcmp(argv[0], "hold-time") ||
-		   !strcmp(argv[0], "connect-retry")) {
-		timer_arg(ps, argv, argc, &cfg->hold_time,
-			  &cfg->connect_retry);
-	} else if (!strcmp(argv[0], "update-delay")) {
-		expect_args(ps, argc, 2, "update-delay SECONDS", &ok);
-		if (!ok)
-			return;
-		if (!parse_u32(argv[1], 0, 3600, &v))
-			problem(ps, ps->line, "update-delay must be 0..3600 "
-				"seconds, not \"%s\"", argv[1]);
-		else
-			cfg->update_delay = (uint16_t)v;
-	} else if (!strcmp(argv[0], "route-stats")) {
-		expect_args(ps, argc, 2, "route-stats on|off", &ok);
-		if (!ok)
-			return;
-		if (!strcmp(argv[1], "on"))
-			cfg->route_stats = true;
-		else if (!strcmp(argv[1], "off"))
-			cfg->route_stats = false;
-		else
-			problem(ps, ps->line, "route-stats must be on or off, "
-				"not \"%s\"", argv[1]);
-	} else if (!strcmp(argv[0], "send-buffer-limit")) {
-		expect_args(ps, argc, 2, "send-buffer-limit BYTES", &ok);
-		if (!ok)
-			return;
-		if (!parse_u32(argv[1], FARED_MIN_SEND_BUFFER, UINT32_MAX, &v))
-			problem(ps, ps->line, "send-buffer-limit must be "
-				"%u..4294967295 bytes, not \"%s\"",
-				FARED_MIN_SEND_BUFFER, argv[1]);
-		else
-			cfg->send_buffer_limit = v;
-	} else if (!strcmp(argv[0], "test-send-hold-time")) {
-		expect_args(ps, argc, 2, "test-send-hold-time SECONDS", &ok);
-		if (!ok)
-			return;
-		if (!parse_u32(argv[1], 1, 65535, &v))
-			problem(ps, ps->line, "test-send-hold-time must be "
-				"1..65535 seconds, not \"%s\"", argv[1]);
-		else
-			cfg->test_send_hold_time = (uint16_t)v;
-	} else if (!strcmp(argv[0], "interface")) {
-		if (argc != 4 || strcmp(argv[2], "bandwidth")) {
-			problem(ps, ps->line, "expected \"interface NAME "
-				"bandwidth BW\"");
-			return;
-		}
-		if (!valid_name(argv[1], IF_NAMESIZE))
-			problem(ps, ps->line, "bad interface name \"%s\"",
-				argv[1]);
-		/* auto (0): the device's ethtool speed, read at start. */
-		bw = 0;
-		if (strcmp(argv[3], "auto") &&
-		    fared_parse_bandwidth(argv[3], &bw))
-			problem(ps, ps->line, "bad bandwidth \"%s\" (use e.g. "
-				"100G, 25G, 400M or auto)", argv[3]);
-		for (i = 0; i < cfg->n_interfaces; i++)
-			if (!strcmp(cfg->interfaces[i].name, argv[1]))
-				problem(ps, ps->line, "interface \"%s\" is "
-					"already defined at line %d", argv[1],
-					cfg->interfaces[i].line);
-		ifc = grow((void **)&cfg->interfaces, &cfg->n_interfaces,
-			   sizeof(*ifc));
-		if (!ifc) {
-			problem(ps, ps->line, "out of memory");
-			return;
-		}
-		snprintf(ifc->name, sizeof(ifc->name), "%s", argv[1]);
-		ifc->bandwidth = bw;
-		ifc->line = ps->line;
-	} else if (!strcmp(argv[0], "control-socket") ||
-		   !strcmp(argv[0], "state-file")) {
-		bool sock = argv[0][0] == 'c';
-		char *dst = sock ? cfg->control_socket : cfg->state_file;
-		size_t cap = sock ? sizeof(cfg->control_socket) :
-			     sizeof(cfg->state_file);
-
-		expect_args(ps, argc, 2, sock ? "control-socket PATH" :
-			    "state-file PATH", &ok);
-		if (!ok)
-			return;
-		if (argv[1][0] != '/' || strlen(argv[1]) >= cap)
-			problem(ps, ps->line, "%s must be an absolute path "
-				"shorter than %zu bytes", argv[0], cap);
-		else
-			snprintf(dst, cap, "%s", argv[1]);
-	} else if (!strcmp(argv[0], "graceful-restart")) {
+	if (number_statement(ps, argv, argc))
+		return;
+	if (!strcmp(w, "router-id"))
+		router_id_statement(ps, argv, argc);
+	else if (is_any(w, timers))
+		timer_arg(ps, argv, argc, &ps->cfg->hold_time,
+			  &ps->cfg->connect_retry);
+	else if (!strcmp(w, "route-stats"))
+		route_stats_statement(ps, argv, argc);
+	else if (!strcmp(w, "interface"))
+		interface_statement(ps, argv, argc);
+	else if (is_any(w, paths))
+		path_statement(ps, argv, argc);
+	else if (!strcmp(w, "graceful-restart"))
 		gr_statement(ps, argv, argc);
-	} else if (!strcmp(argv[0], "originate")) {
+	else if (!strcmp(w, "originate"))
 		originate_statement(ps, argv, argc);
-	} else if (!strcmp(argv[0], "orf-prefix")) {
+	else if (!strcmp(w, "orf-prefix"))
 		orf_prefix_statement(ps, argv, argc);
-	} else if (!strcmp(argv[0], "upa") ||
-		   !strcmp(argv[0], "fib-suppress") ||
-		   !strcmp(argv[0], "rnic")) {
+	else if (is_any(w, suppress))
 		suppress_statement(ps, argv, argc);
-	} else if (!strcmp(argv[0], "tier-community")) {
+	else if (!strcmp(w, "tier-community"))
 		tier_statement(ps, argv, argc);
-	} else if (!strcmp(argv[0], "role") ||
-		   !strcmp(argv[0], "path-bandwidth") ||
-		   !strcmp(argv[0], "link-bandwidth") ||
-		   !strcmp(argv[0], "multihomed") ||
-		   !strcmp(argv[0], "mode")) {
+	else if (is_any(w, fare))
 		fare_statement(ps, argv, argc);
-	} else {
-		problem(ps, ps->line, "unknown statement \"%s\"", argv[0]);
-	}
+	else
+		problem(ps, ps->line, "unknown statement \"%s\"", w);
 }
 
 static void policy_statement(struct parser *ps, char **argv, int argc)
@@ -1066,21 +1148,91 @@ static void max_prefix_statement(struct parser *ps, struct fared_neighbor *nb,
 			"the session, so restart has nothing to restart");
 }
 
+/* family ipv4|ipv6 ... */
+static void family_statement(struct parser *ps, struct fared_neighbor *nb,
+			     char **argv, int argc)
+{
+	int i;
+
+	if (argc < 2)
+		problem(ps, ps->line, "expected \"family ipv4|ipv6 ...\"");
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "ipv4"))
+			nb->families |= BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST);
+		else if (!strcmp(argv[i], "ipv6"))
+			nb->families |= BGP_FAM_BIT(BGP_FAM_IPV6_UNICAST);
+		else
+			problem(ps, ps->line, "unknown family \"%s\" "
+				"(ipv4 or ipv6)", argv[i]);
+	}
+}
+
+/* orf send|receive|both */
+static void orf_statement(struct parser *ps, struct fared_neighbor *nb,
+			  char **argv, int argc)
+{
+	bool ok;
+
+	expect_args(ps, argc, 2, "orf send|receive|both", &ok);
+	if (!ok)
+		return;
+	if (!strcmp(argv[1], "send"))
+		nb->orf = BGP_ORF_SEND;
+	else if (!strcmp(argv[1], "receive"))
+		nb->orf = BGP_ORF_RECEIVE;
+	else if (!strcmp(argv[1], "both"))
+		nb->orf = BGP_ORF_SEND | BGP_ORF_RECEIVE;
+	else
+		problem(ps, ps->line, "orf must be send, receive or both, "
+			"not \"%s\"", argv[1]);
+}
+
+/* import POLICY, export POLICY: resolved in finish(). */
+static void policy_ref_statement(struct parser *ps,
+				 struct neighbor_refs *refs, char **argv,
+				 int argc)
+{
+	bool import = argv[0][0] == 'i';
+	bool ok;
+
+	expect_args(ps, argc, 2, import ? "import POLICY" : "export POLICY",
+		    &ok);
+	if (ok)
+		snprintf(import ? refs->import : refs->export,
+			 FARED_NAME_MAX, "%s", argv[1]);
+	if (import)
+		refs->import_line = ps->line;
+	else
+		refs->export_line = ps->line;
+}
+
+/* passive, upstream, rnic: the neighbor's flag, or NULL. */
+static bool *neighbor_flag(struct fared_neighbor *nb, const char *word)
+{
+	if (!strcmp(word, "passive"))
+		return &nb->passive;
+	if (!strcmp(word, "upstream"))
+		return &nb->upstream;
+	if (!strcmp(word, "rnic"))
+		return &nb->rnic;
+	return NULL;
+}
+
 static void neighbor_statement(struct parser *ps, char **argv, int argc)
 {
 	struct fared_neighbor *nb =
 		&ps->cfg->neighbors[ps->cfg->n_neighbors - 1];
 	struct neighbor_refs *refs = &ps->refs[ps->cfg->n_neighbors - 1];
+	bool *flag = neighbor_flag(nb, argv[0]);
 	uint32_t v;
-	int i;
 	bool ok;
 
-	if (!strcmp(argv[0], "remote-as")) {
-		expect_args(ps, argc, 2, "remote-as ASN", &ok);
-		if (ok && !parse_u32(argv[1], 1, UINT32_MAX, &v))
-			problem(ps, ps->line, "remote-as must be "
-				"1..4294967295, not \"%s\"", argv[1]);
-		else if (ok)
+	if (flag) {
+		expect_args(ps, argc, 1, argv[0], &ok);
+		*flag = true;
+	} else if (!strcmp(argv[0], "remote-as")) {
+		if (u32_statement(ps, argv, argc, "remote-as ASN", 1,
+				  UINT32_MAX, "", &v) > 0)
 			nb->remote_as = v;
 	} else if (!strcmp(argv[0], "interface")) {
 		expect_args(ps, argc, 2, "interface NAME", &ok);
@@ -1089,21 +1241,8 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 				 argv[1]);
 		refs->interface_line = ps->line;
 	} else if (!strcmp(argv[0], "family")) {
-		if (argc < 2)
-			problem(ps, ps->line, "expected \"family ipv4|ipv6 "
-				"...\"");
 		refs->has_families = true;
-		for (i = 1; i < argc; i++) {
-			if (!strcmp(argv[i], "ipv4"))
-				nb->families |=
-					BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST);
-			else if (!strcmp(argv[i], "ipv6"))
-				nb->families |=
-					BGP_FAM_BIT(BGP_FAM_IPV6_UNICAST);
-			else
-				problem(ps, ps->line, "unknown family \"%s\" "
-					"(ipv4 or ipv6)", argv[i]);
-		}
+		family_statement(ps, nb, argv, argc);
 	} else if (!strcmp(argv[0], "hold-time") ||
 		   !strcmp(argv[0], "connect-retry")) {
 		if (argv[0][0] == 'h')
@@ -1111,28 +1250,8 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 		else
 			refs->has_connect_retry = true;
 		timer_arg(ps, argv, argc, &nb->hold_time, &nb->connect_retry);
-	} else if (!strcmp(argv[0], "passive")) {
-		expect_args(ps, argc, 1, "passive", &ok);
-		nb->passive = true;
-	} else if (!strcmp(argv[0], "upstream")) {
-		expect_args(ps, argc, 1, "upstream", &ok);
-		nb->upstream = true;
-	} else if (!strcmp(argv[0], "rnic")) {
-		expect_args(ps, argc, 1, "rnic", &ok);
-		nb->rnic = true;
 	} else if (!strcmp(argv[0], "orf")) {
-		expect_args(ps, argc, 2, "orf send|receive|both", &ok);
-		if (!ok)
-			return;
-		if (!strcmp(argv[1], "send"))
-			nb->orf = BGP_ORF_SEND;
-		else if (!strcmp(argv[1], "receive"))
-			nb->orf = BGP_ORF_RECEIVE;
-		else if (!strcmp(argv[1], "both"))
-			nb->orf = BGP_ORF_SEND | BGP_ORF_RECEIVE;
-		else
-			problem(ps, ps->line, "orf must be send, receive or "
-				"both, not \"%s\"", argv[1]);
+		orf_statement(ps, nb, argv, argc);
 	} else if (!strcmp(argv[0], "add-path")) {
 		expect_args(ps, argc, 2, "add-path receive", &ok);
 		if (ok && strcmp(argv[1], "receive"))
@@ -1144,15 +1263,7 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 	} else if (!strcmp(argv[0], "max-prefix")) {
 		max_prefix_statement(ps, nb, argv, argc);
 	} else if (!strcmp(argv[0], "import") || !strcmp(argv[0], "export")) {
-		expect_args(ps, argc, 2, argv[0][0] == 'i' ?
-			    "import POLICY" : "export POLICY", &ok);
-		if (ok)
-			snprintf(argv[0][0] == 'i' ? refs->import :
-				 refs->export, FARED_NAME_MAX, "%s", argv[1]);
-		if (argv[0][0] == 'i')
-			refs->import_line = ps->line;
-		else
-			refs->export_line = ps->line;
+		policy_ref_statement(ps, refs, argv, argc);
 	} else {
 		problem(ps, ps->line, "unknown neighbor statement \"%s\"",
 			argv[0]);
@@ -1192,73 +1303,66 @@ static void tier_finish(struct parser *ps)
 }
 
 /* Cross-references and defaults, once every line is read. */
-static void finish(struct parser *ps)
+/* One neighbor's defaults and references, once the file is read. */
+static void neighbor_finish(struct parser *ps, struct fared_neighbor *nb,
+			    const struct neighbor_refs *refs)
+{
+	const struct fared_config *cfg = ps->cfg;
+	size_t k;
+
+	if (!nb->remote_as)
+		problem(ps, nb->line, "neighbor %s has no remote-as",
+			nb->addr_text);
+	if (!refs->has_families)
+		nb->families = BGP_FAM_BIT(nb->family);
+	if (!refs->has_hold_time)
+		nb->hold_time = cfg->hold_time;
+	if (!refs->has_connect_retry)
+		nb->connect_retry = cfg->connect_retry;
+	if (nb->interface[0]) {
+		for (k = 0; k < cfg->n_interfaces; k++)
+			if (!strcmp(cfg->interfaces[k].name, nb->interface))
+				break;
+		if (k == cfg->n_interfaces)
+			problem(ps, refs->interface_line, "neighbor %s uses "
+				"interface \"%s\", which has no "
+				"\"interface ... bandwidth\" line",
+				nb->addr_text, nb->interface);
+	}
+	if (refs->import[0]) {
+		nb->import_policy = find_policy(cfg, refs->import);
+		if (nb->import_policy < 0)
+			problem(ps, refs->import_line, "neighbor %s imports "
+				"with undefined policy \"%s\"",
+				nb->addr_text, refs->import);
+	} else {
+		warning(ps, nb->line, "neighbor %s has no import "
+			"policy: it accepts no route (RFC 8212)",
+			nb->addr_text);
+	}
+	if (refs->export[0]) {
+		nb->export_policy = find_policy(cfg, refs->export);
+		if (nb->export_policy < 0)
+			problem(ps, refs->export_line, "neighbor %s exports "
+				"with undefined policy \"%s\"",
+				nb->addr_text, refs->export);
+	} else {
+		warning(ps, nb->line, "neighbor %s has no export "
+			"policy: it is sent no route (RFC 8212)",
+			nb->addr_text);
+	}
+	if (cfg->fare && !nb->interface[0])
+		problem(ps, nb->line, "neighbor %s needs an interface: "
+			"it is plane %u's device for fare.ko",
+			nb->addr_text, nb->plane);
+}
+
+/* The FARE lines' policies resolved; they need a role. */
+static void fare_finish(struct parser *ps)
 {
 	struct fared_config *cfg = ps->cfg;
-	size_t i, k;
+	size_t i;
 
-	if (ps->block != BLOCK_TOP)
-		problem(ps, ps->block_line, "%s block is never closed",
-			block_names[ps->block]);
-	orf_prefix_dups(ps);
-	if (!ps->router_id_line)
-		problem(ps, ps->line, "router-id is missing");
-	if (!ps->local_as_line)
-		problem(ps, ps->line, "local-as is missing");
-	for (i = 0; i < cfg->n_neighbors; i++) {
-		struct fared_neighbor *nb = &cfg->neighbors[i];
-		struct neighbor_refs *refs = &ps->refs[i];
-
-		if (!nb->remote_as)
-			problem(ps, nb->line, "neighbor %s has no remote-as",
-				nb->addr_text);
-		if (!refs->has_families)
-			nb->families = BGP_FAM_BIT(nb->family);
-		if (!refs->has_hold_time)
-			nb->hold_time = cfg->hold_time;
-		if (!refs->has_connect_retry)
-			nb->connect_retry = cfg->connect_retry;
-		if (nb->interface[0]) {
-			for (k = 0; k < cfg->n_interfaces; k++)
-				if (!strcmp(cfg->interfaces[k].name,
-					    nb->interface))
-					break;
-			if (k == cfg->n_interfaces)
-				problem(ps, refs->interface_line,
-					"neighbor %s uses "
-					"interface \"%s\", which has no "
-					"\"interface ... bandwidth\" line",
-					nb->addr_text, nb->interface);
-		}
-		if (refs->import[0]) {
-			nb->import_policy = find_policy(cfg, refs->import);
-			if (nb->import_policy < 0)
-				problem(ps, refs->import_line,
-					"neighbor %s imports "
-					"with undefined policy \"%s\"",
-					nb->addr_text, refs->import);
-		} else {
-			warning(ps, nb->line, "neighbor %s has no import "
-				"policy: it accepts no route (RFC 8212)",
-				nb->addr_text);
-		}
-		if (refs->export[0]) {
-			nb->export_policy = find_policy(cfg, refs->export);
-			if (nb->export_policy < 0)
-				problem(ps, refs->export_line,
-					"neighbor %s exports "
-					"with undefined policy \"%s\"",
-					nb->addr_text, refs->export);
-		} else {
-			warning(ps, nb->line, "neighbor %s has no export "
-				"policy: it is sent no route (RFC 8212)",
-				nb->addr_text);
-		}
-		if (cfg->fare && !nb->interface[0])
-			problem(ps, nb->line, "neighbor %s needs an interface: "
-				"it is plane %u's device for fare.ko",
-				nb->addr_text, nb->plane);
-	}
 	for (i = 0; i < cfg->n_modes; i++) {
 		struct fared_mode *m = &cfg->modes[i];
 
@@ -1284,6 +1388,24 @@ static void finish(struct parser *ps)
 			"role");
 	for (i = 0; cfg->fare && i < cfg->n_originates; i++)
 		origin_pb(ps, &cfg->originates[i]);
+}
+
+static void finish(struct parser *ps)
+{
+	struct fared_config *cfg = ps->cfg;
+	size_t i;
+
+	if (ps->block != BLOCK_TOP)
+		problem(ps, ps->block_line, "%s block is never closed",
+			block_names[ps->block]);
+	orf_prefix_dups(ps);
+	if (!ps->router_id_line)
+		problem(ps, ps->line, "router-id is missing");
+	if (!ps->local_as_line)
+		problem(ps, ps->line, "local-as is missing");
+	for (i = 0; i < cfg->n_neighbors; i++)
+		neighbor_finish(ps, &cfg->neighbors[i], &ps->refs[i]);
+	fare_finish(ps);
 	suppress_finish(ps);
 	tier_finish(ps);
 }

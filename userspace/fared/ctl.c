@@ -15,10 +15,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "adj_out.h"
 #include "ctl.h"
 #include "fare_best.h"
 #include "fare_sync.h"
 #include "orf_sess.h"
+#include "orf_want.h"
+#include "peer.h"
 #include "json.h"
 
 #define CTL_REQUEST_MAX	512
@@ -432,7 +435,7 @@ static void suppress_explain(struct routes_ctx *rc, const struct rib_entry *e)
 {
 	struct fare_fs why = { 0 };
 	enum fare_fs_verdict v = fare_sync_fs(rc->d, e, &why);
-	enum fare_leaf_adv la = fare_sync_leaf(rc->d, &e->prefix);
+	enum fare_leaf_adv la = adj_out_scope(rc->d->out, &e->prefix);
 	char text[160], id[INET_ADDRSTRLEN];
 	struct in_addr a = { .s_addr = htonl(why.router_id) };
 
@@ -459,14 +462,14 @@ static void suppress_explain(struct routes_ctx *rc, const struct rib_entry *e)
 /* The UPA routes a leaf originates (they are in no RIB entry). */
 static void upa_routes(struct routes_ctx *rc, const struct bgp_prefix *only)
 {
-	struct fare_sync_upa *v;
+	struct adj_upa *v;
 	char pfx[BGP_PREFIX_STRLEN], agg[BGP_PREFIX_STRLEN];
-	size_t i, n = fare_sync_upa_routes(rc->d, NULL, 0);
+	size_t i, n = adj_out_upa_routes(rc->d->out, NULL, 0);
 
 	v = calloc(n + 1, sizeof(*v));
 	if (!v)
 		return;
-	n = fare_sync_upa_routes(rc->d, v, n);
+	n = adj_out_upa_routes(rc->d->out, v, n);
 	for (i = 0; i < n; i++) {
 		if (only && (only->family != v[i].prefix.family ||
 			     only->len != v[i].prefix.len ||
@@ -496,26 +499,148 @@ static void upa_routes(struct routes_ctx *rc, const struct bgp_prefix *only)
 	free(v);
 }
 
+/* What fared programs for a prefix and why (fare_sync_explain()). */
+struct route_why {
+	struct fare_fib_path *fp;	/* per path; NULL: no FARE */
+	const struct fare_tier_cfg *tiers;
+	struct fare_fib_result fr;
+	struct fare_route *want;
+	struct fare_upa_info ui;
+	bool unreachable;
+};
+
+static const char *mode_text(uint8_t mode, const char *dflt)
+{
+	return mode == FARE_MODE_PACKET ? "packet" :
+	       mode == FARE_MODE_FLOW ? "flow" :
+	       mode == FARE_MODE_FLOWLET ? "flowlet" : dflt;
+}
+
+/* Path i of e as a line of text, with its FARE fate. */
+static void path_text(struct routes_ctx *rc, const struct rib_entry *e,
+		      size_t i, const char *pfx, const struct route_why *w)
+{
+	const struct rib_path *pa = &e->paths[i];
+	const struct rib_attrs *a = pa->attrs;
+	char nh[BGP_PREFIX_STRLEN], why[420];
+
+	nh_str(a, nh);
+	fprintf(rc->f, "%-24s via %-26s from %s path-id %u as-path [%s]%s",
+		pfx, nh, peer_name(rc->d, pa->peer), pa->path_id,
+		a->as_path_text ? a->as_path_text : "",
+		pa->stale ? " stale" : "");
+	communities_text(rc->f, a);
+	if (a->ext_communities_len) {
+		fputs(" ext-communities ", rc->f);
+		hex(rc->f, a->ext_communities, a->ext_communities_len);
+	}
+	fputc('\n', rc->f);
+	if (w->fp) {
+		fare_why(w->tiers, &w->fp[i], why, sizeof(why));
+		fprintf(rc->f, "  fare: %s\n", why);
+	}
+}
+
+/* Path i of e as a JSON object, with its FARE fate. */
+static void path_json(struct routes_ctx *rc, const struct rib_entry *e,
+		      size_t i, const struct route_why *w)
+{
+	const struct rib_path *pa = &e->paths[i];
+	const struct rib_attrs *a = pa->attrs;
+	char nh[BGP_PREFIX_STRLEN];
+
+	nh_str(a, nh);
+	json_open_object(rc->j);
+	json_kv_string(rc->j, "neighbor", peer_name(rc->d, pa->peer));
+	json_kv_u64(rc->j, "path_id", pa->path_id);
+	json_kv_string(rc->j, "next_hop", nh);
+	json_kv_string(rc->j, "as_path", a->as_path_text ?
+		       a->as_path_text : "");
+	json_kv_u64(rc->j, "origin", a->origin);
+	if (a->has_med)
+		json_kv_u64(rc->j, "med", a->med);
+	if (a->has_local_pref)
+		json_kv_u64(rc->j, "local_pref", a->local_pref);
+	json_kv_bool(rc->j, "stale", pa->stale);
+	json_key(rc->j, "ext_communities");
+	json_open_array(rc->j);
+	for (size_t k = 0; k + 8 <= a->ext_communities_len; k += 8) {
+		char s[17];
+
+		for (int b = 0; b < 8; b++)
+			snprintf(s + 2 * b, 3, "%02x",
+				 a->ext_communities[k + b]);
+		json_string(rc->j, s);
+	}
+	json_close_array(rc->j);
+	communities_json(rc->j, a);
+	if (w->fp)
+		fare_json(rc->j, w->tiers, &w->fp[i]);
+	json_close_object(rc->j);
+}
+
+/* The route fared programs for e, after its paths, in JSON. */
+static void want_json(struct routes_ctx *rc, const struct rib_entry *e,
+		      const struct route_why *w)
+{
+	const struct fare_result *res = &w->fr.res;
+
+	json_kv_bool(rc->j, "weighted", res->weighted);
+	json_kv_string(rc->j, "role", fare_role_name(w->fr.role));
+	json_kv_string(rc->j, "advertise", fare_adv_rule_text(res->adv_rule));
+	if (res->adv_t)
+		json_kv_u64(rc->j, "advertise_pb_bps",
+			    adv_bps(res->adv_t_value));
+	if (res->adv_nt)
+		json_kv_u64(rc->j, "advertise_nt_pb_bps",
+			    adv_bps(res->adv_nt_value));
+	json_kv_string(rc->j, "mode", mode_text(w->want->mode, "default"));
+	if (w->ui.n_upa)
+		upa_json(rc->j, &w->ui, w->want, w->unreachable);
+	suppress_explain(rc, e);
+	nexthops_json(rc->j, &w->fr, w->want);
+}
+
+/* The route fared programs for e, after its paths, as text. */
+static void want_text(struct routes_ctx *rc, const struct rib_entry *e,
+		      const struct route_why *w)
+{
+	const struct fare_result *res = &w->fr.res;
+	char nhs[FARE_FIB_NEXTHOPS_STRLEN];
+
+	fprintf(rc->f, "  fare: %s: %s, %s, mode %s\n",
+		fare_role_name(w->fr.role), res->weighted ?
+		"weighted by path bandwidth" : "equal weights (ECMP)",
+		fare_adv_rule_text(res->adv_rule),
+		mode_text(w->want->mode, "namespace default"));
+	if (w->ui.n_upa)
+		upa_text(rc->f, &w->ui, w->want, w->unreachable);
+	suppress_explain(rc, e);
+	if (w->fr.tiers)
+		fprintf(rc->f, "  fare: dragonfly tiers%s: "
+			"plane:weight[/tier] %s\n", w->fr.intra ?
+			", intra-group: minimal only" : "",
+			fare_fib_nexthops_str(w->want, nhs, sizeof(nhs)));
+}
+
 static int route_one(const struct rib_entry *e, void *arg)
 {
 	struct routes_ctx *rc = arg;
-	char pfx[BGP_PREFIX_STRLEN], nh[BGP_PREFIX_STRLEN], why[420];
-	const struct fare_tier_cfg *t = rc->d->fare ?
-					&rc->d->fare->cfg.tiers : NULL;
 	static struct fare_route want;
-	struct fare_fib_path *fp = NULL;
-	struct fare_fib_result fr;
-	const struct fare_result *res = &fr.res;
-	struct fare_upa_info ui = { .n_upa = 0 };
-	bool unreachable = false;
+	struct route_why w = {
+		.tiers = rc->d->fare ? &rc->d->fare->cfg.tiers : NULL,
+		.want = &want,
+		.ui = { .n_upa = 0 },
+	};
+	char pfx[BGP_PREFIX_STRLEN];
 	size_t i;
 
 	bgp_prefix_str(&e->prefix, pfx, sizeof(pfx));
 	if (rc->d->fare) {
-		fp = calloc(e->n_paths, sizeof(*fp));
-		if (fp)
-			fare_sync_explain(rc->d, e, fp, &fr, &want, &ui,
-					  &unreachable);
+		w.fp = calloc(e->n_paths, sizeof(*w.fp));
+		if (w.fp)
+			fare_sync_explain(rc->d, e, w.fp, &w.fr, &want, &w.ui,
+					  &w.unreachable);
 	}
 	if (rc->j) {
 		json_open_object(rc->j);
@@ -523,105 +648,20 @@ static int route_one(const struct rib_entry *e, void *arg)
 		json_key(rc->j, "paths");
 		json_open_array(rc->j);
 	}
-	for (i = 0; i < e->n_paths; i++) {
-		const struct rib_path *pa = &e->paths[i];
-		const struct rib_attrs *a = pa->attrs;
-
-		nh_str(a, nh);
-		if (!rc->j) {
-			fprintf(rc->f, "%-24s via %-26s from %s path-id %u "
-				"as-path [%s]%s", pfx, nh,
-				peer_name(rc->d, pa->peer), pa->path_id,
-				a->as_path_text ? a->as_path_text : "",
-				pa->stale ? " stale" : "");
-			communities_text(rc->f, a);
-			if (a->ext_communities_len) {
-				fputs(" ext-communities ", rc->f);
-				hex(rc->f, a->ext_communities,
-				    a->ext_communities_len);
-			}
-			fputc('\n', rc->f);
-			if (fp) {
-				fare_why(t, &fp[i], why, sizeof(why));
-				fprintf(rc->f, "  fare: %s\n", why);
-			}
-			continue;
-		}
-		json_open_object(rc->j);
-		json_kv_string(rc->j, "neighbor", peer_name(rc->d, pa->peer));
-		json_kv_u64(rc->j, "path_id", pa->path_id);
-		json_kv_string(rc->j, "next_hop", nh);
-		json_kv_string(rc->j, "as_path", a->as_path_text ?
-			       a->as_path_text : "");
-		json_kv_u64(rc->j, "origin", a->origin);
-		if (a->has_med)
-			json_kv_u64(rc->j, "med", a->med);
-		if (a->has_local_pref)
-			json_kv_u64(rc->j, "local_pref", a->local_pref);
-		json_kv_bool(rc->j, "stale", pa->stale);
-		json_key(rc->j, "ext_communities");
-		json_open_array(rc->j);
-		for (size_t k = 0; k + 8 <= a->ext_communities_len; k += 8) {
-			char s[17];
-
-			for (int b = 0; b < 8; b++)
-				snprintf(s + 2 * b, 3, "%02x",
-					 a->ext_communities[k + b]);
-			json_string(rc->j, s);
-		}
-		json_close_array(rc->j);
-		communities_json(rc->j, a);
-		if (fp)
-			fare_json(rc->j, t, &fp[i]);
-		json_close_object(rc->j);
-	}
+	for (i = 0; i < e->n_paths; i++)
+		if (rc->j)
+			path_json(rc, e, i, &w);
+		else
+			path_text(rc, e, i, pfx, &w);
 	if (rc->j) {
 		json_close_array(rc->j);
-		if (fp) {
-			json_kv_bool(rc->j, "weighted", res->weighted);
-			json_kv_string(rc->j, "role", fare_role_name(fr.role));
-			json_kv_string(rc->j, "advertise",
-				       fare_adv_rule_text(res->adv_rule));
-			if (res->adv_t)
-				json_kv_u64(rc->j, "advertise_pb_bps",
-					    adv_bps(res->adv_t_value));
-			if (res->adv_nt)
-				json_kv_u64(rc->j, "advertise_nt_pb_bps",
-					    adv_bps(res->adv_nt_value));
-			json_kv_string(rc->j, "mode",
-				       want.mode == FARE_MODE_PACKET ? "packet" :
-				       want.mode == FARE_MODE_FLOW ? "flow" :
-				       want.mode == FARE_MODE_FLOWLET ?
-				       "flowlet" : "default");
-			if (ui.n_upa)
-				upa_json(rc->j, &ui, &want, unreachable);
-			suppress_explain(rc, e);
-			nexthops_json(rc->j, &fr, &want);
-		}
+		if (w.fp)
+			want_json(rc, e, &w);
 		json_close_object(rc->j);
-	} else if (fp) {
-		fprintf(rc->f, "  fare: %s: %s, %s, mode %s\n",
-			fare_role_name(fr.role), res->weighted ?
-			"weighted by path bandwidth" : "equal weights (ECMP)",
-			fare_adv_rule_text(res->adv_rule),
-			want.mode == FARE_MODE_PACKET ? "packet" :
-			want.mode == FARE_MODE_FLOW ? "flow" :
-			want.mode == FARE_MODE_FLOWLET ? "flowlet" :
-			"namespace default");
-		if (ui.n_upa)
-			upa_text(rc->f, &ui, &want, unreachable);
-		suppress_explain(rc, e);
-		if (fr.tiers) {
-			char nhs[FARE_FIB_NEXTHOPS_STRLEN];
-
-			fprintf(rc->f, "  fare: dragonfly tiers%s: "
-				"plane:weight[/tier] %s\n", fr.intra ?
-				", intra-group: minimal only" : "",
-				fare_fib_nexthops_str(&want, nhs,
-						      sizeof(nhs)));
-		}
+	} else if (w.fp) {
+		want_text(rc, e, &w);
 	}
-	free(fp);
+	free(w.fp);
 	return 0;
 }
 

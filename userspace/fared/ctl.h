@@ -13,7 +13,8 @@
 
 #include <stdio.h>
 
-#include "peer.h"
+#include "fared.h"
+#include "loop.h"
 
 struct ctl {
 	struct fared *d;

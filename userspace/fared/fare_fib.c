@@ -125,44 +125,32 @@ static bool better(const struct fare_fib_cfg *cfg, const struct rib_entry *e,
 	return fare_best_cmp(&bi, &bk, NULL) < 0;
 }
 
-void fare_fib_compute(const struct fare_fib_cfg *cfg,
-		      const struct rib_entry *e, struct fare_fib_path *paths,
-		      struct fare_fib_result *fr, struct fare_route *want)
+/* Intra-group (Dragonfly+ tiers): some usable path carries no C1..C3. */
+static bool tiers_intra(const struct fare_fib_cfg *cfg,
+			const struct rib_entry *e)
 {
-	struct fare_path_in in[FARE_NEXTHOP_MAX];
-	struct fare_path_out out[FARE_NEXTHOP_MAX];
-	struct fare_policy_opts opts = cfg->opts;
-	struct fare_fib_peer peer[FARE_NEXTHOP_MAX], pi;
-	size_t idx[FARE_NEXTHOP_MAX], i, m = 0, top = SIZE_MAX;
-	/* Per plane, the path that counts and its tier. */
-	size_t pick[FARE_PLANE_ID_MAX + 1];
-	uint8_t pick_tier[FARE_PLANE_ID_MAX + 1], ntier[FARE_NEXTHOP_MAX];
-	/* Per path: out of the multipath set, by which step (0: in it). */
-	uint8_t *worse = NULL, worse_small[16];
-	bool all_up = true, intra = false;
-	struct fare_best_path bt, bp;
-	struct fare_fib_peer ptop;
-	enum fare_best_step step;
+	struct fare_fib_peer pi;
+	uint8_t tier;
+	size_t i;
+	int by;
+
+	for (i = 0; cfg->tiers.enabled && i < e->n_paths; i++) {
+		path_info(cfg, e, i, &pi, &tier, &by);
+		if (pi.plane && tier == FARE_TIER_INTRA)
+			return true;
+	}
+	return false;
+}
+
+/* The best path among those in the running (fare_best.h); SIZE_MAX. */
+static size_t top_path(const struct fare_fib_cfg *cfg,
+		       const struct rib_entry *e, bool intra)
+{
+	struct fare_fib_peer pi;
+	size_t i, top = SIZE_MAX;
 	uint8_t tier;
 	int by;
 
-	memset(want, 0, sizeof(*want));
-	fare_fib_prefix(&e->prefix, &want->dst);
-	want->mode = FARE_MODE_DEFAULT;
-	want->stats = cfg->route_stats;
-	if (cfg->prefix_of)
-		cfg->prefix_of(cfg->arg, &e->prefix, &want->mode, &opts);
-	fr->best = -1;
-	fr->tiers = cfg->tiers.enabled;
-	worse = e->n_paths <= sizeof(worse_small) ? worse_small :
-		calloc(e->n_paths, 1);
-	/* Intra-group: some usable path carries none of C1, C2, C3. */
-	for (i = 0; cfg->tiers.enabled && i < e->n_paths && !intra; i++) {
-		path_info(cfg, e, i, &pi, &tier, &by);
-		intra = pi.plane && tier == FARE_TIER_INTRA;
-	}
-	fr->intra = intra;
-	/* The best path among those in the running (fare_best.h). */
 	for (i = 0; i < e->n_paths; i++) {
 		if (intra) {
 			path_info(cfg, e, i, &pi, &tier, &by);
@@ -172,10 +160,25 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		if (top == SIZE_MAX || better(cfg, e, i, top))
 			top = i;
 	}
-	/* Equal cost: equal to it through FARE_BEST_MULTIPATH. */
+	return top;
+}
+
+/*
+ * Per path, out of the multipath set by which step (0: in it): equal
+ * cost is equal to the top path through FARE_BEST_MULTIPATH.
+ */
+static void multipath_steps(const struct fare_fib_cfg *cfg,
+			    const struct rib_entry *e, size_t top,
+			    uint8_t *worse)
+{
+	struct fare_best_path bt, bp;
+	struct fare_fib_peer pi;
+	enum fare_best_step step;
+	size_t i;
+
 	if (top != SIZE_MAX) {
-		cfg->peer_of(cfg->arg, e->paths[top].peer, &ptop);
-		best_path(e, top, &ptop, &bt);
+		cfg->peer_of(cfg->arg, e->paths[top].peer, &pi);
+		best_path(e, top, &pi, &bt);
 	}
 	for (i = 0; i < e->n_paths; i++) {
 		cfg->peer_of(cfg->arg, e->paths[i].peer, &pi);
@@ -187,9 +190,20 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 			worse[i] = step <= FARE_BEST_MULTIPATH ?
 				   (uint8_t)step : 0;
 	}
+}
+
+/* Per plane, the lowest tier's best path of the multipath set. */
+static void plane_picks(const struct fare_fib_cfg *cfg,
+			const struct rib_entry *e, bool intra,
+			const uint8_t *worse, size_t *pick)
+{
+	uint8_t pick_tier[FARE_PLANE_ID_MAX + 1], tier;
+	struct fare_fib_peer pi;
+	size_t i;
+	int by;
+
 	for (i = 0; i <= FARE_PLANE_ID_MAX; i++)
 		pick[i] = SIZE_MAX;
-	/* Per plane, the lowest tier's best path of the multipath set. */
 	for (i = 0; i < e->n_paths; i++) {
 		path_info(cfg, e, i, &pi, &tier, &by);
 		if (!pi.plane || (intra && tier != FARE_TIER_INTRA) ||
@@ -202,6 +216,33 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 			pick_tier[pi.plane] = tier;
 		}
 	}
+}
+
+/* The paths the policy weighs, in the order it sees them. */
+struct weighed {
+	struct fare_path_in in[FARE_NEXTHOP_MAX];
+	struct fare_path_out out[FARE_NEXTHOP_MAX];
+	struct fare_fib_peer peer[FARE_NEXTHOP_MAX];
+	uint8_t tier[FARE_NEXTHOP_MAX];
+	size_t idx[FARE_NEXTHOP_MAX];	/* into e->paths */
+	size_t n;
+	bool all_up;			/* every one from upstream */
+};
+
+/*
+ * Each path's fate (into paths when not NULL): out of the multipath set,
+ * minimal only, another path of its plane, or weighed (into wv).
+ */
+static void path_fates(const struct fare_fib_cfg *cfg,
+		       const struct rib_entry *e, bool intra,
+		       const uint8_t *worse, const size_t *pick,
+		       struct fare_fib_path *paths, struct weighed *wv,
+		       struct fare_fib_result *fr)
+{
+	size_t i, m;
+
+	wv->n = 0;
+	wv->all_up = true;
 	for (i = 0; i < e->n_paths; i++) {
 		const struct rib_attrs *a = e->paths[i].attrs;
 		struct fare_fib_path fp = { 0 };
@@ -213,42 +254,70 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		fp.longer = !fp.minimal_only && worse && worse[i];
 		fp.longer_by = fp.longer ? worse[i] : 0;
 		if (fp.peer.plane && !fp.longer && !fp.minimal_only &&
-		    (pick[fp.peer.plane] != i || m == FARE_NEXTHOP_MAX))
+		    (pick[fp.peer.plane] != i || wv->n == FARE_NEXTHOP_MAX))
 			fp.duplicate = true;
 		if (fare_fib_weighed(&fp)) {
+			m = wv->n++;
 			fare_ec_find_bw(a->ext_communities,
 					a->ext_communities_len, &cfg->ec,
-					&in[m].bw);
-			in[m].link_bps = fp.peer.link_bps;
-			all_up &= fp.peer.upstream;
-			peer[m] = fp.peer;
+					&wv->in[m].bw);
+			wv->in[m].link_bps = fp.peer.link_bps;
+			wv->all_up &= fp.peer.upstream;
+			wv->peer[m] = fp.peer;
 			/* Intra-group paths are minimal: tier 0. */
-			ntier[m] = fp.tier == FARE_TIER_INTRA ? 0 : fp.tier;
-			idx[m++] = i;
+			wv->tier[m] = fp.tier == FARE_TIER_INTRA ? 0 : fp.tier;
+			wv->idx[m] = i;
 			if (fr->best < 0 || better(cfg, e, i, (size_t)fr->best))
 				fr->best = (int)i;
 		}
 		if (paths)
 			paths[i] = fp;
 	}
+}
+
+void fare_fib_compute(const struct fare_fib_cfg *cfg,
+		      const struct rib_entry *e, struct fare_fib_path *paths,
+		      struct fare_fib_result *fr, struct fare_route *want)
+{
+	struct weighed wv;
+	struct fare_policy_opts opts = cfg->opts;
+	/* Per plane, the path that counts. */
+	size_t pick[FARE_PLANE_ID_MAX + 1], i;
+	/* Per path: out of the multipath set, by which step (0: in it). */
+	uint8_t *worse = NULL, worse_small[16];
+
+	memset(want, 0, sizeof(*want));
+	fare_fib_prefix(&e->prefix, &want->dst);
+	want->mode = FARE_MODE_DEFAULT;
+	want->stats = cfg->route_stats;
+	if (cfg->prefix_of)
+		cfg->prefix_of(cfg->arg, &e->prefix, &want->mode, &opts);
+	fr->best = -1;
+	fr->tiers = cfg->tiers.enabled;
+	worse = e->n_paths <= sizeof(worse_small) ? worse_small :
+		calloc(e->n_paths, 1);
+	fr->intra = tiers_intra(cfg, e);
+	multipath_steps(cfg, e, top_path(cfg, e, fr->intra), worse);
+	plane_picks(cfg, e, fr->intra, worse, pick);
+	path_fates(cfg, e, fr->intra, worse, pick, paths, &wv, fr);
 	if (worse != worse_small)
 		free(worse);
-	if (opts.role == FARE_ROLE_SPINE && m && all_up)
+	if (opts.role == FARE_ROLE_SPINE && wv.n && wv.all_up)
 		opts.role = FARE_ROLE_REMOTE_SPINE;
 	fr->role = opts.role;
-	fare_policy_compute(&opts, in, m, out, &fr->res);
-	for (i = 0; i < m; i++) {
+	fare_policy_compute(&opts, wv.in, wv.n, wv.out, &fr->res);
+	for (i = 0; i < wv.n; i++) {
 		struct fare_nexthop *nh;
 
 		if (paths)
-			paths[idx[i]].out = out[i];
-		if (!out[i].weight)
+			paths[wv.idx[i]].out = wv.out[i];
+		if (!wv.out[i].weight)
 			continue;
 		nh = &want->nexthops[want->n_nexthops++];
-		nh->plane_id = peer[i].plane;
-		nh->weight = out[i].weight;
-		nh->tier = ntier[i];
-		nh->bandwidth = bw_bytes(&out[i]);
+		nh->plane_id = wv.peer[i].plane;
+		nh->weight = wv.out[i].weight;
+		nh->tier = wv.tier[i];
+		nh->bandwidth = bw_bytes(&wv.out[i]);
 	}
 	qsort(want->nexthops, want->n_nexthops, sizeof(want->nexthops[0]),
 	      nh_plane_cmp);

@@ -104,38 +104,36 @@ static uint16_t min_transitive(const struct fare_path_in *in, size_t n,
 	return raw;
 }
 
-void fare_policy_compute(const struct fare_policy_opts *opts,
-			 const struct fare_path_in *in, size_t n,
-			 struct fare_path_out *out, struct fare_result *res)
+/* What the per-path minima add up to (fare_policy_compute()). */
+struct minima {
+	uint64_t sum;		/* of the minima, saturated */
+	uint64_t links;		/* of the links, saturated */
+	bool any_inf, any_pos;	/* a minimum unbounded, one above zero */
+};
+
+/*
+ * fare-04 §4.1: each path's min(link, PB) into out, from the transitive
+ * PB or (use_nt) the non-transitive one; mh: the multi-homing factor.
+ */
+static void path_minima(const struct fare_policy_opts *opts,
+			const struct fare_path_in *in, size_t n, bool use_nt,
+			unsigned int mh, struct fare_path_out *out,
+			struct minima *m)
 {
-	enum fare_role role = opts->role;
-	unsigned int mh = opts->multihomed > 1 ? opts->multihomed : 1;
-	bool use_nt, have, any_inf = false, any_pos = false;
-	uint64_t bw, sum = 0, links = 0, t_bps;
-	enum fare_rule ecmp = FARE_RULE_ECMP_MISSING;
 	size_t i;
 
-	memset(res, 0, sizeof(*res));
-	res->adv_rule = FARE_ADV_NONE;
-	if (!n)
-		return;
-	if (role == FARE_ROLE_REMOTE_SPINE)
-		use_nt = true;
-	else
-		use_nt = role == FARE_ROLE_HOST && all_have(in, n, true);
-	have = all_have(in, n, use_nt);
-
+	memset(m, 0, sizeof(*m));
 	for (i = 0; i < n; i++) {
 		const struct fare_bw_src *src = use_nt ? &in[i].bw.nt
 						       : &in[i].bw.t;
 		struct fare_path_out *o = &out[i];
 		uint64_t link = in[i].link_bps ? in[i].link_bps : FARE_BW_INF;
-		uint64_t pb = src->bps;
+		uint64_t pb = src->bps, bw;
 
 		memset(o, 0, sizeof(*o));
 		o->used_nt = use_nt;
 		o->origin = src->origin;
-		links = add_sat(links, link);
+		m->links = add_sat(m->links, link);
 		if (src->origin == FARE_BW_NONE) {
 			o->link_bps = link;
 			continue;
@@ -151,16 +149,30 @@ void fare_policy_compute(const struct fare_policy_opts *opts,
 		o->link_bps = link;
 		o->bw_bps = bw = pb < link ? pb : link;
 		if (bw == FARE_BW_INF)
-			any_inf = true;
+			m->any_inf = true;
 		else if (bw)
-			any_pos = true;
-		sum = add_sat(sum, bw);
+			m->any_pos = true;
+		m->sum = add_sat(m->sum, bw);
 	}
+}
+
+/*
+ * The weights: proportional to the minima when every path has a bounded
+ * one and one is above zero (have: every path has its PB), else equal,
+ * with the rule that says why.
+ */
+static void path_weights(struct fare_path_out *out, size_t n, bool have,
+			 bool use_nt, const struct minima *m,
+			 struct fare_result *res)
+{
+	enum fare_rule ecmp = FARE_RULE_ECMP_MISSING;
+	size_t i;
+
 	if (!have)
 		ecmp = use_nt ? FARE_RULE_ECMP_MISSING_NT : FARE_RULE_ECMP_MISSING;
-	else if (any_inf)
+	else if (m->any_inf)
 		ecmp = FARE_RULE_ECMP_UNBOUNDED;
-	else if (!any_pos)
+	else if (!m->any_pos)
 		ecmp = FARE_RULE_ECMP_ALL_ZERO;
 	else
 		res->weighted = true;
@@ -178,11 +190,17 @@ void fare_policy_compute(const struct fare_policy_opts *opts,
 			out[i].rule = ecmp;
 		}
 	}
-	if (!use_nt && mh > 1 && opts->multihome_multiply_link &&
-	    sum != FARE_BW_INF)
-		sum /= mh;
+}
 
-	switch (role) {
+/* The PB a transit role re-advertises (sum: of the minima, per prefix). */
+static void advertise(const struct fare_policy_opts *opts,
+		      const struct fare_path_in *in, size_t n, bool have,
+		      const struct minima *m, uint64_t sum,
+		      struct fare_result *res)
+{
+	uint64_t t_bps;
+
+	switch (opts->role) {
 	case FARE_ROLE_HOST:
 		break;
 	case FARE_ROLE_LEAF:
@@ -199,9 +217,9 @@ void fare_policy_compute(const struct fare_policy_opts *opts,
 		res->adv_rule = have ? FARE_ADV_UNCHANGED : FARE_ADV_STRIP;
 		if (have)
 			res->adv_t_value = min_transitive(in, n, &t_bps);
-		if (opts->attach_nontransitive && links != FARE_BW_INF) {
+		if (opts->attach_nontransitive && m->links != FARE_BW_INF) {
 			res->adv_nt = true;
-			res->adv_nt_value = fare_pb_from_bps(links);
+			res->adv_nt_value = fare_pb_from_bps(m->links);
 		}
 		break;
 	case FARE_ROLE_REMOTE_SPINE:
@@ -213,13 +231,40 @@ void fare_policy_compute(const struct fare_policy_opts *opts,
 		res->adv_t = true;
 		res->adv_rule = FARE_ADV_UNCHANGED;
 		res->adv_t_value = min_transitive(in, n, &t_bps);
-		if (opts->lower_to_next_next_hop && have && !any_inf &&
+		if (opts->lower_to_next_next_hop && have && !m->any_inf &&
 		    sum < t_bps) {
 			res->adv_rule = FARE_ADV_LOWERED;
 			res->adv_t_value = fare_pb_from_bps(sum);
 		}
 		break;
 	}
+}
+
+void fare_policy_compute(const struct fare_policy_opts *opts,
+			 const struct fare_path_in *in, size_t n,
+			 struct fare_path_out *out, struct fare_result *res)
+{
+	unsigned int mh = opts->multihomed > 1 ? opts->multihomed : 1;
+	struct minima m;
+	bool use_nt, have;
+	uint64_t sum;
+
+	memset(res, 0, sizeof(*res));
+	res->adv_rule = FARE_ADV_NONE;
+	if (!n)
+		return;
+	if (opts->role == FARE_ROLE_REMOTE_SPINE)
+		use_nt = true;
+	else
+		use_nt = opts->role == FARE_ROLE_HOST && all_have(in, n, true);
+	have = all_have(in, n, use_nt);
+	path_minima(opts, in, n, use_nt, mh, out, &m);
+	path_weights(out, n, have, use_nt, &m, res);
+	sum = m.sum;
+	if (!use_nt && mh > 1 && opts->multihome_multiply_link &&
+	    sum != FARE_BW_INF)
+		sum /= mh;
+	advertise(opts, in, n, have, &m, sum, res);
 }
 
 const char *fare_rule_text(enum fare_rule rule)

@@ -12,69 +12,36 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "adj_out.h"
+#include "export.h"
 #include "fare_sync.h"
+#include "fared.h"
 #include "fib_sync.h"
 #include "gr.h"
-#include "orf_sess.h"
+#include "link.h"
+#include "peer.h"
+#include "pfx.h"
 #include "suppress.h"
 #include "upa.h"
-
-uint64_t fare_sync_ethtool_bps(const char *ifname)
-{
-	struct {
-		struct ethtool_link_settings req;
-		uint32_t masks[3 * 127];
-	} ls;
-	struct ifreq ifr;
-	uint64_t bps = 0;
-	int fd;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	memset(&ls, 0, sizeof(ls));
-	ls.req.cmd = ETHTOOL_GLINKSETTINGS;
-	ifr.ifr_data = (void *)&ls;
-	/*
-	 * The handshake: the first call answers with minus the number of
-	 * mask words the kernel uses; the second asks with that number.
-	 */
-	if (ioctl(fd, SIOCETHTOOL, &ifr) || ls.req.link_mode_masks_nwords >= 0)
-		goto out;
-	ls.req.link_mode_masks_nwords = -ls.req.link_mode_masks_nwords;
-	ls.req.cmd = ETHTOOL_GLINKSETTINGS;
-	if (ioctl(fd, SIOCETHTOOL, &ifr))
-		goto out;
-	if (ls.req.speed && ls.req.speed != (uint32_t)SPEED_UNKNOWN)
-		bps = (uint64_t)ls.req.speed * 1000000;
-out:
-	close(fd);
-	return bps;
-}
 
 static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 {
 	struct fare_sync *fs = arg;
-	struct fared *d = fs->d;
-	size_t i;
+	const struct peer *p = peer_by_index(fs->d, peer);
+	const struct fared_neighbor *nb;
 
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < d->n_peers; i++)
-		if (d->peers[i]->index == peer) {
-			const struct fared_neighbor *nb = d->peers[i]->nb;
-
-			out->plane = nb->plane;
-			out->upstream = nb->upstream;
-			out->ibgp = nb->remote_as == d->cfg.local_as;
-			out->router_id = d->peers[i]->peer_id;
-			out->addr_family = nb->family;
-			memcpy(out->addr, nb->addr, sizeof(out->addr));
-			if (out->plane <= FARE_PLANE_ID_MAX)
-				out->link_bps = fs->link_bps[out->plane];
-			return;
-		}
+	if (!p)
+		return;
+	nb = p->nb;
+	out->plane = nb->plane;
+	out->upstream = nb->upstream;
+	out->ibgp = nb->remote_as == fs->d->cfg.local_as;
+	out->router_id = p->peer_id;
+	out->addr_family = nb->family;
+	memcpy(out->addr, nb->addr, sizeof(out->addr));
+	if (out->plane <= FARE_PLANE_ID_MAX)
+		out->link_bps = fs->link_bps[out->plane];
 }
 
 static void prefix_of(void *arg, const struct bgp_prefix *p, uint8_t *mode,
@@ -138,7 +105,7 @@ static void setup_planes(struct fare_sync *fs)
 						cfg->interfaces[k].bandwidth;
 			if (!fs->link_bps[nb->plane])
 				fs->link_bps[nb->plane] =
-					fare_sync_ethtool_bps(nb->interface);
+					link_speed_bps(nb->interface);
 			fared_log("fare: plane %u: %s, link %llu bit/s%s",
 				  nb->plane, nb->interface,
 				  (unsigned long long)fs->link_bps[nb->plane],
@@ -164,735 +131,6 @@ static void setup_planes(struct fare_sync *fs)
 	}
 }
 
-/*
- * Transit roles pass learned routes on (fare-04 §4.1, §4.2): with next
- * hop self, the AS path and origin of the best path (fare_best.h), its
- * extended communities minus every PB and every non-transitive community
- * (they do not cross an AS boundary, RFC 4360 §2), plus the PBs the
- * policy computed; its COMMUNITIES and LARGE_COMMUNITIES as they came
- * (Dragonfly+ tiers among them) and its unknown optional transitive
- * attributes with the Partial bit set (RFC 4271 §5; the unknown
- * non-transitive ones were dropped on input). Not back to the peers the
- * paths came from; with NO_ADVERTISE to nobody, with NO_EXPORT only to
- * iBGP (RFC 1997).
- */
-struct fare_adv {
-	struct fare_adv *next;
-	struct bgp_prefix prefix;
-	bool queued;
-	bool live;			/* false: withdraw everywhere */
-	uint8_t origin;
-	uint32_t *path;			/* packed with its segments */
-	size_t path_len;
-	uint8_t *ecs;
-	size_t ecs_len;
-	/* COMMUNITIES, then LARGE_COMMUNITIES, then raw attributes. */
-	uint8_t *xattr;
-	size_t comms_len, lcomms_len, raw_len;
-	bool no_export, no_advertise;	/* RFC 1997 well-known */
-	bool from_ibgp;			/* the best path's: not to iBGP */
-	unsigned int *from;		/* RIB peers with a path */
-	size_t n_from;
-	uint8_t *sent;			/* bitmap by RIB peer index */
-	size_t sent_len;
-	/* A leaf's RNIC host route: to whom (suppress.h). */
-	enum fare_leaf_adv scope;
-	struct bgp_prefix agg;		/* FARE_LEAF_UPA: its aggregate */
-};
-
-static uint32_t adv_hash(const struct bgp_prefix *p)
-{
-	uint32_t h = 2166136261u ^ p->family ^ (uint32_t)p->len << 8;
-	size_t i;
-
-	for (i = 0; i < 16; i++)
-		h = (h ^ p->addr[i]) * 16777619u;
-	return h ^ h >> 15;
-}
-
-static bool adv_prefix_eq(const struct bgp_prefix *a,
-			  const struct bgp_prefix *b)
-{
-	return a->family == b->family && a->len == b->len &&
-	       !memcmp(a->addr, b->addr, 16);
-}
-
-static struct fare_adv **adv_slot(struct fare_sync *fs,
-				  const struct bgp_prefix *p)
-{
-	struct fare_adv **pa;
-
-	pa = &fs->adv_buckets[adv_hash(p) & (fs->n_adv_buckets - 1)];
-	while (*pa && !adv_prefix_eq(&(*pa)->prefix, p))
-		pa = &(*pa)->next;
-	return pa;
-}
-
-static int adv_grow(struct fare_sync *fs)
-{
-	size_t n = fs->n_adv_buckets ? fs->n_adv_buckets * 2 : 256, i;
-	struct fare_adv **b = calloc(n, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	for (i = 0; i < fs->n_adv_buckets; i++) {
-		struct fare_adv *a = fs->adv_buckets[i], *next;
-
-		for (; a; a = next) {
-			size_t h = adv_hash(&a->prefix) & (n - 1);
-
-			next = a->next;
-			a->next = b[h];
-			b[h] = a;
-		}
-	}
-	free(fs->adv_buckets);
-	fs->adv_buckets = b;
-	fs->n_adv_buckets = n;
-	return 0;
-}
-
-static void adv_clear(struct fare_adv *a)
-{
-	free(a->path);
-	free(a->ecs);
-	free(a->xattr);
-	free(a->from);
-	a->path = NULL;
-	a->ecs = NULL;
-	a->xattr = NULL;
-	a->from = NULL;
-	a->path_len = a->ecs_len = a->n_from = 0;
-	a->comms_len = a->lcomms_len = a->raw_len = 0;
-	a->no_export = a->no_advertise = false;
-	a->from_ibgp = false;
-	a->live = false;
-}
-
-static bool sent_to(const struct fare_adv *a, unsigned int peer)
-{
-	return peer / 8 < a->sent_len && a->sent[peer / 8] & 1 << peer % 8;
-}
-
-static void set_sent(struct fare_adv *a, unsigned int peer, bool on)
-{
-	if (peer / 8 >= a->sent_len) {
-		uint8_t *s;
-
-		if (!on)
-			return;
-		s = realloc(a->sent, peer / 8 + 1);
-		if (!s)
-			return;
-		memset(s + a->sent_len, 0, peer / 8 + 1 - a->sent_len);
-		a->sent = s;
-		a->sent_len = peer / 8 + 1;
-	}
-	if (on)
-		a->sent[peer / 8] |= 1 << peer % 8;
-	else
-		a->sent[peer / 8] &= ~(1 << peer % 8);
-}
-
-static bool sent_any(const struct fare_adv *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->sent_len; i++)
-		if (a->sent[i])
-			return true;
-	return false;
-}
-
-/*
- * A prefix this node originates: its own announcement wins over learned
- * paths (no fare route, nothing passed on), as RFC 4271 §9.1.1 lets
- * local policy prefer a locally originated route.
- */
-static bool originated(const struct fared_config *cfg,
-		       const struct bgp_prefix *p)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->n_originates; i++)
-		if (adv_prefix_eq(&cfg->originates[i].prefix, p))
-			return true;
-	return false;
-}
-
-/* Whether a is to be announced to p (export_done aside). */
-static bool adv_for(const struct fare_adv *a, const struct peer *p)
-{
-	const struct fared_config *cfg = &p->d->cfg;
-	const struct fared_policy *pol;
-	size_t i;
-
-	if (!a->live || p->nb->export_policy < 0)
-		return false;
-	pol = &cfg->policies[p->nb->export_policy];
-	/* A UPA route goes where its aggregate goes, never to RNICs. */
-	if (a->scope == FARE_LEAF_UPA)
-		return !p->nb->rnic && fared_policy_permits(pol, &a->agg) &&
-		       orf_permits(p, &a->prefix);
-	if (a->scope == FARE_LEAF_HOLD && !p->nb->rnic)
-		return false;
-	if (!fared_policy_permits(pol, &a->prefix) ||
-	    !orf_permits(p, &a->prefix))
-		return false;
-	if (a->no_advertise ||
-	    (a->no_export && p->nb->remote_as != cfg->local_as))
-		return false;
-	/* RFC 4271 §9.2: learned from iBGP, not passed on to iBGP. */
-	if (a->from_ibgp && p->nb->remote_as == cfg->local_as)
-		return false;
-	for (i = 0; i < a->n_from; i++)
-		if (a->from[i] == p->index)
-			return false;
-	return true;
-}
-
-/* The attributes a goes out with. */
-static void adv_route(const struct fare_adv *a, struct peer_route *r)
-{
-	r->origin = a->origin;
-	r->path = a->path;
-	r->path_len = a->path_len;
-	r->ecs = a->ecs;
-	r->ecs_len = a->ecs_len;
-	r->comms = a->xattr;
-	r->comms_len = a->comms_len;
-	r->lcomms = a->xattr ? a->xattr + a->comms_len : NULL;
-	r->lcomms_len = a->lcomms_len;
-	r->raw = a->xattr ? a->xattr + a->comms_len + a->lcomms_len : NULL;
-	r->raw_len = a->raw_len;
-}
-
-/* Brings p's copy of a in line; resend: announce even if sent before. */
-static void adv_to(struct fare_adv *a, struct peer *p, bool resend)
-{
-	if (adv_for(a, p)) {
-		struct peer_route r;
-
-		adv_route(a, &r);
-		if ((resend || !sent_to(a, p->index)) &&
-		    peer_announce(p, &a->prefix, 1, &r))
-			set_sent(a, p->index, true);
-	} else if (sent_to(a, p->index)) {
-		/* Never withdraw what export_family() now announces. */
-		if (!originated(&p->d->cfg, &a->prefix))
-			peer_withdraw(p, &a->prefix, 1);
-		set_sent(a, p->index, false);
-	}
-}
-
-static size_t x_len(const struct fare_adv *a)
-{
-	return a->comms_len + a->lcomms_len + a->raw_len;
-}
-
-static int cmp_bytes(const void *x, size_t xn, const void *y, size_t yn)
-{
-	if (xn != yn)
-		return xn < yn ? -1 : 1;
-	return xn ? memcmp(x, y, xn) : 0;
-}
-
-/* The attributes a and b go out with, compared (prefix aside). */
-static int attr_cmp(const struct fare_adv *a, const struct fare_adv *b)
-{
-	int r;
-
-	if (a->prefix.family != b->prefix.family)
-		return a->prefix.family < b->prefix.family ? -1 : 1;
-	if (a->origin != b->origin)
-		return a->origin < b->origin ? -1 : 1;
-	if (a->comms_len != b->comms_len)
-		return a->comms_len < b->comms_len ? -1 : 1;
-	if (a->lcomms_len != b->lcomms_len)
-		return a->lcomms_len < b->lcomms_len ? -1 : 1;
-	r = cmp_bytes(a->path, a->path_len * sizeof(*a->path), b->path,
-		      b->path_len * sizeof(*b->path));
-	if (!r)
-		r = cmp_bytes(a->ecs, a->ecs_len, b->ecs, b->ecs_len);
-	if (!r)
-		r = cmp_bytes(a->xattr, x_len(a), b->xattr, x_len(b));
-	return r;
-}
-
-/* Orders advs so that those sent with equal attributes are adjacent. */
-static int adv_attr_cmp(const void *x, const void *y)
-{
-	const struct fare_adv *a = *(struct fare_adv *const *)x;
-	const struct fare_adv *b = *(struct fare_adv *const *)y;
-	int r = attr_cmp(a, b);
-
-	return r ? r : memcmp(&a->prefix, &b->prefix, sizeof(a->prefix));
-}
-
-/*
- * Brings p's copies of the n advs v in line (adv_to() for each), with the
- * prefixes that share their attributes packed into as few UPDATEs as the
- * session's message size allows, and the withdrawals of a family
- * likewise. v is reordered. Falls back to adv_to() without memory.
- */
-static void adv_to_many(struct fare_adv **v, size_t n, struct peer *p,
-			bool resend)
-{
-	/* pfx: a run to send; w: the withdrawals. */
-	struct bgp_prefix *pfx = malloc((2 * n + 1) * sizeof(*pfx)), *w;
-	size_t i, k, m, na = 0, nw = 0;
-
-	if (!pfx) {
-		for (i = 0; i < n && p->est; i++)
-			adv_to(v[i], p, resend);
-		return;
-	}
-	w = pfx + n;
-	/* v[0..na): to announce. */
-	for (i = 0; i < n; i++) {
-		struct fare_adv *a = v[i];
-
-		if (adv_for(a, p)) {
-			if (resend || !sent_to(a, p->index))
-				v[na++] = a;
-		} else if (sent_to(a, p->index)) {
-			/* Never withdraw what export_family() announces. */
-			if (!originated(&p->d->cfg, &a->prefix))
-				w[nw++] = a->prefix;
-			set_sent(a, p->index, false);
-		}
-	}
-	for (k = 0; k < BGP_FAM_COUNT && p->est; k++) {
-		for (i = 0, m = 0; i < nw; i++)
-			if (w[i].family == k)
-				pfx[m++] = w[i];
-		if (m)
-			peer_withdraw(p, pfx, m);
-	}
-	qsort(v, na, sizeof(*v), adv_attr_cmp);
-	for (i = 0; i < na && p->est; i = k) {
-		struct peer_route r;
-
-		for (k = i, m = 0; k < na && !attr_cmp(v[k], v[i]); k++)
-			pfx[m++] = v[k]->prefix;
-		adv_route(v[i], &r);
-		if (peer_announce(p, pfx, m, &r))
-			for (m = i; m < k; m++)
-				set_sent(v[m], p->index, true);
-	}
-	free(pfx);
-}
-
-#define COMMUNITY_NO_EXPORT	0xffffff01u
-#define COMMUNITY_NO_ADVERTISE	0xffffff02u
-
-/*
- * best's COMMUNITIES, LARGE_COMMUNITIES and unknown optional transitive
- * attributes (Partial set) into a->xattr; RFC 1997's NO_EXPORT and
- * NO_ADVERTISE noted.
- */
-static int adv_xattr(struct fare_adv *a, const struct rib_attrs *best)
-{
-	size_t raw = 0, k, at;
-	uint8_t *x;
-
-	for (k = 0; k < best->n_kept; k++) {
-		struct bgp_raw_attr r = {
-			.flags = best->kept[k].flags, .type = best->kept[k].type,
-			.value = best->kept[k].value, .len = best->kept[k].len,
-		};
-
-		raw += bgp_raw_attr_encode(NULL, &r, true);
-	}
-	for (k = 0; k + 4 <= best->communities_len; k += 4) {
-		const uint8_t *c = best->communities + k;
-		uint32_t v = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
-			     (uint32_t)c[2] << 8 | c[3];
-
-		a->no_export |= v == COMMUNITY_NO_EXPORT;
-		a->no_advertise |= v == COMMUNITY_NO_ADVERTISE;
-	}
-	if (!best->communities_len && !best->large_communities_len && !raw)
-		return 0;
-	x = malloc(best->communities_len + best->large_communities_len + raw);
-	if (!x)
-		return -ENOMEM;
-	a->xattr = x;
-	a->comms_len = best->communities_len;
-	a->lcomms_len = best->large_communities_len;
-	a->raw_len = raw;
-	if (a->comms_len)
-		memcpy(x, best->communities, a->comms_len);
-	if (a->lcomms_len)
-		memcpy(x + a->comms_len, best->large_communities,
-		       a->lcomms_len);
-	at = a->comms_len + a->lcomms_len;
-	for (k = 0; k < best->n_kept; k++) {
-		struct bgp_raw_attr r = {
-			.flags = best->kept[k].flags, .type = best->kept[k].type,
-			.value = best->kept[k].value, .len = best->kept[k].len,
-		};
-
-		at += bgp_raw_attr_encode(x + at, &r, true);
-	}
-	return 0;
-}
-
-/* The communities to pass on: see struct fare_adv. */
-static int adv_ecs(const struct fare_sync *fs, const struct rib_attrs *best,
-		   const struct fare_result *res, uint8_t **out, size_t *len)
-{
-	const struct fared_config *cfg = &fs->d->cfg;
-	/* Room for two PBs and a FIB-Suppress. */
-	uint8_t *ecs = malloc(best->ext_communities_len + 24), *ec;
-	struct fare_pb pb, kept = { 0 };
-	bool have_kept = false;
-	size_t k, n = 0;
-
-	if (!ecs)
-		return -ENOMEM;
-	for (k = 0; k + 8 <= best->ext_communities_len; k += 8) {
-		ec = best->ext_communities + k;
-		if (fare_pb_decode(ec, cfg->ec.pb_subtype, &pb)) {
-			if (pb.transitive && !have_kept) {
-				kept = pb;
-				have_kept = true;
-			}
-			continue;
-		}
-		if (ec[0] & 0x40)
-			continue;
-		memcpy(ecs + n, ec, 8);
-		n += 8;
-	}
-	if (res->adv_t) {
-		/* Passed on unchanged keeps who attached it. */
-		if (!(res->adv_rule == FARE_ADV_UNCHANGED && have_kept &&
-		      kept.value == res->adv_t_value)) {
-			kept.router_id = cfg->router_id;
-			kept.value = res->adv_t_value;
-		}
-		kept.transitive = true;
-		fare_pb_encode(ecs + n, &kept, cfg->ec.pb_subtype);
-		n += 8;
-	}
-	if (res->adv_nt) {
-		pb.transitive = false;
-		pb.router_id = cfg->router_id;
-		pb.value = res->adv_nt_value;
-		fare_pb_encode(ecs + n, &pb, cfg->ec.pb_subtype);
-		n += 8;
-	}
-	*out = ecs;
-	*len = n;
-	return 0;
-}
-
-static bool same_adv(const struct fare_adv *a, const struct fare_adv *b)
-{
-	return a->live == b->live && a->origin == b->origin &&
-	       a->scope == b->scope && adv_prefix_eq(&a->agg, &b->agg) &&
-	       a->path_len == b->path_len && a->ecs_len == b->ecs_len &&
-	       a->n_from == b->n_from && a->comms_len == b->comms_len &&
-	       a->lcomms_len == b->lcomms_len && a->raw_len == b->raw_len &&
-	       a->no_export == b->no_export &&
-	       a->no_advertise == b->no_advertise &&
-	       a->from_ibgp == b->from_ibgp &&
-	       (!x_len(a) || !memcmp(a->xattr, b->xattr, x_len(a))) &&
-	       (!a->path_len ||
-		!memcmp(a->path, b->path, a->path_len * sizeof(*a->path))) &&
-	       (!a->ecs_len || !memcmp(a->ecs, b->ecs, a->ecs_len)) &&
-	       (!a->n_from ||
-		!memcmp(a->from, b->from, a->n_from * sizeof(*a->from)));
-}
-
-static bool peer_rnic(const struct fared *d, unsigned int index)
-{
-	size_t i;
-
-	for (i = 0; i < d->n_peers; i++)
-		if (d->peers[i]->index == index)
-			return d->peers[i]->nb->rnic;
-	return false;
-}
-
-/* Whether RIB peer index is an iBGP neighbor. */
-static bool peer_ibgp(const struct fared *d, unsigned int index)
-{
-	size_t i;
-
-	for (i = 0; i < d->n_peers; i++)
-		if (d->peers[i]->index == index)
-			return d->peers[i]->nb->remote_as == d->cfg.local_as;
-	return false;
-}
-
-static bool pfx_covers(const struct bgp_prefix *a,
-		       const struct bgp_prefix *x);
-static int set_track(struct bgp_prefix **v, size_t *n,
-		     const struct bgp_prefix *x, bool in);
-
-/* The leaf's step for e (suppress.h): hosts seen are in fs->hosts. */
-static enum fare_leaf_adv leaf_step(struct fare_sync *fs,
-				    const struct rib_entry *e,
-				    struct bgp_prefix *agg)
-{
-	const struct fared_config *cfg = &fs->d->cfg;
-	struct fare_leaf_host h = {
-		.upa = cfg->upa_originate && cfg->role == FARE_ROLE_LEAF,
-	};
-	struct bgp_prefix x = e->prefix;
-	bool was = false, seen, stat = false;
-	size_t i;
-
-	x.path_id = 0;
-	memset(agg, 0, sizeof(*agg));
-	for (i = 0; h.upa && !h.covered && i < cfg->n_originates; i++)
-		if (pfx_covers(&cfg->originates[i].prefix, &x)) {
-			h.covered = true;
-			*agg = cfg->originates[i].prefix;
-		}
-	for (i = 0; h.covered && i < e->n_paths; i++)
-		if (peer_rnic(fs->d, e->paths[i].peer))
-			h.n_rnic_paths++;
-	/* A configured RNIC is known from the start; its link counts. */
-	for (i = 0; h.covered && i < cfg->n_rnics && i < fs->n_rnic_up; i++)
-		if (adv_prefix_eq(&cfg->rnics[i].prefix, &x)) {
-			stat = true;
-			if (fs->rnic_up[i] > 0)
-				h.n_rnic_paths++;
-		}
-	for (i = 0; i < fs->n_hosts; i++)
-		if (adv_prefix_eq(&fs->hosts[i], &x))
-			was = true;
-	seen = was || stat;
-	i = fare_leaf_host_step(&x, &h, &seen);
-	if (!stat && seen != was) {
-		struct bgp_prefix key;
-
-		/* Compared whole by set_track(): no stray bytes. */
-		memset(&key, 0, sizeof(key));
-		key.family = x.family;
-		key.len = x.len;
-		memcpy(key.addr, x.addr, sizeof(key.addr));
-		if (set_track(&fs->hosts, &fs->n_hosts, &key, seen) < 0)
-			fared_log("fare: out of memory for the RNIC hosts");
-	}
-	return (enum fare_leaf_adv)i;
-}
-
-/* A leaf's UPA route for a lost host: its own, IGP, no AS path. */
-static int adv_upa(const struct fare_sync *fs, struct fare_adv *now)
-{
-	struct fare_upa upa = {
-		.drop = fs->d->cfg.upa_drop,
-		.router_id = fs->d->cfg.router_id,
-	};
-
-	now->live = true;
-	now->origin = BGP_ORIGIN_IGP;
-	now->ecs = malloc(FARE_EC_LEN);
-	if (!now->ecs)
-		return -ENOMEM;
-	fare_upa_encode(now->ecs, &upa);
-	now->ecs_len = FARE_EC_LEN;
-	return 0;
-}
-
-/* What e now means for the peers; queued when it changed. */
-static int adv_update(struct fare_sync *fs, const struct rib_entry *e,
-		      const struct fare_fib_result *fr)
-{
-	const struct fared_config *cfg = &fs->d->cfg;
-	struct fare_adv now = { .prefix = e->prefix }, **pa, *a;
-	const struct rib_attrs *best;
-	size_t i;
-
-	now.prefix.path_id = 0;
-	now.scope = leaf_step(fs, e, &now.agg);
-	if (now.scope == FARE_LEAF_UPA) {
-		if (adv_upa(fs, &now))
-			goto nomem;
-	} else if (fr->best >= 0 && fr->res.adv_rule != FARE_ADV_NONE &&
-		   !originated(cfg, &now.prefix)) {
-		best = e->paths[fr->best].attrs;
-		now.live = true;
-		now.origin = best->origin;
-		/* The path with its segments (sets, confederations). */
-		now.path_len = best->as_packed_len;
-		now.path = malloc((now.path_len + 1) * sizeof(*now.path));
-		now.from = malloc((e->n_paths + 1) * sizeof(*now.from));
-		if (!now.path || !now.from ||
-		    adv_ecs(fs, best, &fr->res, &now.ecs, &now.ecs_len) ||
-		    adv_xattr(&now, best))
-			goto nomem;
-		if (now.path_len)
-			memcpy(now.path, best->as_packed,
-			       now.path_len * sizeof(*now.path));
-		for (i = 0; i < e->n_paths; i++)
-			now.from[now.n_from++] = e->paths[i].peer;
-		now.from_ibgp = peer_ibgp(fs->d, e->paths[fr->best].peer);
-		/* mpson-00 §4.2: a leaf tags what it learned from RNICs. */
-		if (cfg->fs_tag && cfg->role == FARE_ROLE_LEAF &&
-		    fare_is_host_route(&now.prefix) &&
-		    peer_rnic(fs->d, e->paths[fr->best].peer))
-			now.ecs_len = fare_fs_tag(now.ecs, now.ecs_len,
-						  cfg->local_as,
-						  cfg->router_id,
-						  cfg->ec.fs_subtype);
-	}
-	if (fs->n_adv >= fs->n_adv_buckets && adv_grow(fs))
-		goto nomem;
-	pa = adv_slot(fs, &now.prefix);
-	a = *pa;
-	if (!a) {
-		if (!now.live)
-			return 0;
-		a = calloc(1, sizeof(*a));
-		if (!a)
-			goto nomem;
-		a->prefix = now.prefix;
-		*pa = a;
-		fs->n_adv++;
-	} else if (same_adv(a, &now)) {
-		adv_clear(&now);
-		return 0;
-	}
-	adv_clear(a);
-	a->live = now.live;
-	a->scope = now.scope;
-	a->agg = now.agg;
-	a->origin = now.origin;
-	a->path = now.path;
-	a->path_len = now.path_len;
-	a->ecs = now.ecs;
-	a->ecs_len = now.ecs_len;
-	a->xattr = now.xattr;
-	a->comms_len = now.comms_len;
-	a->lcomms_len = now.lcomms_len;
-	a->raw_len = now.raw_len;
-	a->no_export = now.no_export;
-	a->no_advertise = now.no_advertise;
-	a->from_ibgp = now.from_ibgp;
-	a->from = now.from;
-	a->n_from = now.n_from;
-	if (!a->queued) {
-		if (fs->n_adv_queue == fs->adv_queue_cap) {
-			size_t cap = fs->adv_queue_cap ? 2 * fs->adv_queue_cap
-						       : 64;
-			struct fare_adv **q = realloc(fs->adv_queue,
-						      cap * sizeof(*q));
-
-			if (!q)
-				return -ENOMEM;
-			fs->adv_queue = q;
-			fs->adv_queue_cap = cap;
-		}
-		fs->adv_queue[fs->n_adv_queue++] = a;
-		a->queued = true;
-	}
-	return 0;
-nomem:
-	adv_clear(&now);
-	return -ENOMEM;
-}
-
-static void adv_drop(struct fare_sync *fs, struct fare_adv *a)
-{
-	struct fare_adv **pa = adv_slot(fs, &a->prefix);
-
-	*pa = a->next;
-	fs->n_adv--;
-	adv_clear(a);
-	free(a->sent);
-	free(a);
-}
-
-static void adv_flush(struct fare_sync *fs)
-{
-	struct fared *d = fs->d;
-	struct fare_adv **v;
-	size_t i, k;
-
-	if (!fs->n_adv_queue)
-		return;
-	v = malloc(fs->n_adv_queue * sizeof(*v));
-	for (k = 0; k < d->n_peers; k++) {
-		if (!d->peers[k]->export_done)
-			continue;
-		if (!v) {
-			for (i = 0; i < fs->n_adv_queue; i++)
-				adv_to(fs->adv_queue[i], d->peers[k], true);
-			continue;
-		}
-		memcpy(v, fs->adv_queue, fs->n_adv_queue * sizeof(*v));
-		adv_to_many(v, fs->n_adv_queue, d->peers[k], true);
-	}
-	free(v);
-	for (i = 0; i < fs->n_adv_queue; i++) {
-		struct fare_adv *a = fs->adv_queue[i];
-
-		a->queued = false;
-		if (!a->live && !sent_any(a))
-			adv_drop(fs, a);
-	}
-	fs->n_adv_queue = 0;
-}
-
-void fare_sync_export_peer(struct peer *p, unsigned int fam)
-{
-	struct fare_sync *fs = p->d->fare;
-	struct fare_adv **v, *a;
-	size_t i, n = 0;
-
-	if (!fs || !fs->n_adv)
-		return;
-	v = malloc(fs->n_adv * sizeof(*v));
-	for (i = 0; i < fs->n_adv_buckets && p->est; i++)
-		for (a = fs->adv_buckets[i]; a && p->est; a = a->next) {
-			if (a->prefix.family != fam)
-				continue;
-			if (v)
-				v[n++] = a;
-			else
-				adv_to(a, p, false);
-		}
-	if (v && p->est)
-		adv_to_many(v, n, p, false);
-	free(v);
-}
-
-void fare_sync_peer_down(struct peer *p)
-{
-	struct fare_sync *fs = p->d->fare;
-	size_t i;
-
-	for (i = 0; fs && i < fs->n_adv_buckets; i++) {
-		struct fare_adv *a;
-
-		for (a = fs->adv_buckets[i]; a; a = a->next)
-			set_sent(a, p->index, false);
-	}
-}
-
-static void adv_free_all(struct fare_sync *fs)
-{
-	size_t i;
-
-	for (i = 0; i < fs->n_adv_buckets; i++) {
-		struct fare_adv *a = fs->adv_buckets[i], *next;
-
-		for (; a; a = next) {
-			next = a->next;
-			adv_clear(a);
-			free(a->sent);
-			free(a);
-		}
-	}
-	free(fs->adv_buckets);
-	free(fs->adv_queue);
-}
-
 static void set_opts(struct fare_sync *fs)
 {
 	const struct fared_config *cfg = &fs->d->cfg;
@@ -907,99 +145,37 @@ static void set_opts(struct fare_sync *fs)
 						 FARE_ROUTE_STATS_OFF;
 }
 
-static void upa_reload(struct fared *d);
 
-/* Whether NAME is up with a carrier (IFF_UP and IFF_RUNNING). */
-static int link_running(const char *name)
-{
-	struct ifreq ifr;
-	int fd, up;
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	up = !ioctl(fd, SIOCGIFFLAGS, &ifr) &&
-	     (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
-	     (IFF_UP | IFF_RUNNING);
-	close(fd);
-	return up;
-}
 
-/* A configured RNIC's link changed: its host route's fate again. */
-static void rnic_changed(struct fare_sync *fs, const struct bgp_prefix *x)
-{
-	struct fared *d = fs->d;
-	const struct rib_entry *e = rib_lookup(d->rib, x);
-	struct fare_fib_result fr = { .best = -1 };
-	struct rib_entry none = { .prefix = *x };
-
-	if (e && e->n_paths)
-		fare_sync_changed(d, e);
-	else if (adv_update(fs, &none, &fr))
-		fared_log("fare: out of memory");
-}
-
-/*
- * "rnic PREFIX interface NAME": the links are polled once a second (a
- * carrier change is then at most a second late; no netlink listener).
- */
-static void rnic_poll(struct timer *t)
-{
-	struct fare_sync *fs = t->arg;
-	const struct fared_config *cfg = &fs->d->cfg;
-	char pfx[BGP_PREFIX_STRLEN];
-	bool changed = false;
-	size_t i;
-
-	for (i = 0; i < fs->n_rnic_up && i < cfg->n_rnics; i++) {
-		int up = link_running(cfg->rnics[i].interface);
-
-		if (up == fs->rnic_up[i])
-			continue;
-		if (fs->rnic_up[i] >= 0 || !up)
-			fared_log("fare: rnic %s: %s %s",
-				  bgp_prefix_str(&cfg->rnics[i].prefix, pfx,
-						 sizeof(pfx)),
-				  cfg->rnics[i].interface,
-				  up ? "up" : "down: UPA");
-		fs->rnic_up[i] = (int8_t)up;
-		rnic_changed(fs, &cfg->rnics[i].prefix);
-		changed = true;
-	}
-	if (changed)
-		fare_sync_flush(fs->d);
-	if (fs->n_rnic_up)
-		timer_set(&fs->d->loop, t, 1000);
-}
-
-/* The configured RNICs anew (start, reload): polled now. */
-static void rnic_reset(struct fare_sync *fs)
-{
-	const struct fared_config *cfg = &fs->d->cfg;
-	int8_t *v = NULL;
-
-	timer_stop(&fs->d->loop, &fs->rnic_timer);
-	if (cfg->n_rnics) {
-		v = malloc(cfg->n_rnics);
-		if (!v) {
-			fared_log("fare: out of memory for the rnic lines");
-			return;
-		}
-		memset(v, -1, cfg->n_rnics);
-	}
-	free(fs->rnic_up);
-	fs->rnic_up = v;
-	fs->n_rnic_up = cfg->n_rnics;
-	/* A host no longer configured: its UPA route goes. */
-	upa_reload(fs->d);
-	/* Every state is unknown (-1): each one is looked at now. */
-	rnic_poll(&fs->rnic_timer);
-}
 
 static int reweigh(const struct rib_entry *e, void *arg);
 static void resync(struct timer *t);
+static void rnic_reset(struct fare_sync *fs);
+
+/*
+ * A configured RNIC's link changed (leaf_upa.h): its host route's fate
+ * again; x NULL: the poll is over, the changes go out.
+ */
+static void rnic_changed(void *arg, const struct bgp_prefix *x)
+{
+	struct fare_sync *fs = arg;
+	struct fared *d = fs->d;
+	const struct rib_entry *e;
+	struct fare_fib_result fr = { .best = -1 };
+	struct rib_entry none = { .prefix = { 0 } };
+
+	if (!x) {
+		fare_sync_flush(d);
+		return;
+	}
+	e = rib_lookup(d->rib, x);
+	none.prefix = *x;
+	if (e && e->n_paths)
+		fare_sync_changed(d, e);
+	else if (export_update(d, &fs->leaf, &none, &fr))
+		fared_log("fare: out of memory");
+}
 
 static bool unreach_wanted(struct fare_sync *fs, const struct fare_prefix *x)
 {
@@ -1220,7 +396,7 @@ int fare_sync_start(struct fared *d)
 	}
 	d->fare = fs;
 	setup_planes(fs);
-	timer_init(&fs->rnic_timer, rnic_poll, fs);
+	leaf_upa_init(&fs->leaf, d, rnic_changed, fs);
 	rnic_reset(fs);
 	timer_init(&fs->update_delay, update_delay_over, fs);
 	timer_init(&fs->retry, resync, fs);
@@ -1254,40 +430,46 @@ void fare_sync_stop(struct fared *d, bool keep)
 	}
 	free(fs->stale_unreach);
 	fare_fib_free(fs->fib);
-	adv_free_all(fs);
 	free(fs->upa);
 	free(fs->unreach);
-	timer_stop(&d->loop, &fs->rnic_timer);
+	leaf_upa_free(&fs->leaf);
 	timer_stop(&d->loop, &fs->update_delay);
 	timer_stop(&d->loop, &fs->retry);
-	free(fs->rnic_up);
-	free(fs->hosts);
 	free(fs);
 	d->fare = NULL;
 }
-
-static int reweigh(const struct rib_entry *e, void *arg);
 
 /* A UPA route whose host is in no RIB entry: another look (reload). */
 static void upa_reload(struct fared *d)
 {
 	struct fare_sync *fs = d->fare;
-	struct fare_sync_upa *v;
+	struct adj_upa *v;
 	struct fare_fib_result fr = { .best = -1 };
-	size_t i, n = fare_sync_upa_routes(d, NULL, 0);
+	size_t i, n = adj_out_upa_routes(d->out, NULL, 0);
 
 	v = calloc(n + 1, sizeof(*v));
 	if (!v)
 		return;
-	n = fare_sync_upa_routes(d, v, n);
+	n = adj_out_upa_routes(d->out, v, n);
 	for (i = 0; i < n; i++) {
 		struct rib_entry e = { .prefix = v[i].prefix };
 		const struct rib_entry *x = rib_lookup(d->rib, &e.prefix);
 
 		if (!x || !x->n_paths)
-			adv_update(fs, &e, &fr);
+			export_update(d, &fs->leaf, &e, &fr);
 	}
 	free(v);
+}
+
+/* The configured RNICs anew (start, reload): polled now. */
+static void rnic_reset(struct fare_sync *fs)
+{
+	if (!leaf_upa_reset(&fs->leaf))
+		return;
+	/* A host no longer configured: its UPA route goes. */
+	upa_reload(fs->d);
+	/* Every state is unknown (-1): each one is looked at now. */
+	leaf_upa_poll(&fs->leaf);
 }
 
 void fare_sync_reweigh_all(struct fared *d)
@@ -1321,18 +503,6 @@ void fare_sync_reload(struct fared *d)
 	fare_sync_flush(d);
 }
 
-static bool pfx_covers(const struct bgp_prefix *a, const struct bgp_prefix *x)
-{
-	unsigned int i, len = a->len;
-
-	if (a->family != x->family || a->len >= x->len)
-		return false;
-	for (i = 0; i < len / 8; i++)
-		if (a->addr[i] != x->addr[i])
-			return false;
-	return !(len % 8) ||
-	       !((a->addr[i] ^ x->addr[i]) & (0xff << (8 - len % 8)));
-}
 
 /* The longest less specific prefix of x that has paths. */
 static const struct rib_entry *covering(struct fared *d,
@@ -1355,34 +525,11 @@ static const struct rib_entry *covering(struct fared *d,
 	return NULL;
 }
 
-/* Whether x is in the set *v; in or out as told. 1: it changed. */
-static int set_track(struct bgp_prefix **v, size_t *n,
-		     const struct bgp_prefix *x, bool in)
-{
-	struct bgp_prefix *nv;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!memcmp(&(*v)[i], x, sizeof(*x)))
-			break;
-	if (!in && i < *n) {
-		(*v)[i] = (*v)[--*n];
-		return 1;
-	}
-	if (!in || i < *n)
-		return 0;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	(*v)[(*n)++] = *x;
-	return 1;
-}
 
 static int upa_track(struct fare_sync *fs, const struct bgp_prefix *x,
 		     bool in)
 {
-	return set_track(&fs->upa, &fs->n_upa, x, in) < 0 ? -ENOMEM : 0;
+	return pfx_set_track(&fs->upa, &fs->n_upa, x, in) < 0 ? -ENOMEM : 0;
 }
 
 /*
@@ -1437,7 +584,7 @@ static void unreach_sync(struct fared *d, const struct fare_route *want,
 	struct fare_err err;
 	int ret;
 
-	ret = set_track(&fs->unreach, &fs->n_unreach, x, unreach);
+	ret = pfx_set_track(&fs->unreach, &fs->n_unreach, x, unreach);
 	if (ret <= 0) {
 		if (ret)
 			fared_log("fare: %s: out of memory",
@@ -1479,7 +626,7 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 	if (fs->cfg.opts.role == FARE_ROLE_HOST &&
 	    upa_track(fs, &e->prefix, ui.n_upa > 0))
 		err = -ENOMEM;
-	if (originated(&d->cfg, &e->prefix))
+	if (adj_out_originates(&d->cfg, &e->prefix))
 		want.n_nexthops = 0;
 	/*
 	 * Route-table suppression (suppress.h): FIB-Suppress honoured; a
@@ -1500,7 +647,7 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 	if (fs->nl && !err)
 		unreach_sync(d, &want, &e->prefix, unreach);
 	if (!err && fs->cfg.opts.role != FARE_ROLE_HOST)
-		err = adv_update(fs, e, &fr);
+		err = export_update(d, &fs->leaf, e, &fr);
 	if (err)
 		fared_log("fare: %s: out of memory",
 			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)));
@@ -1543,7 +690,7 @@ void fare_sync_flush(struct fared *d)
 			timer_set(&d->loop, &fs->retry, fs->retry_ms);
 		}
 	}
-	adv_flush(fs);
+	adj_out_flush(d->out);
 }
 
 static int resync_adopt(const struct fare_route *r, void *arg)
@@ -1596,7 +743,7 @@ static bool orf_wanted(const struct fared *d, const struct bgp_prefix *x)
 	size_t i;
 
 	for (i = 0; i < d->n_orf_want; i++)
-		if (adv_prefix_eq(&d->orf_want[i], x) ||
+		if (pfx_eq(&d->orf_want[i], x) ||
 		    pfx_covers(&d->orf_want[i], x))
 			return true;
 	return false;
@@ -1613,43 +760,7 @@ enum fare_fs_verdict fare_sync_fs(struct fared *d, const struct rib_entry *e,
 			     orf_wanted(d, &e->prefix), why ? why : &fs);
 }
 
-enum fare_leaf_adv fare_sync_leaf(struct fared *d,
-				  const struct bgp_prefix *x)
-{
-	struct fare_sync *fs = d->fare;
-	struct bgp_prefix p = *x;
-	struct fare_adv *a;
 
-	p.path_id = 0;
-	if (!fs || !fs->n_adv_buckets)
-		return FARE_LEAF_PASS;
-	a = *adv_slot(fs, &p);
-	return a && a->live ? a->scope : FARE_LEAF_PASS;
-}
-
-size_t fare_sync_upa_routes(struct fared *d, struct fare_sync_upa *out,
-			    size_t max)
-{
-	struct fare_sync *fs = d->fare;
-	size_t i, n = 0;
-
-	for (i = 0; fs && i < fs->n_adv_buckets; i++) {
-		const struct fare_adv *a;
-
-		for (a = fs->adv_buckets[i]; a; a = a->next) {
-			if (!a->live || a->scope != FARE_LEAF_UPA)
-				continue;
-			if (n < max) {
-				out[n].prefix = a->prefix;
-				out[n].aggregate = a->agg;
-				out[n].drop = d->cfg.upa_drop;
-				out[n].sent = sent_any(a);
-			}
-			n++;
-		}
-	}
-	return n;
-}
 
 bool fare_sync_explain(struct fared *d, const struct rib_entry *e,
 		       struct fare_fib_path *paths, struct fare_fib_result *fr,

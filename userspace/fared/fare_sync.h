@@ -7,6 +7,12 @@
  * ethtool speed), and the RIB's change feed turned into fare.ko routes
  * through fare_fib.h, one libfare batch per event-loop iteration.
  *
+ * It consumes the RIB's change feed (fare_sync_changed()) and feeds two
+ * consumers below it: fare.ko through fare_fib.h, and in transit roles
+ * the Adj-RIB-Out through export.h (a leaf's UPA state machine,
+ * leaf_upa.h, on the way). It calls no session: the sessions hear of
+ * what it exports through the Adj-RIB-Out (adj_out.h).
+ *
  * fared owns the fare routes of its network namespace. At start it adopts
  * those it finds (a predecessor's, left by a crash or a graceful exit) as
  * stale: fare.ko keeps forwarding on them until the first tables are in,
@@ -19,13 +25,14 @@
 #ifndef FARED_FARE_SYNC_H
 #define FARED_FARE_SYNC_H
 
+#include "config.h"
 #include "fare_fib.h"
+#include "leaf_upa.h"
 #include "loop.h"
 #include "suppress.h"
 #include "upa.h"
-#include "peer.h"
 
-struct fare_adv;
+struct fared;
 
 struct fare_sync {
 	struct fared *d;
@@ -34,24 +41,14 @@ struct fare_sync {
 	struct fare_fib_cfg cfg;
 	uint64_t link_bps[FARE_PLANE_ID_MAX + 1];
 	uint64_t batches, ops, failed;
-	/* Transit roles: what is passed on, per prefix (see fare_sync.c). */
-	struct fare_adv **adv_buckets;
-	size_t n_adv_buckets, n_adv;
-	struct fare_adv **adv_queue;
-	size_t n_adv_queue, adv_queue_cap;
 	/* Host: prefixes with UPA paths, programmed from their aggregate. */
 	struct bgp_prefix *upa;
 	size_t n_upa;
 	/* ... of which every plane of the aggregate reported: unreachable */
 	struct bgp_prefix *unreach;
 	size_t n_unreach;
-	/* Leaf, "upa originate": the RNIC hosts seen (suppress.h). */
-	struct bgp_prefix *hosts;
-	size_t n_hosts;
-	/* "rnic PREFIX interface NAME": each link's state, polled. */
-	int8_t *rnic_up;		/* per cfg.rnics: 1, 0, -1 unknown */
-	size_t n_rnic_up;
-	struct timer rnic_timer;
+	/* Leaf: the RNIC hosts seen and the RNIC links (leaf_upa.h). */
+	struct leaf_upa leaf;
 	/*
 	 * Start-up: fare.ko and the routes passed on wait until every
 	 * neighbor's first table is in (its End-of-RIB) or update-delay
@@ -97,15 +94,6 @@ bool fare_sync_forwarding(const struct fared *d, unsigned int fam);
 unsigned int fare_sync_wait_s(const struct fared_config *cfg, size_t adopted);
 /* The configuration was reloaded: planes again, every prefix again. */
 void fare_sync_reload(struct fared *d);
-/*
- * A transit role's learned routes of family fam that p's export policy
- * permits, announced to p (its session just came up, was asked for a
- * refresh, or its export policy changed); what it no longer permits is
- * withdrawn.
- */
-void fare_sync_export_peer(struct peer *p, unsigned int fam);
-/* p's session is gone: nothing is advertised to it any more. */
-void fare_sync_peer_down(struct peer *p);
 /* p's End-of-RIB arrived: the start-up wait may be over. */
 void fare_sync_eor(struct fared *d);
 /* The change-feed consumer and the once-per-iteration flush. */
@@ -124,28 +112,11 @@ bool fare_sync_explain(struct fared *d, const struct rib_entry *e,
 
 /*
  * Route-table suppression (suppress.h): e's FIB-Suppress verdict here
- * (*why, may be NULL: the first FIB-Suppress), and what a leaf sends for
- * host x (FARE_LEAF_PASS when nothing special).
+ * (*why, may be NULL: the first FIB-Suppress).
  */
 enum fare_fs_verdict fare_sync_fs(struct fared *d, const struct rib_entry *e,
 				  struct fare_fs *why);
-enum fare_leaf_adv fare_sync_leaf(struct fared *d, const struct bgp_prefix *x);
-
-/* A UPA route a leaf originates for a lost RNIC host. */
-struct fare_sync_upa {
-	struct bgp_prefix prefix;
-	struct bgp_prefix aggregate;	/* the prefix it stands under */
-	bool drop;			/* the D flag */
-	bool sent;			/* to at least one neighbor */
-};
-
-/* The UPA routes originated, up to max of them into out; their number. */
-size_t fare_sync_upa_routes(struct fared *d, struct fare_sync_upa *out,
-			    size_t max);
 /* Every prefix again (the ORF wanted list changed on a host). */
 void fare_sync_reweigh_all(struct fared *d);
-
-/* The device's ethtool speed in bits/s; 0 when it reports none. */
-uint64_t fare_sync_ethtool_bps(const char *ifname);
 
 #endif /* FARED_FARE_SYNC_H */

@@ -28,10 +28,12 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "adj_out.h"
 #include "config.h"
 #include "ctl.h"
 #include "fare_sync.h"
-#include "orf_sess.h"
+#include "fared.h"
+#include "orf_want.h"
 #include "peer.h"
 
 #define DEFAULT_CONFIG	"/etc/fare/fared.conf"
@@ -103,6 +105,14 @@ static void rib_changed(const struct rib_entry *e, void *arg)
 			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)),
 			  e->n_paths, e->n_paths == 1 ? "" : "s");
 }
+
+/* A session's events (fared.h): where each one goes. */
+static const struct fared_hooks hooks = {
+	.export = adj_out_export,
+	.down = adj_out_peer_down,
+	.eor = fare_sync_eor,
+	.forwarding = fare_sync_forwarding,
+};
 
 static void idle(struct loop *l)
 {
@@ -271,11 +281,81 @@ static bool originates_equal(const struct fared_config *a,
  * Policy and originate changes are applied without a reset: export is
  * redone, import asks the peer for a route refresh.
  */
+/*
+ * Which running neighbor each of cfg's is (keep[k], used[k]); those
+ * removed, or changed (global: every one), are freed.
+ */
+static void reload_match(struct fared *d, const struct fared_config *cfg,
+			 bool global, struct peer **keep, bool *used)
+{
+	size_t i, k;
+
+	for (i = 0; i < d->n_peers; i++) {
+		struct peer *p = d->peers[i];
+		const struct fared_neighbor *o = p->nb;
+
+		for (k = 0; k < cfg->n_neighbors; k++)
+			if (cfg->neighbors[k].family == o->family &&
+			    !memcmp(cfg->neighbors[k].addr, o->addr, 16))
+				break;
+		if (k == cfg->n_neighbors) {
+			fared_log("reload: neighbor %s removed", p->name);
+			peer_free(p, BGP_CEASE_PEER_DECONFIGURED, NULL);
+			continue;
+		}
+		used[k] = true;
+		if (global || !session_equal(o, &cfg->neighbors[k])) {
+			fared_log("reload: neighbor %s changed: new session",
+				  p->name);
+			peer_free(p, BGP_CEASE_OTHER_CONFIG_CHANGE, NULL);
+			used[k] = false;
+			continue;
+		}
+		keep[k] = p;
+	}
+}
+
+/*
+ * d->cfg is the new configuration (old the one before): the kept
+ * neighbors point into it and export or import again where their
+ * policies changed (origs: the originated prefixes did); new ones start.
+ */
+static void reload_apply(struct fared *d, const struct fared_config *old,
+			 bool origs, struct peer **keep, const bool *used)
+{
+	size_t k;
+
+	for (k = 0; k < d->cfg.n_neighbors; k++) {
+		struct peer *p = keep[k];
+		bool imp, exp;
+
+		if (!used[k]) {
+			fared_log("reload: neighbor %s added",
+				  d->cfg.neighbors[k].addr_text);
+			add_peer(d, &d->cfg.neighbors[k]);
+			continue;
+		}
+		imp = !policies_equal(old, p->nb->import_policy, &d->cfg,
+				      d->cfg.neighbors[k].import_policy);
+		exp = !policies_equal(old, p->nb->export_policy, &d->cfg,
+				      d->cfg.neighbors[k].export_policy);
+		p->nb = &d->cfg.neighbors[k];
+		d->peers[d->n_peers++] = p;
+		/* A reload ends a max-prefix Idle, as a clear does. */
+		if (peer_clear_idle(p))
+			fared_log("reload: neighbor %s: max-prefix Idle "
+				  "cleared", p->name);
+		if (exp || origs)
+			peer_reexport(p);
+		if (imp)
+			peer_import_changed(p);
+	}
+}
+
 static void reload(struct fared *d)
 {
 	struct fared_config cfg, old;
 	struct peer **keep, **peers;
-	size_t i, k;
 	bool *used, global, origs;
 	int errors;
 
@@ -304,59 +384,13 @@ static void reload(struct fared *d)
 		 cfg.gr_restart_time != d->cfg.gr_restart_time;
 	origs = !originates_equal(&cfg, &d->cfg);
 	old = d->cfg;
-	for (i = 0; i < d->n_peers; i++) {
-		struct peer *p = d->peers[i];
-		const struct fared_neighbor *o = p->nb;
-
-		for (k = 0; k < cfg.n_neighbors; k++)
-			if (cfg.neighbors[k].family == o->family &&
-			    !memcmp(cfg.neighbors[k].addr, o->addr, 16))
-				break;
-		if (k == cfg.n_neighbors) {
-			fared_log("reload: neighbor %s removed", p->name);
-			peer_free(p, BGP_CEASE_PEER_DECONFIGURED, NULL);
-			continue;
-		}
-		used[k] = true;
-		if (global || !session_equal(o, &cfg.neighbors[k])) {
-			fared_log("reload: neighbor %s changed: new session",
-				  p->name);
-			peer_free(p, BGP_CEASE_OTHER_CONFIG_CHANGE, NULL);
-			used[k] = false;
-			continue;
-		}
-		keep[k] = p;
-	}
+	reload_match(d, &cfg, global, keep, used);
 	/* Every peer now points into the old config: swap, then repoint. */
 	d->cfg = cfg;
 	free(d->peers);
 	d->peers = peers;
 	d->n_peers = 0;
-	for (k = 0; k < cfg.n_neighbors; k++) {
-		struct peer *p = keep[k];
-		bool imp, exp;
-
-		if (!used[k]) {
-			fared_log("reload: neighbor %s added",
-				  cfg.neighbors[k].addr_text);
-			add_peer(d, &d->cfg.neighbors[k]);
-			continue;
-		}
-		imp = !policies_equal(&old, p->nb->import_policy, &d->cfg,
-				      d->cfg.neighbors[k].import_policy);
-		exp = !policies_equal(&old, p->nb->export_policy, &d->cfg,
-				      d->cfg.neighbors[k].export_policy);
-		p->nb = &d->cfg.neighbors[k];
-		d->peers[d->n_peers++] = p;
-		/* A reload ends a max-prefix Idle, as a clear does. */
-		if (peer_clear_idle(p))
-			fared_log("reload: neighbor %s: max-prefix Idle "
-				  "cleared", p->name);
-		if (exp || origs)
-			peer_reexport(p);
-		if (imp)
-			peer_import_changed(p);
-	}
+	reload_apply(d, &old, origs, keep, used);
 	fared_config_free(&old);
 	free(keep);
 	free(used);
@@ -384,12 +418,31 @@ static void on_signal(struct loop *l, int sig)
 	l->stop = true;
 }
 
-static int run(struct fared *d, bool force_restart)
+/*
+ * The state file outlives an unclean exit or a restart only: finding it
+ * means this fared restarts (RFC 4724 R bit), and so do fare.ko routes
+ * left behind (fare_sync_start() adopts them).
+ */
+static void state_file_open(struct fared *d, bool force_restart)
+{
+	int fd;
+
+	make_parent(d->cfg.state_file);
+	make_parent(d->cfg.control_socket);
+	d->restarting = force_restart || !access(d->cfg.state_file, F_OK);
+	fd = open(d->cfg.state_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  0644);
+	if (fd >= 0) {
+		dprintf(fd, "%d\n", getpid());
+		close(fd);
+	}
+}
+
+/* Everything but the sessions; 0, or 1 when fared cannot run. */
+static int start(struct fared *d, bool force_restart)
 {
 	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT };
-	bool leave;
-	int fd, err;
-	size_t i;
+	int err;
 
 	err = loop_init(&d->loop, sigs, 3);
 	if (err) {
@@ -401,24 +454,13 @@ static int run(struct fared *d, bool force_restart)
 	d->loop.on_signal = on_signal;
 	d->loop.on_idle = idle;
 	d->rib = rib_new();
-	if (!d->rib) {
+	d->out = adj_out_new(d);
+	d->hooks = &hooks;
+	if (!d->rib || !d->out) {
 		fared_log("out of memory");
 		return 1;
 	}
-	/*
-	 * The state file outlives an unclean exit or a restart only: finding
-	 * it means this fared restarts (RFC 4724 R bit), and so do fare.ko
-	 * routes left behind (fare_sync_start() adopts them).
-	 */
-	make_parent(d->cfg.state_file);
-	make_parent(d->cfg.control_socket);
-	d->restarting = force_restart || !access(d->cfg.state_file, F_OK);
-	fd = open(d->cfg.state_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		  0644);
-	if (fd >= 0) {
-		dprintf(fd, "%d\n", getpid());
-		close(fd);
-	}
+	state_file_open(d, force_restart);
 	err = orf_want_init(d);
 	if (err) {
 		fared_log("out of memory");
@@ -439,15 +481,17 @@ static int run(struct fared *d, bool force_restart)
 	if (err)
 		fared_log("control socket %s: %s", d->cfg.control_socket,
 			  strerror(-err));
-	for (i = 0; i < d->cfg.n_neighbors; i++)
-		add_peer(d, &d->cfg.neighbors[i]);
-	fared_log("running: AS %u, %zu neighbor%s", d->cfg.local_as,
-		  d->n_peers, d->n_peers == 1 ? "" : "s");
-	notify("READY=1");
-	err = loop_run(&d->loop);
-	if (err)
-		fared_log("event loop: %s", strerror(-err));
-	leave = !err && stop_signal == SIGTERM && d->cfg.gr_restart_time;
+	return 0;
+}
+
+/*
+ * The end: leave (SIGTERM with graceful restart) keeps fare.ko's routes
+ * and ends the sessions so that the peers keep ours (fared.8, RESTART).
+ */
+static void stop(struct fared *d, bool leave)
+{
+	size_t i;
+
 	/* Before the peers go: their routes leaving must not touch fare.ko. */
 	if (leave)
 		fare_sync_stop(d, true);
@@ -472,12 +516,34 @@ static int run(struct fared *d, bool force_restart)
 	}
 	idle(&d->loop);
 	fare_sync_stop(d, false);
+	adj_out_free(d->out);
+	d->out = NULL;
 	orf_want_free(d);
 	rib_free(d->rib);
 	loop_fini(&d->loop);
 	/* Kept for a restart: the next fared sets the R bit. */
 	if (!leave)
 		unlink(d->cfg.state_file);
+}
+
+static int run(struct fared *d, bool force_restart)
+{
+	bool leave;
+	size_t i;
+	int err;
+
+	if (start(d, force_restart))
+		return 1;
+	for (i = 0; i < d->cfg.n_neighbors; i++)
+		add_peer(d, &d->cfg.neighbors[i]);
+	fared_log("running: AS %u, %zu neighbor%s", d->cfg.local_as,
+		  d->n_peers, d->n_peers == 1 ? "" : "s");
+	notify("READY=1");
+	err = loop_run(&d->loop);
+	if (err)
+		fared_log("event loop: %s", strerror(-err));
+	leave = !err && stop_signal == SIGTERM && d->cfg.gr_restart_time;
+	stop(d, leave);
 	return err ? 1 : 0;
 }
 

@@ -21,6 +21,10 @@
  * Leaf side: ORF received from a neighbor filters what is exported to it;
  * until its first ROUTE-REFRESH the family is not exported at all
  * (RFC 5291 §6).
+ *
+ * This is the session's part: the lists' codec and what a session
+ * negotiated. It calls nothing; the session (peer.c) sends the host's
+ * list (peer_send_orf()) and the wanted list itself is orf_want.h's.
  */
 #ifndef FARED_ORF_SESS_H
 #define FARED_ORF_SESS_H
@@ -32,7 +36,6 @@
 #include "bgp.h"
 #include "orf.h"
 
-struct fared;
 struct peer;
 
 /*
@@ -61,17 +64,6 @@ int orf_list_apply(struct orf_entry **e, size_t *n, enum bgp_family fam,
 /* The session's side of ORF, from what both OPENs said. */
 bool orf_sends(const struct peer *p, unsigned int fam);
 bool orf_receives(const struct peer *p, unsigned int fam);
-
-/* Sends the whole list of wanted prefixes of each ORF family to p. */
-void orf_send(struct peer *p);
-/*
- * The run-time list: add or remove pfx, then resend to every neighbor.
- * Returns 0, -EEXIST / -ENOENT, -ENOMEM.
- */
-int orf_want_add(struct fared *d, const struct bgp_prefix *pfx);
-int orf_want_del(struct fared *d, const struct bgp_prefix *pfx);
-int orf_want_init(struct fared *d);
-void orf_want_free(struct fared *d);
 
 /* Whether export may send pfx to p: the ORF p sent us permits it. */
 bool orf_permits(const struct peer *p, const struct bgp_prefix *pfx);

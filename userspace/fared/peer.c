@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fare_sync.h"
+#include "fared.h"
 #include "gr.h"
 #include "orf_sess.h"
 #include "peer.h"
@@ -43,23 +43,6 @@ static const char *const state_names[] = {
 const char *peer_state_name(enum peer_state s)
 {
 	return state_names[s];
-}
-
-void fared_log(const char *fmt, ...)
-{
-	struct timespec ts;
-	struct tm tm;
-	char when[32];
-	va_list ap;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	fprintf(stderr, "%s.%03ld fared: ", when, ts.tv_nsec / 1000000);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 #define plog(p, fmt, ...) \
@@ -359,13 +342,6 @@ static bool next_hop(const struct conn *c, unsigned int fam, uint8_t *nh,
 	return true;
 }
 
-static const struct fared_policy *export_policy(const struct peer *p)
-{
-	if (p->nb->export_policy < 0)
-		return NULL;
-	return &p->d->cfg.policies[p->nb->export_policy];
-}
-
 static void send_eor(struct conn *c, unsigned int fam)
 {
 	uint8_t buf[64];
@@ -383,20 +359,6 @@ static struct bgp_codec_opts codec_opts(const struct conn *c)
 		.max_len = c->params.max_len ? c->params.max_len : BGP_MAX_LEN,
 	};
 	return o;
-}
-
-static bool advertised(const struct peer *p, const struct bgp_prefix *pfx,
-		       size_t *at)
-{
-	size_t i;
-
-	for (i = 0; i < p->n_adv; i++)
-		if (!memcmp(&p->adv[i], pfx, sizeof(*pfx))) {
-			if (at)
-				*at = i;
-			return true;
-		}
-	return false;
 }
 
 /*
@@ -535,11 +497,6 @@ static bool withdraw_run(struct conn *c, const struct bgp_prefix *pfx,
 	return true;
 }
 
-static void withdraw(struct conn *c, const struct bgp_prefix *pfx)
-{
-	withdraw_run(c, pfx, 1);
-}
-
 static bool can_send(const struct peer *p, const struct bgp_prefix *pfx)
 {
 	return p->est && (p->est->params.families & BGP_FAM_BIT(pfx->family));
@@ -564,69 +521,32 @@ bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n)
 	return withdraw_run(p->est, pfx, n) && p->est;
 }
 
-/*
- * Announces the originated prefixes of fam that export permits and,
- * unless only is set, withdraws those it no longer does.
- */
-static void export_family(struct conn *c, unsigned int fam)
+/* ------------------------------------------------------------------ */
+/* Events for the rest of the daemon (fared.h, struct fared_hooks). */
+
+/* The Adj-RIB-Out's routes of fam to p: originated, then passed on. */
+static void export_fam(struct peer *p, unsigned int fam)
 {
-	struct peer *p = c->peer;
-	const struct fared_policy *pol = export_policy(p);
-	size_t i, at;
+	if (p->d->hooks && p->d->hooks->export)
+		p->d->hooks->export(p, fam);
+}
 
-	for (i = 0; i < p->n_adv;) {
-		struct bgp_prefix pfx = p->adv[i];
-		bool keep = false;
-		size_t k;
+static void event_down(struct peer *p, bool gone)
+{
+	if (p->d->hooks && p->d->hooks->down)
+		p->d->hooks->down(p, gone);
+}
 
-		if (pfx.family != fam) {
-			i++;
-			continue;
-		}
-		for (k = 0; pol && k < p->d->cfg.n_originates; k++)
-			if (!memcmp(&p->d->cfg.originates[k].prefix, &pfx,
-				    sizeof(pfx)) &&
-			    fared_policy_permits(pol, &pfx) &&
-			    orf_permits(p, &pfx))
-				keep = true;
-		if (keep) {
-			i++;
-			continue;
-		}
-		withdraw(c, &pfx);
-		if (!p->est)
-			return;
-		p->adv[i] = p->adv[--p->n_adv];
-	}
-	/* RFC 8212: no export policy, nothing sent. */
-	if (!pol)
-		return;
-	for (i = 0; i < p->d->cfg.n_originates; i++) {
-		const struct fared_originate *og = &p->d->cfg.originates[i];
-		struct peer_route r = {
-			.origin = BGP_ORIGIN_IGP,
-			.ecs = og->ext_communities,
-			.ecs_len = og->ext_communities_len,
-		};
+static void event_eor(struct peer *p)
+{
+	if (p->d->hooks && p->d->hooks->eor)
+		p->d->hooks->eor(p->d);
+}
 
-		if (og->prefix.family != fam ||
-		    !fared_policy_permits(pol, &og->prefix) ||
-		    !orf_permits(p, &og->prefix))
-			continue;
-		if (!announce(c, &og->prefix, 1, &r))
-			continue;
-		if (!p->est)
-			return;
-		if (!advertised(p, &og->prefix, &at)) {
-			struct bgp_prefix *a = realloc(p->adv, (p->n_adv + 1) *
-						       sizeof(*a));
-
-			if (!a)
-				continue;
-			p->adv = a;
-			p->adv[p->n_adv++] = og->prefix;
-		}
-	}
+static bool forwarding_kept(const struct peer *p, unsigned int fam)
+{
+	return p->d->hooks && p->d->hooks->forwarding &&
+	       p->d->hooks->forwarding(p->d, fam);
 }
 
 /* The initial export, then End-of-RIB per family (RFC 4724 §2). */
@@ -640,11 +560,7 @@ static void initial_export(struct peer *p)
 		if (!(c->params.families & BGP_FAM_BIT(fam)) ||
 		    (p->orf_wait & BGP_FAM_BIT(fam)))
 			continue;
-		export_family(c, fam);
-		if (!p->est)
-			return;
-		/* Routes learned elsewhere that a transit role passes on. */
-		fare_sync_export_peer(p, fam);
+		export_fam(p, fam);
 		if (!p->est)
 			return;
 		send_eor(c, fam);
@@ -662,11 +578,8 @@ void peer_reexport(struct peer *p)
 	if (!p->est || !p->export_done)
 		return;
 	for (fam = 0; p->est && fam < BGP_FAM_COUNT; fam++)
-		if (p->est->params.families & BGP_FAM_BIT(fam)) {
-			export_family(p->est, fam);
-			if (p->est)
-				fare_sync_export_peer(p, fam);
-		}
+		if (p->est->params.families & BGP_FAM_BIT(fam))
+			export_fam(p, fam);
 }
 
 bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len)
@@ -675,6 +588,58 @@ bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len)
 		return false;
 	conn_send(p->est, msg, (int)len);
 	return p->est;
+}
+
+static int emit_orf(const uint8_t *msg, size_t len, void *arg)
+{
+	struct peer *p = arg;
+
+	if (!peer_send_raw(p, msg, len))
+		return -1;
+	p->orf_tx++;
+	return 0;
+}
+
+void peer_send_orf(struct peer *p)
+{
+	struct fared *d = p->d;
+	struct bgp_prefix *want;
+	unsigned int fam;
+	size_t i, n;
+
+	for (fam = 0; fam < BGP_FAM_COUNT && p->est; fam++) {
+		if (!orf_sends(p, fam))
+			continue;
+		want = malloc((d->n_orf_want + 1) * sizeof(*want));
+		if (!want)
+			return;
+		for (i = n = 0; i < d->n_orf_want; i++)
+			if (d->orf_want[i].family == fam)
+				want[n++] = d->orf_want[i];
+		if (orf_list_build(fam, want, n, p->est->params.max_len ?
+				   p->est->params.max_len : BGP_MAX_LEN,
+				   emit_orf, p) < 0)
+			fared_log("%s: ORF for %s not sent", p->name,
+				  fam ? "ipv6" : "ipv4");
+		free(want);
+	}
+}
+
+struct peer *peer_by_index(const struct fared *d, unsigned int index)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_peers; i++)
+		if (d->peers[i]->index == index)
+			return d->peers[i];
+	return NULL;
+}
+
+bool peer_index_rnic(const struct fared *d, unsigned int index)
+{
+	const struct peer *p = peer_by_index(d, index);
+
+	return p && p->nb->rnic;
 }
 
 void peer_refresh_in(struct peer *p)
@@ -909,7 +874,7 @@ static void conn_close(struct conn *c, const char *why, bool notified)
 		p->export_done = false;
 		p->flaps++;
 		plog(p, "session down: %s", why);
-		fare_sync_peer_down(p);
+		event_down(p, false);
 		session_down(p, c, notified);
 	} else if (c->state >= PEER_OPENSENT) {
 		plog(p, "connection closed in %s: %s",
@@ -947,9 +912,9 @@ static void local_open(const struct peer *p, struct bgp_open *o)
 	if (cfg->gr_restart_time) {
 		uint32_t fwd = 0;
 
-		/* F: where forwarding survived (fare_sync_forwarding()). */
+		/* F: where forwarding survived (hooks->forwarding). */
 		for (fam = 0; fam < BGP_FAM_COUNT; fam++)
-			if (fare_sync_forwarding(p->d, fam))
+			if (forwarding_kept(p, fam))
 				fwd |= BGP_FAM_BIT(fam);
 		gr_open_caps(&o->caps, cfg->gr_restart_time, p->nb->families,
 			     p->restarting, fwd);
@@ -1233,7 +1198,7 @@ static void established(struct conn *c)
 				  p->d->cfg.gr_stale_time * 1000ull);
 	}
 	/* RFC 5291 §6: the leaf waits for our list before it exports. */
-	orf_send(p);
+	peer_send_orf(p);
 	if (!p->est)
 		return;
 	/* RFC 4724 §4.1: a restarting speaker waits for the peer's EoR. */
@@ -1258,7 +1223,7 @@ static void got_eor(struct peer *p, unsigned int fam)
 	sweep(p, BGP_FAM_BIT(fam), "End-of-RIB");
 	if (p->deferral.armed && peer_has_first_table(p))
 		initial_export(p);
-	fare_sync_eor(p->d);
+	event_eor(p);
 }
 
 static void import_run(struct peer *p, const struct bgp_update *u,
@@ -1431,9 +1396,7 @@ static void export_first(struct conn *c, unsigned int fam)
 {
 	struct peer *p = c->peer;
 
-	export_family(c, fam);
-	if (p->est)
-		fare_sync_export_peer(p, fam);
+	export_fam(p, fam);
 	if (p->est)
 		send_eor(c, fam);
 }
@@ -1505,9 +1468,7 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 			if (!p->est)
 				return;
 		}
-		export_family(c, (unsigned int)fam);
-		if (p->est)
-			fare_sync_export_peer(p, (unsigned int)fam);
+		export_fam(p, (unsigned int)fam);
 		if (p->est && c->params.enhanced_route_refresh)
 			conn_send(c, buf, bgp_route_refresh_build(buf,
 				  sizeof(buf), rr.afi, rr.safi, BGP_RR_EORR));
@@ -1791,8 +1752,7 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 	timer_stop(l, &p->rr_stale);
 	timer_stop(l, &p->max_prefix_restart);
 	rib_peer_flush(p->d->rib, p->index, BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
-	fare_sync_peer_down(p);
-	free(p->adv);
+	event_down(p, true);
 	for (i = 0; i < BGP_FAM_COUNT; i++)
 		free(p->orf_rx[i]);
 	free(p);
@@ -1805,7 +1765,7 @@ static size_t conn_memory(const struct conn *c)
 
 size_t peer_memory(const struct peer *p)
 {
-	size_t n = sizeof(*p) + p->n_adv * sizeof(*p->adv);
+	size_t n = sizeof(*p);
 	unsigned int fam;
 
 	n += conn_memory(p->out) + conn_memory(p->in);

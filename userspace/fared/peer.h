@@ -2,8 +2,15 @@
 /*
  * BGP neighbors: the RFC 4271 §8 state machine per configured neighbor,
  * its TCP connections (one outgoing and one incoming at most, for
- * collision detection), UPDATE handling into the RIB and the export of
- * originated prefixes.
+ * collision detection), UPDATE handling into the RIB, and the session
+ * writer: UPDATEs built from what the Adj-RIB-Out (adj_out.h) asks for.
+ *
+ * The session layer is the top of fared's one-way data flow: paths go
+ * into the RIB, whose change feed goes on; the rest of the daemon hears
+ * of session events through struct fared_hooks (fared.h), and writes to
+ * a session only through peer_announce(), peer_withdraw(), peer_send_raw()
+ * and peer_send_orf(). peer.c includes no header of the modules below it
+ * but orf_sess.h (the ORF codec) and gr.h (graceful restart's rules).
  */
 #ifndef FARED_PEER_H
 #define FARED_PEER_H
@@ -82,9 +89,6 @@ struct peer {
 	uint32_t orf_wait;
 	uint64_t orf_tx, orf_rx_msgs;	/* ROUTE-REFRESHes with ORF */
 	bool export_done;
-	/* Prefixes advertised, to withdraw what export stops permitting. */
-	struct bgp_prefix *adv;
-	size_t n_adv;
 	/* For the control socket. */
 	uint64_t established_at;	/* ms, 0 when not Established */
 	unsigned int flaps;
@@ -97,22 +101,6 @@ struct peer {
 	uint64_t too_large;		/* routes not sent: over max_len */
 	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
 	char last_error[320];
-};
-
-struct fared {
-	struct loop loop;
-	struct fared_config cfg;
-	struct rib *rib;
-	struct peer **peers;
-	size_t n_peers;
-	int listen4, listen6;
-	struct io lio4, lio6;
-	bool restarting;		/* started after an unclean exit */
-	uint32_t next_index;
-	struct fare_sync *fare;		/* with a role: see fare_sync.h */
-	/* Host: the remote hosts asked for by ORF, see orf_sess.h. */
-	struct bgp_prefix *orf_want;
-	size_t n_orf_want;
 };
 
 enum peer_state peer_state(const struct peer *p);
@@ -132,6 +120,12 @@ void peer_restart_leave(struct peer *p);
 void peer_accept(struct peer *p, int fd);
 /* Re-sends what export permits now, withdrawing what it no longer does. */
 void peer_reexport(struct peer *p);
+/* The neighbor whose RIB peer number is index; NULL when none. */
+struct peer *peer_by_index(const struct fared *d, unsigned int index);
+/* Whether that neighbor is configured "rnic" (a leaf's RNIC host). */
+bool peer_index_rnic(const struct fared *d, unsigned int index);
+/* Sends the host's wanted list (orf_want.h) of each ORF family to p. */
+void peer_send_orf(struct peer *p);
 /*
  * What a transit role passes on with a learned route (next hop self):
  * path is the AS path beyond us, path_len words packed with its segments
@@ -184,7 +178,5 @@ bool peer_clear_idle(struct peer *p);
 size_t peer_memory(const struct peer *p);
 /* Bytes queued to the peer and not yet taken by its socket. */
 size_t peer_send_queue(const struct peer *p);
-
-void fared_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* FARED_PEER_H */

@@ -357,12 +357,98 @@ static void w_cap_family(struct writer *w, enum bgp_family fam)
 	w_u8(w, bgp_family_safi(fam));
 }
 
+/* A capability with no value (route refresh, extended message, ...). */
+static void w_cap_flag(struct writer *w, uint8_t code)
+{
+	w_u8(w, code);
+	w_u8(w, 0);
+}
+
+/* Multiprotocol (RFC 4760), one capability per family. */
+static void w_caps_mp(struct writer *w, const struct bgp_caps *caps)
+{
+	int fam;
+
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
+		if (!(caps->families & BGP_FAM_BIT(fam)))
+			continue;
+		w_u8(w, BGP_CAP_MP);
+		w_u8(w, 4);
+		w_u16(w, bgp_family_afi(fam));
+		w_u8(w, 0);
+		w_u8(w, bgp_family_safi(fam));
+	}
+}
+
+/* Address Prefix ORF (RFC 5291 §4), when a family has it. */
+static void w_cap_orf(struct writer *w, const struct bgp_caps *caps)
+{
+	size_t n = 0;
+	int fam;
+
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+		n += !!caps->orf_prefix[fam];
+	if (!n)
+		return;
+	w_u8(w, BGP_CAP_ORF);
+	w_u8(w, 7 * n);
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
+		if (!caps->orf_prefix[fam])
+			continue;
+		w_u16(w, bgp_family_afi(fam));
+		w_u8(w, 0);
+		w_u8(w, bgp_family_safi(fam));
+		w_u8(w, 1);
+		w_u8(w, BGP_ORF_TYPE_ADDRESS_PREFIX);
+		w_u8(w, caps->orf_prefix[fam]);
+	}
+}
+
+/* Graceful restart (RFC 4724 §3). */
+static void w_cap_gr(struct writer *w, const struct bgp_caps *caps)
+{
+	size_t n = 0;
+	int fam;
+
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+		n += !!(caps->gr_families & BGP_FAM_BIT(fam));
+	w_u8(w, BGP_CAP_GRACEFUL_RESTART);
+	w_u8(w, 2 + 4 * n);
+	w_u16(w, (uint16_t)((caps->gr_flags & 0xf) << 12 |
+			    (caps->gr_restart_time & 0x0fff)));
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
+		if (!(caps->gr_families & BGP_FAM_BIT(fam)))
+			continue;
+		w_cap_family(w, fam);
+		w_u8(w, caps->gr_af_flags[fam]);
+	}
+}
+
+/* ADD-PATH (RFC 7911 §4), when a family has it. */
+static void w_cap_add_path(struct writer *w, const struct bgp_caps *caps)
+{
+	size_t n = 0;
+	int fam;
+
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+		n += !!caps->add_path[fam];
+	if (!n)
+		return;
+	w_u8(w, BGP_CAP_ADD_PATH);
+	w_u8(w, 4 * n);
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
+		if (!caps->add_path[fam])
+			continue;
+		w_cap_family(w, fam);
+		w_u8(w, caps->add_path[fam]);
+	}
+}
+
 int bgp_open_build(uint8_t *buf, size_t cap, const struct bgp_open *open)
 {
 	const struct bgp_caps *caps = &open->caps;
 	struct writer w = writer_make(buf, cap);
 	size_t opt_len_at, param_len_at, n;
-	int fam;
 
 	w_header(&w, BGP_MSG_OPEN);
 	w_u8(&w, open->version);
@@ -375,77 +461,22 @@ int bgp_open_build(uint8_t *buf, size_t cap, const struct bgp_open *open)
 	w_u8(&w, OPT_PARAM_CAPABILITIES);
 	param_len_at = w.len;
 	w_u8(&w, 0);
-	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
-		if (!(caps->families & BGP_FAM_BIT(fam)))
-			continue;
-		w_u8(&w, BGP_CAP_MP);
-		w_u8(&w, 4);
-		w_u16(&w, bgp_family_afi(fam));
-		w_u8(&w, 0);
-		w_u8(&w, bgp_family_safi(fam));
-	}
-	if (caps->route_refresh) {
-		w_u8(&w, BGP_CAP_ROUTE_REFRESH);
-		w_u8(&w, 0);
-	}
-	n = 0;
-	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
-		n += !!caps->orf_prefix[fam];
-	if (n) {
-		w_u8(&w, BGP_CAP_ORF);
-		w_u8(&w, 7 * n);
-		for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
-			if (!caps->orf_prefix[fam])
-				continue;
-			w_u16(&w, bgp_family_afi(fam));
-			w_u8(&w, 0);
-			w_u8(&w, bgp_family_safi(fam));
-			w_u8(&w, 1);
-			w_u8(&w, BGP_ORF_TYPE_ADDRESS_PREFIX);
-			w_u8(&w, caps->orf_prefix[fam]);
-		}
-	}
-	if (caps->extended_message) {
-		w_u8(&w, BGP_CAP_EXT_MESSAGE);
-		w_u8(&w, 0);
-	}
-	if (caps->graceful_restart) {
-		n = 0;
-		for (fam = 0; fam < BGP_FAM_COUNT; fam++)
-			n += !!(caps->gr_families & BGP_FAM_BIT(fam));
-		w_u8(&w, BGP_CAP_GRACEFUL_RESTART);
-		w_u8(&w, 2 + 4 * n);
-		w_u16(&w, (uint16_t)((caps->gr_flags & 0xf) << 12 |
-				     (caps->gr_restart_time & 0x0fff)));
-		for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
-			if (!(caps->gr_families & BGP_FAM_BIT(fam)))
-				continue;
-			w_cap_family(&w, fam);
-			w_u8(&w, caps->gr_af_flags[fam]);
-		}
-	}
+	w_caps_mp(&w, caps);
+	if (caps->route_refresh)
+		w_cap_flag(&w, BGP_CAP_ROUTE_REFRESH);
+	w_cap_orf(&w, caps);
+	if (caps->extended_message)
+		w_cap_flag(&w, BGP_CAP_EXT_MESSAGE);
+	if (caps->graceful_restart)
+		w_cap_gr(&w, caps);
 	if (caps->as4) {
 		w_u8(&w, BGP_CAP_AS4);
 		w_u8(&w, 4);
 		w_u32(&w, caps->as4_number);
 	}
-	n = 0;
-	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
-		n += !!caps->add_path[fam];
-	if (n) {
-		w_u8(&w, BGP_CAP_ADD_PATH);
-		w_u8(&w, 4 * n);
-		for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
-			if (!caps->add_path[fam])
-				continue;
-			w_cap_family(&w, fam);
-			w_u8(&w, caps->add_path[fam]);
-		}
-	}
-	if (caps->enhanced_route_refresh) {
-		w_u8(&w, BGP_CAP_ENHANCED_ROUTE_REFRESH);
-		w_u8(&w, 0);
-	}
+	w_cap_add_path(&w, caps);
+	if (caps->enhanced_route_refresh)
+		w_cap_flag(&w, BGP_CAP_ENHANCED_ROUTE_REFRESH);
 	n = w.len - param_len_at - 1;
 	if (n == 0) {
 		w.len -= 2;	/* no capabilities: no parameter */

@@ -487,119 +487,168 @@ static bool parse_mp_unreach(struct update_parser *ps, const uint8_t *v,
 	return nlri_valid(nlri->data, nlri->len, fam, nlri->add_path);
 }
 
-/*
- * Parses one attribute value. Returns 0 when it is well formed (and kept
- * unless said otherwise), else the NOTIFICATION subcode of its error.
- */
-static uint8_t parse_attr(struct update_parser *ps, uint8_t flags,
-			  uint8_t type, const uint8_t *v, size_t len)
+/* The one length each fixed-size attribute has (asn_size: 2 or 4). */
+static size_t fixed_len(uint8_t type, size_t asn_size)
 {
-	struct bgp_attrs *attrs = &ps->up->attrs;
-	size_t asn_size = ps->opts->as4 ? 4 : 2;
-
 	switch (type) {
 	case BGP_ATTR_ORIGIN:
-		if (len != 1)
-			return BGP_UPDATE_ATTR_LENGTH;
+		return 1;
+	case BGP_ATTR_ATOMIC_AGGREGATE:
+		return 0;
+	case BGP_ATTR_AGGREGATOR:
+		return asn_size + 4;
+	default:	/* NEXT_HOP, MED, LOCAL_PREF, ORIGINATOR_ID */
+		return 4;
+	}
+}
+
+/* A fixed-size attribute (see fixed_len()): 0 or the error subcode. */
+static uint8_t parse_fixed(struct bgp_attrs *attrs, uint8_t type,
+			   const uint8_t *v, size_t len, size_t asn_size)
+{
+	if (len != fixed_len(type, asn_size))
+		return BGP_UPDATE_ATTR_LENGTH;
+	switch (type) {
+	case BGP_ATTR_ORIGIN:
 		if (v[0] > BGP_ORIGIN_INCOMPLETE)
 			return BGP_UPDATE_INVALID_ORIGIN;
 		attrs->origin = v[0];
 		break;
-	case BGP_ATTR_AS_PATH:
-		switch (as_path_decode(v, len, asn_size, false,
-				       &attrs->as_path)) {
-		case AS_PATH_OK:
-			break;
-		case AS_PATH_MALFORMED:
-			return BGP_UPDATE_MALFORMED_AS_PATH;
-		case AS_PATH_NO_MEMORY:
-			return 0xff;
-		}
-		break;
 	case BGP_ATTR_NEXT_HOP:
-		if (len != 4)
-			return BGP_UPDATE_ATTR_LENGTH;
 		memcpy(attrs->next_hop, v, 4);
 		break;
 	case BGP_ATTR_MED:
-		if (len != 4)
-			return BGP_UPDATE_ATTR_LENGTH;
 		attrs->med = get_be32(v);
 		break;
 	case BGP_ATTR_LOCAL_PREF:
-		if (len != 4)
-			return BGP_UPDATE_ATTR_LENGTH;
 		attrs->local_pref = get_be32(v);
 		break;
-	case BGP_ATTR_ATOMIC_AGGREGATE:
-		if (len != 0)
-			return BGP_UPDATE_ATTR_LENGTH;
-		break;
 	case BGP_ATTR_AGGREGATOR:
-		if (len != asn_size + 4)
-			return BGP_UPDATE_ATTR_LENGTH;
 		attrs->aggregator_as = asn_size == 4 ? get_be32(v) :
 						       get_be16(v);
 		memcpy(attrs->aggregator_id, v + asn_size, 4);
 		break;
+	case BGP_ATTR_ORIGINATOR_ID:
+		memcpy(attrs->originator_id, v, 4);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * A list of fixed-size items, kept by reference: COMMUNITIES and
+ * CLUSTER_LIST (4 octets each), EXTENDED COMMUNITIES (8), LARGE
+ * COMMUNITIES (12). Not empty, whole items only.
+ */
+static uint8_t parse_list(struct bgp_attrs *attrs, uint8_t type,
+			  const uint8_t *v, size_t len)
+{
+	size_t item = type == BGP_ATTR_EXT_COMMUNITIES ? 8 :
+		      type == BGP_ATTR_LARGE_COMMUNITIES ? 12 : 4;
+
+	if (len == 0 || len % item)
+		return BGP_UPDATE_ATTR_LENGTH;
+	switch (type) {
 	case BGP_ATTR_COMMUNITIES:
-		if (len == 0 || len % 4)
-			return BGP_UPDATE_ATTR_LENGTH;
 		attrs->communities = v;
 		attrs->communities_len = len;
 		break;
-	case BGP_ATTR_ORIGINATOR_ID:
-		if (len != 4)
-			return BGP_UPDATE_ATTR_LENGTH;
-		memcpy(attrs->originator_id, v, 4);
-		break;
 	case BGP_ATTR_CLUSTER_LIST:
-		if (len == 0 || len % 4)
-			return BGP_UPDATE_ATTR_LENGTH;
 		attrs->cluster_list = v;
 		attrs->cluster_list_len = len;
 		break;
-	case BGP_ATTR_MP_REACH:
-		if (!parse_mp_reach(ps, v, len))
-			return BGP_UPDATE_OPTIONAL_ATTR;
-		break;
-	case BGP_ATTR_MP_UNREACH:
-		if (!parse_mp_unreach(ps, v, len))
-			return BGP_UPDATE_OPTIONAL_ATTR;
-		break;
 	case BGP_ATTR_EXT_COMMUNITIES:
-		if (len == 0 || len % 8)
-			return BGP_UPDATE_ATTR_LENGTH;
 		attrs->ext_communities = v;
 		attrs->ext_communities_len = len;
 		break;
 	case BGP_ATTR_LARGE_COMMUNITIES:
-		if (len == 0 || len % 12)
-			return BGP_UPDATE_ATTR_LENGTH;
 		attrs->large_communities = v;
 		attrs->large_communities_len = len;
 		break;
-	case BGP_ATTR_AS4_PATH:
-		/* At least one AS, and an even length (RFC 6793 §6). */
-		if (len < 6 || len % 2)
-			return BGP_UPDATE_OPTIONAL_ATTR;
-		switch (as_path_decode(v, len, 4, true, &ps->as4_path)) {
-		case AS_PATH_OK:
-			break;
-		case AS_PATH_MALFORMED:
-			return BGP_UPDATE_OPTIONAL_ATTR;
-		case AS_PATH_NO_MEMORY:
-			return 0xff;
-		}
-		ps->has_as4_path = true;
-		return 0;	/* merged later, not kept as such */
-	case BGP_ATTR_AS4_AGGREGATOR:
+	}
+	return 0;
+}
+
+/* as_path_decode()'s result as parse_attr() returns it. */
+static uint8_t as_path_subcode(int res, uint8_t malformed)
+{
+	switch (res) {
+	case AS_PATH_OK:
+		return 0;
+	case AS_PATH_MALFORMED:
+		return malformed;
+	default:	/* AS_PATH_NO_MEMORY */
+		return 0xff;
+	}
+}
+
+/* AS4_PATH and AS4_AGGREGATOR: merged later, not kept as such. */
+static uint8_t parse_as4(struct update_parser *ps, uint8_t type,
+			 const uint8_t *v, size_t len)
+{
+	uint8_t r;
+
+	if (type == BGP_ATTR_AS4_AGGREGATOR) {
 		if (len != 8)
 			return BGP_UPDATE_OPTIONAL_ATTR;
 		ps->as4_aggregator_as = get_be32(v);
 		memcpy(ps->as4_aggregator_id, v + 4, 4);
 		ps->has_as4_aggregator = true;
 		return 0;
+	}
+	/* At least one AS, and an even length (RFC 6793 §6). */
+	if (len < 6 || len % 2)
+		return BGP_UPDATE_OPTIONAL_ATTR;
+	r = as_path_subcode(as_path_decode(v, len, 4, true, &ps->as4_path),
+			    BGP_UPDATE_OPTIONAL_ATTR);
+	if (!r)
+		ps->has_as4_path = true;
+	return r;
+}
+
+/*
+ * Parses one attribute value. Returns 0 when it is well formed (and kept
+ * unless said otherwise), else the NOTIFICATION subcode of its error
+ * (0xff: out of memory).
+ */
+static uint8_t parse_attr(struct update_parser *ps, uint8_t flags,
+			  uint8_t type, const uint8_t *v, size_t len)
+{
+	struct bgp_attrs *attrs = &ps->up->attrs;
+	size_t asn_size = ps->opts->as4 ? 4 : 2;
+	uint8_t r;
+
+	switch (type) {
+	case BGP_ATTR_ORIGIN:
+	case BGP_ATTR_NEXT_HOP:
+	case BGP_ATTR_MED:
+	case BGP_ATTR_LOCAL_PREF:
+	case BGP_ATTR_ATOMIC_AGGREGATE:
+	case BGP_ATTR_AGGREGATOR:
+	case BGP_ATTR_ORIGINATOR_ID:
+		r = parse_fixed(attrs, type, v, len, asn_size);
+		break;
+	case BGP_ATTR_COMMUNITIES:
+	case BGP_ATTR_CLUSTER_LIST:
+	case BGP_ATTR_EXT_COMMUNITIES:
+	case BGP_ATTR_LARGE_COMMUNITIES:
+		r = parse_list(attrs, type, v, len);
+		break;
+	case BGP_ATTR_AS_PATH:
+		r = as_path_subcode(as_path_decode(v, len, asn_size, false,
+						   &attrs->as_path),
+				    BGP_UPDATE_MALFORMED_AS_PATH);
+		break;
+	case BGP_ATTR_MP_REACH:
+		r = parse_mp_reach(ps, v, len) ? 0 : BGP_UPDATE_OPTIONAL_ATTR;
+		break;
+	case BGP_ATTR_MP_UNREACH:
+		r = parse_mp_unreach(ps, v, len) ? 0 :
+		    BGP_UPDATE_OPTIONAL_ATTR;
+		break;
+	case BGP_ATTR_AS4_PATH:
+	case BGP_ATTR_AS4_AGGREGATOR:
+		return parse_as4(ps, type, v, len);
 	default:
 		/* Unknown and optional: pass on if transitive, else drop. */
 		if ((flags & BGP_ATTR_FLAG_TRANSITIVE) &&
@@ -610,6 +659,8 @@ static uint8_t parse_attr(struct update_parser *ps, uint8_t flags,
 			};
 		return 0;
 	}
+	if (r)
+		return r;
 	keep(attrs, type);
 	return 0;
 }
@@ -1035,14 +1086,106 @@ static void w_packed_attr(struct writer *w, uint8_t flags, uint8_t type,
 		 asn_size, drop_confed, big);
 }
 
+/* MP_UNREACH_NLRI with out's mp_withdrawn (RFC 4760 §4). */
+static void w_mp_unreach(struct writer *w, const struct bgp_update_out *out,
+			 uint32_t add_path_tx)
+{
+	int fam = out->mp_unreach_family;
+	bool ap = add_path_tx & BGP_FAM_BIT(fam);
+
+	w_attr_head(w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MP_UNREACH,
+		    3 + prefixes_wire_len(out->mp_withdrawn,
+					  out->n_mp_withdrawn, ap));
+	w_u16(w, bgp_family_afi(fam));
+	w_u8(w, bgp_family_safi(fam));
+	w_prefixes(w, out->mp_withdrawn, out->n_mp_withdrawn, ap);
+}
+
+/* MP_REACH_NLRI with out's next hop and mp_nlri (RFC 4760 §3). */
+static void w_mp_reach(struct writer *w, const struct bgp_update_out *out,
+		       uint32_t add_path_tx)
+{
+	int fam = out->mp_family;
+	bool ap = add_path_tx & BGP_FAM_BIT(fam);
+	size_t nh_len = fam == BGP_FAM_IPV6_UNICAST ?
+			(out->mp_has_ll ? 32 : 16) : 4;
+
+	w_attr_head(w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MP_REACH,
+		    5 + nh_len + prefixes_wire_len(out->mp_nlri,
+						   out->n_mp_nlri, ap));
+	w_u16(w, bgp_family_afi(fam));
+	w_u8(w, bgp_family_safi(fam));
+	w_u8(w, (uint8_t)nh_len);
+	w_bytes(w, out->mp_next_hop, nh_len > 16 ? 16 : nh_len);
+	if (nh_len == 32)
+		w_bytes(w, out->mp_next_hop_ll, 16);
+	w_u8(w, 0);
+	w_prefixes(w, out->mp_nlri, out->n_mp_nlri, ap);
+}
+
+/*
+ * The path attributes of an announcement, in type order: ORIGIN, AS_PATH,
+ * NEXT_HOP, MED, LOCAL_PREF, COMMUNITIES, EXTENDED COMMUNITIES, AS4_PATH
+ * (to an old speaker, when an AS does not fit in two octets), LARGE
+ * COMMUNITIES, then the raw ones passed on.
+ */
+static void w_path_attrs(struct writer *w, const struct bgp_codec_opts *opts,
+			 const struct bgp_update_out *out)
+{
+	const uint8_t opt_trans = BGP_ATTR_FLAG_OPTIONAL |
+				  BGP_ATTR_FLAG_TRANSITIVE;
+	bool big_as = false;
+	size_t i;
+
+	w_attr(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_ORIGIN, &out->origin, 1);
+	if (out->path_packed) {
+		w_packed_attr(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_AS_PATH,
+			      out, opts->as4 ? 4 : 2, !opts->ibgp, &big_as);
+	} else {
+		w_as_path(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_AS_PATH,
+			  out->as_path, out->as_path_len, opts->as4 ? 4 : 2);
+		for (i = 0; i < out->as_path_len; i++)
+			big_as |= out->as_path[i] > 0xffff;
+	}
+	if (out->has_next_hop)
+		w_attr(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_NEXT_HOP,
+		       out->next_hop, 4);
+	if (out->has_med) {
+		w_attr_head(w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MED, 4);
+		w_u32(w, out->med);
+	}
+	if (out->has_local_pref) {
+		w_attr_head(w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_LOCAL_PREF,
+			    4);
+		w_u32(w, out->local_pref);
+	}
+	if (out->communities_len)
+		w_attr(w, opt_trans, BGP_ATTR_COMMUNITIES, out->communities,
+		       out->communities_len);
+	if (out->ext_communities_len)
+		w_attr(w, opt_trans, BGP_ATTR_EXT_COMMUNITIES,
+		       out->ext_communities, out->ext_communities_len);
+	/* Old speakers get the true path beside AS_TRANS. */
+	if (!opts->as4 && big_as && out->path_packed)
+		w_packed_attr(w, opt_trans, BGP_ATTR_AS4_PATH, out, 4, true,
+			      &big_as);
+	else if (!opts->as4 && big_as)
+		w_as_path(w, opt_trans, BGP_ATTR_AS4_PATH, out->as_path,
+			  out->as_path_len, 4);
+	if (out->large_communities_len)
+		w_attr(w, opt_trans, BGP_ATTR_LARGE_COMMUNITIES,
+		       out->large_communities, out->large_communities_len);
+	if (out->raw_attrs_len)
+		w_bytes(w, out->raw_attrs, out->raw_attrs_len);
+}
+
 int bgp_update_build(uint8_t *buf, size_t cap,
 		     const struct bgp_codec_opts *opts, uint32_t add_path_tx,
 		     const struct bgp_update_out *out)
 {
 	bool v4_ap = add_path_tx & BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST);
 	struct writer w = writer_make(buf, cap);
-	size_t at, i, nh_len;
-	bool ap, big_as = false;
+	size_t at;
 
 	w_header(&w, BGP_MSG_UPDATE);
 	at = w.len;
@@ -1052,90 +1195,12 @@ int bgp_update_build(uint8_t *buf, size_t cap,
 
 	at = w.len;
 	w_u16(&w, 0);
-	if (out->mp_unreach_family >= 0) {
-		int fam = out->mp_unreach_family;
-
-		ap = add_path_tx & BGP_FAM_BIT(fam);
-		w_attr_head(&w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MP_UNREACH,
-			    3 + prefixes_wire_len(out->mp_withdrawn,
-						  out->n_mp_withdrawn, ap));
-		w_u16(&w, bgp_family_afi(fam));
-		w_u8(&w, bgp_family_safi(fam));
-		w_prefixes(&w, out->mp_withdrawn, out->n_mp_withdrawn, ap);
-	}
-	if (out->mp_family >= 0) {
-		int fam = out->mp_family;
-
-		ap = add_path_tx & BGP_FAM_BIT(fam);
-		nh_len = fam == BGP_FAM_IPV6_UNICAST ?
-			 (out->mp_has_ll ? 32 : 16) : 4;
-		w_attr_head(&w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MP_REACH,
-			    5 + nh_len + prefixes_wire_len(out->mp_nlri,
-							   out->n_mp_nlri,
-							   ap));
-		w_u16(&w, bgp_family_afi(fam));
-		w_u8(&w, bgp_family_safi(fam));
-		w_u8(&w, (uint8_t)nh_len);
-		w_bytes(&w, out->mp_next_hop, nh_len > 16 ? 16 : nh_len);
-		if (nh_len == 32)
-			w_bytes(&w, out->mp_next_hop_ll, 16);
-		w_u8(&w, 0);
-		w_prefixes(&w, out->mp_nlri, out->n_mp_nlri, ap);
-	}
-	if (out->n_nlri || out->mp_family >= 0) {
-		w_attr(&w, BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_ORIGIN,
-		       &out->origin, 1);
-		if (out->path_packed) {
-			w_packed_attr(&w, BGP_ATTR_FLAG_TRANSITIVE,
-				      BGP_ATTR_AS_PATH, out, opts->as4 ? 4 : 2,
-				      !opts->ibgp, &big_as);
-		} else {
-			w_as_path(&w, BGP_ATTR_FLAG_TRANSITIVE,
-				  BGP_ATTR_AS_PATH, out->as_path,
-				  out->as_path_len, opts->as4 ? 4 : 2);
-			for (i = 0; i < out->as_path_len; i++)
-				big_as |= out->as_path[i] > 0xffff;
-		}
-		if (out->has_next_hop)
-			w_attr(&w, BGP_ATTR_FLAG_TRANSITIVE,
-			       BGP_ATTR_NEXT_HOP, out->next_hop, 4);
-		if (out->has_med) {
-			w_attr_head(&w, BGP_ATTR_FLAG_OPTIONAL, BGP_ATTR_MED,
-				    4);
-			w_u32(&w, out->med);
-		}
-		if (out->has_local_pref) {
-			w_attr_head(&w, BGP_ATTR_FLAG_TRANSITIVE,
-				    BGP_ATTR_LOCAL_PREF, 4);
-			w_u32(&w, out->local_pref);
-		}
-		if (out->communities_len)
-			w_attr(&w, BGP_ATTR_FLAG_OPTIONAL |
-			       BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_COMMUNITIES,
-			       out->communities, out->communities_len);
-		if (out->ext_communities_len)
-			w_attr(&w, BGP_ATTR_FLAG_OPTIONAL |
-			       BGP_ATTR_FLAG_TRANSITIVE,
-			       BGP_ATTR_EXT_COMMUNITIES, out->ext_communities,
-			       out->ext_communities_len);
-		/* Old speakers get the true path beside AS_TRANS. */
-		if (!opts->as4 && big_as && out->path_packed)
-			w_packed_attr(&w, BGP_ATTR_FLAG_OPTIONAL |
-				      BGP_ATTR_FLAG_TRANSITIVE,
-				      BGP_ATTR_AS4_PATH, out, 4, true, &big_as);
-		else if (!opts->as4 && big_as)
-			w_as_path(&w, BGP_ATTR_FLAG_OPTIONAL |
-				  BGP_ATTR_FLAG_TRANSITIVE, BGP_ATTR_AS4_PATH,
-				  out->as_path, out->as_path_len, 4);
-		if (out->large_communities_len)
-			w_attr(&w, BGP_ATTR_FLAG_OPTIONAL |
-			       BGP_ATTR_FLAG_TRANSITIVE,
-			       BGP_ATTR_LARGE_COMMUNITIES,
-			       out->large_communities,
-			       out->large_communities_len);
-		if (out->raw_attrs_len)
-			w_bytes(&w, out->raw_attrs, out->raw_attrs_len);
-	}
+	if (out->mp_unreach_family >= 0)
+		w_mp_unreach(&w, out, add_path_tx);
+	if (out->mp_family >= 0)
+		w_mp_reach(&w, out, add_path_tx);
+	if (out->n_nlri || out->mp_family >= 0)
+		w_path_attrs(&w, opts, out);
 	w_patch_u16(&w, at, (uint16_t)(w.len - at - 2));
 	w_prefixes(&w, out->nlri, out->n_nlri, v4_ap);
 	return w_finish(&w, opts->max_len ? opts->max_len : BGP_MAX_LEN);

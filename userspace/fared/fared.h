@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The daemon: what one fared holds (its configuration, its RIB, its
+ * neighbors, its listeners, the FARE side) and its log.
+ *
+ * The data flows one way (DESIGN.md §4): a neighbor's session (peer.h:
+ * FSM and codec) puts paths into the RIB (rib.h), whose change feed goes
+ * to the FARE side (fare_sync.h: policy, then FIB sync and the routes
+ * passed on), which writes to the sessions through the Adj-RIB-Out.
+ */
+#ifndef FARED_FARED_H
+#define FARED_FARED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bgp.h"
+#include "config.h"
+#include "loop.h"
+#include "rib.h"
+
+struct adj_out;
+struct fared;
+struct fare_sync;
+struct peer;
+
+/*
+ * What a session tells the rest of the daemon (fared.c sets them), so
+ * that the session layer calls nothing above it:
+ *   export      p may be sent family fam now (it came up, it asked for a
+ *               refresh, or export changed): the Adj-RIB-Out sends it
+ *   down        p's session went (gone: p itself goes)
+ *   eor         an End-of-RIB arrived: the start-up wait may be over
+ *   forwarding  the graceful restart F bit for fam (our OPEN)
+ * A hook left NULL does nothing (forwarding: false).
+ */
+struct fared_hooks {
+	void (*export)(struct peer *p, unsigned int fam);
+	void (*down)(struct peer *p, bool gone);
+	void (*eor)(struct fared *d);
+	bool (*forwarding)(const struct fared *d, unsigned int fam);
+};
+
+struct fared {
+	struct loop loop;
+	struct fared_config cfg;
+	struct rib *rib;
+	struct peer **peers;
+	size_t n_peers;
+	int listen4, listen6;
+	struct io lio4, lio6;
+	bool restarting;		/* started after an unclean exit */
+	uint32_t next_index;
+	struct fare_sync *fare;		/* with a role: see fare_sync.h */
+	struct adj_out *out;		/* the Adj-RIB-Out, every role */
+	const struct fared_hooks *hooks;
+	/* Host: the remote hosts asked for by ORF, see orf_sess.h. */
+	struct bgp_prefix *orf_want;
+	size_t n_orf_want;
+};
+
+void fared_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* FARED_FARED_H */
