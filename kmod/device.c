@@ -84,6 +84,27 @@ static u64 fare_dev_backlog(struct net_device *dev)
 	return sum;
 }
 
+/*
+ * @plane's qdisc backlog (fare_dev_backlog()) as sampled at most
+ * FARE_BACKLOG_SAMPLE_NS ago: the walk over every transmit queue (and
+ * every CPU of a lockless qdisc) runs at most once per interval and
+ * plane, by the one CPU that wins the sample's time stamp; the others use
+ * the last sample. Under RCU.
+ */
+static u64 fare_plane_backlog(struct fare_plane *plane, u64 now)
+{
+	u64 at = atomic64_read(&plane->backlog_at);
+	u64 sample;
+
+	if (at && (s64)(now - at) < FARE_BACKLOG_SAMPLE_NS)
+		return READ_ONCE(plane->backlog);
+	if (!atomic64_try_cmpxchg(&plane->backlog_at, &at, now ?: 1))
+		return READ_ONCE(plane->backlog);
+	sample = fare_dev_backlog(plane->dev);
+	WRITE_ONCE(plane->backlog, sample);
+	return sample;
+}
+
 static void fare_count_spill(struct fare_net *fn, u8 tier)
 {
 	struct fare_pcpu_net *st = this_cpu_ptr(fn->stats);
@@ -118,7 +139,7 @@ static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 		if (!(up & BIT_ULL(i)))
 			continue;
 		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
-		real = plane ? fare_dev_backlog(plane->dev) : 0;
+		real = plane ? fare_plane_backlog(plane, now) : 0;
 		virt = grp->nh[i].bandwidth ?
 		       fare_vq_backlog(atomic64_read(&grp->nh[i].vq_vt), now,
 				       grp->nh[i].bandwidth) : 0;
@@ -154,9 +175,24 @@ static struct fare_flowlet *fare_slot(struct fare_net *fn, u32 hash,
 	u64 owner = atomic64_read(&fl->owner);
 
 	*live = owner >> 32 == hash &&
-		(s64)(now - READ_ONCE(fl->last_ns)) <= (s64)gap_ns;
+		(s64)(now - READ_ONCE(fl->last_ns)) <=
+		(s64)(gap_ns + FARE_SLOT_LAG(gap_ns));
 	*value = (u32)owner;
 	return fl;
+}
+
+/*
+ * Refreshes @fl's time to @now, but writes the shared slot only once its
+ * time is FARE_SLOT_LAG(@gap_ns) old: a flow sending packet after packet
+ * from several CPUs then writes it once per eighth of the gap, not once
+ * per packet. The time may thus lag the flow's last packet by up to that
+ * much, which fare_slot() adds to the gap: a flowlet ends after an idle
+ * time between the gap and 9/8 of it, never sooner.
+ */
+static void fare_slot_touch(struct fare_flowlet *fl, u64 now, u64 gap_ns)
+{
+	if ((s64)(now - READ_ONCE(fl->last_ns)) > (s64)FARE_SLOT_LAG(gap_ns))
+		WRITE_ONCE(fl->last_ns, now);
 }
 
 static void fare_slot_set(struct fare_flowlet *fl, u32 hash, u32 value,
@@ -168,11 +204,12 @@ static void fare_slot_set(struct fare_flowlet *fl, u32 hash, u32 value,
 
 /*
  * The next hop of @fl's decision @plane_id if it is still @live and its
- * plane is in @up, with the slot refreshed at @now; else -1 and a new
- * decision is due.
+ * plane is in @up, with the slot refreshed at @now (fare_slot_touch());
+ * else -1 and a new decision is due.
  */
 static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
-			  bool live, u32 plane_id, u64 up, u64 now)
+			  bool live, u32 plane_id, u64 up, u64 now,
+			  u64 gap_ns)
 {
 	unsigned int i;
 
@@ -180,7 +217,7 @@ static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
 		return -1;
 	for (i = 0; i < grp->num_nh; i++)
 		if (grp->nh[i].plane_id == plane_id && (up & BIT_ULL(i))) {
-			WRITE_ONCE(fl->last_ns, now);
+			fare_slot_touch(fl, now, gap_ns);
 			return i;
 		}
 	return -1;
@@ -197,17 +234,16 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 			       struct sk_buff *skb, u64 up)
 {
 	u32 hash = skb_get_hash(skb), v;
-	u64 now, *sent, packets, usable;
+	u64 now, gap, *sent, packets, usable;
 	struct fare_flowlet *fl;
 	unsigned int i;
 	bool live;
 	int idx;
 
 	now = ktime_get_mono_fast_ns();
-	fl = fare_slot(fn, hash, now,
-		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live,
-		       &v);
-	idx = fare_slot_keep(grp, fl, live, v, up, now);
+	gap = (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC;
+	fl = fare_slot(fn, hash, now, gap, &live, &v);
+	idx = fare_slot_keep(grp, fl, live, v, up, now, gap);
 	if (idx >= 0)
 		return idx;
 
@@ -241,7 +277,8 @@ static int fare_flow_tier_select(struct fare_net *fn, struct fare_group *grp,
 
 	now = ktime_get_mono_fast_ns();
 	fl = fare_slot(fn, hash, now, FARE_FLOW_TIER_IDLE_NS, &live, &v);
-	idx = fare_slot_keep(grp, fl, live, v, up, now);
+	idx = fare_slot_keep(grp, fl, live, v, up, now,
+			     FARE_FLOW_TIER_IDLE_NS);
 	if (idx >= 0)
 		return idx;
 	usable = fare_tier_choose(fn, grp, up, now);
@@ -265,14 +302,13 @@ static int fare_packet_tier_select(struct fare_net *fn,
 {
 	u32 hash = skb_get_hash(skb), v;
 	struct fare_flowlet *fl;
-	u64 now, usable = 0;
+	u64 now, gap, usable = 0;
 	unsigned int i;
 	bool live;
 
 	now = ktime_get_mono_fast_ns();
-	fl = fare_slot(fn, hash, now,
-		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live,
-		       &v);
+	gap = (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC;
+	fl = fare_slot(fn, hash, now, gap, &live, &v);
 	if (live && (v & FARE_SLOT_TIER)) {
 		for (i = 0; i < grp->num_nh; i++)
 			if ((up & BIT_ULL(i)) &&
@@ -280,7 +316,7 @@ static int fare_packet_tier_select(struct fare_net *fn,
 				usable |= BIT_ULL(i);
 	}
 	if (usable) {
-		WRITE_ONCE(fl->last_ns, now);
+		fare_slot_touch(fl, now, gap);
 	} else {
 		usable = fare_tier_choose(fn, grp, up, now);
 		if (!usable)
@@ -399,17 +435,31 @@ again:
 }
 
 /*
- * Adds a packet of @len bytes to next hop @nh's virtual queue: one
- * compare-and-swap, retried only while another CPU updates the same hop.
+ * Adds a packet of @len bytes to next hop @i's virtual queue. The bytes
+ * gather in this CPU's @gtx until FARE_VQ_BATCH of them are due, which
+ * then go in at once: one compare-and-swap on the shared hop per batch,
+ * not per packet, retried only while another CPU updates the same hop.
+ * The queue a decision reads lacks at most FARE_VQ_BATCH - 1 bytes per
+ * CPU.
  */
-static void fare_vq_count(struct fare_nh *nh, unsigned int len)
+static void fare_vq_count(struct fare_nh *nh, struct fare_group_tx *gtx,
+			  unsigned int i, unsigned int len)
 {
-	u64 now = ktime_get_mono_fast_ns();
-	s64 old = atomic64_read(&nh->vq_vt);
+	u32 pending = gtx->nh[i].vq_pending;
+	u64 now;
+	s64 old;
 
+	if (len < FARE_VQ_BATCH - pending) {
+		gtx->nh[i].vq_pending = pending + len;
+		return;
+	}
+	gtx->nh[i].vq_pending = 0;
+	now = ktime_get_mono_fast_ns();
+	old = atomic64_read(&nh->vq_vt);
 	while (!atomic64_try_cmpxchg(&nh->vq_vt, &old,
 				     fare_vq_add(old, now, nh->bandwidth,
-						 len)))
+						 min_t(u64, (u64)pending + len,
+						       U32_MAX))))
 		;
 }
 
@@ -425,7 +475,7 @@ static void fare_count_tx(struct fare_net *fn, struct fare_route *rt,
 
 	/* Only a route with several tiers ever reads the virtual queues. */
 	if (grp->num_tiers > 1 && grp->nh[idx].bandwidth)
-		fare_vq_count(&grp->nh[idx], len);
+		fare_vq_count(&grp->nh[idx], gtx, idx, len);
 
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->tier[tier].packets);

@@ -58,8 +58,18 @@ struct fare_plane {
 	 * while it is down); READ_ONCE, written with oper_up.
 	 */
 	u8 carries;
+	/*
+	 * The device's qdisc backlog in bytes as last sampled (READ_ONCE),
+	 * and when (ktime_get_mono_fast_ns(), 0 never): device.c,
+	 * fare_plane_backlog().
+	 */
+	u64 backlog;
+	atomic64_t backlog_at;
 	struct fare_pcpu_tx __percpu *tx;
 };
+
+/* How old a plane's backlog sample may be before a decision takes anew. */
+#define FARE_BACKLOG_SAMPLE_NS	(20 * NSEC_PER_USEC)
 
 #define FARE_PLANE_C_GW4	BIT(0)
 #define FARE_PLANE_C_GW6	BIT(1)
@@ -71,10 +81,11 @@ struct fare_nh {
 	u64 bandwidth;			/* bytes/s of the path, 0 unknown */
 	/*
 	 * The virtual queue of the hop (select.h, fare_vq_add()): the time,
-	 * ktime_get_mono_fast_ns(), at which it runs empty. Updated per
-	 * packet with a compare-and-swap, without a lock, only while the
-	 * group has more than one tier and bandwidth is set; copied into the
-	 * group that replaces this one for the same plane.
+	 * ktime_get_mono_fast_ns(), at which it runs empty. Updated with a
+	 * compare-and-swap, without a lock, once per FARE_VQ_BATCH bytes a
+	 * CPU sends (device.c, fare_vq_count()), only while the group has
+	 * more than one tier and bandwidth is set; copied into the group that
+	 * replaces this one for the same plane.
 	 */
 	atomic64_t vq_vt;
 };
@@ -93,8 +104,13 @@ struct fare_group_tx {
 	struct {
 		u64_stats_t packets;
 		u64_stats_t bytes;
+		/* Bytes not yet in the hop's virtual queue (fare_vq_count). */
+		u32 vq_pending;
 	} nh[];
 };
+
+/* Bytes a CPU gathers before it adds them to a virtual queue. */
+#define FARE_VQ_BATCH		16384
 
 /*
  * The next hops of a group; immutable once published, replaced whole, so
@@ -340,6 +356,12 @@ static inline u64 fare_slot_owner(u32 hash, u32 value)
 {
 	return (u64)hash << 32 | value;
 }
+
+/*
+ * How far a slot's last_ns may lag its flow's last packet (device.c,
+ * fare_slot_touch()): an eighth of the gap.
+ */
+#define FARE_SLOT_LAG(gap_ns)	((gap_ns) / 8)
 
 /* A slot of a per-packet flowlet holds its tier, not a plane. */
 #define FARE_SLOT_TIER		BIT(31)
