@@ -103,17 +103,18 @@ static void fare_agg_update(struct fare_net *fn, u8 family,
 		goto publish;
 	new->rt = (void **)&new->start[2 * count + 1];
 	new->members = (struct fare_route **)&new->rt[2 * count + 1];
+	/* m counts every member found; only the first count are kept. */
 	if (old) {
 		for (i = 0; i < old->m; i++)
-			if (old->members[i] != gone && m < count)
-				new->members[m++] = old->members[i];
-		if (added && m < count)
-			new->members[m++] = added;
+			if (old->members[i] != gone && m++ < count)
+				new->members[m - 1] = old->members[i];
+		if (added && m++ < count)
+			new->members[m - 1] = added;
 	} else {
 		list_for_each_entry(rt, &fn->route_list, list)
 			if (rt->key.family == family && fare_route_is_agg(rt) &&
-			    m < count)
-				new->members[m++] = rt;
+			    m++ < count)
+				new->members[m - 1] = rt;
 	}
 	if (m != count) {
 		/* Out of step with the table: not to be trusted. */
