@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Instructions per packet of fare.ko's per-packet work that does not touch
- * a device: the longest-prefix walk (kmod/lpm.h), the tier choice and the
- * next-hop pick (kmod/select.c), built for userspace with the kernel-type
- * shim, under callgrind (bench/run-lpm-select). Only bench_run(), the
- * packet loop, is counted: the table is built and the destinations drawn
- * before it.
+ * a device: the longest-prefix match (kmod/lpm.h), the tier choice and the
+ * next-hop pick (kmod/select.h, kmod/select.c), built for userspace with
+ * the kernel-type shim, under callgrind (bench/run-lpm-select). Only
+ * bench_run(), the packet loop, is counted: the table is built and the
+ * destinations drawn before it.
  *
- * What is the kernel's and what is a stand-in:
- *  - fare_lpm(), fare_mask(), fare_tier_usable(), fare_spray_pick(),
+ * What is the kernel's and what is a copy:
+ *  - fare_lpm_index(), fare_prefix_hash(), fare_prefix_equal(),
+ *    fare_agg_find() (the aggregates' interval index, built by
+ *    fare_agg_build()), fare_tier_usable(), fare_sched_pick() (the
+ *    precomputed spray period, fare_sched_build()), fare_spray_pick(),
  *    fare_bucket_pick() and fare_hash_pick() are fare.ko's own code;
- *  - the probe is a stand-in for rhashtable_lookup(): the same 20-byte key
- *    hashed by a jhash2 (lookup3 "hashword") written here, into a
- *    power-of-two bucket array of chains at most 3/4 full, as rhashtable
- *    keeps it;
+ *    jhash2(), jhash_2words() and jhash_1word() are the kernel's
+ *    (include/linux/jhash.h), restated in kmod/fare_shim.h;
+ *  - rht_lookup() below is a line-by-line copy of the kernel's
+ *    __rhashtable_lookup() (include/linux/rhashtable.h, 6.1 and 6.12):
+ *    the bucket table pointer, hashfn and bucket index, the bucket's lock
+ *    bit and nulls marker, the chain walk with fare's obj_cmpfn, the
+ *    re-walk check and the future table check, over a bucket table grown
+ *    as rhashtable grows it (at most 3/4 full); what it leaves out is the
+ *    RCU and lockdep annotations, which compile to nothing without
+ *    debugging, and nested bucket tables, which rhashtable only makes
+ *    when a large allocation fails;
  *  - routes reach their next hops through a shared group, as fare.ko's
- *    rt->nhg->grp (one more load than a group of the route's own);
+ *    rt->nhg->grp;
  *  - the plane scan copies fare_group_select()'s loop over an array of
  *    planes instead of fare_plane_get_rcu();
  *  - the flow hash (skb_get_hash(), the flow dissector) is drawn beforehand
@@ -29,9 +39,13 @@
  * (1.5 GB/s) over tier-0 paths of 0.5 GB/s each and a 1 GB/s tier-1 path:
  * tier 0 saturates and new decisions spill.
  *
- * usage: lpm_select_bench {4|6} {host|aggregate} {packet|flow|spill} PACKETS [ROUTES]
+ * "packet" with WEIGHTS (a third argument) sprays at those weights, for
+ * weight sets whose period is too long to precompute.
+ *
+ * usage: lpm_select_bench {4|6} {host|aggregate} {packet|flow|spill} PACKETS [ROUTES [W0:W1:W2]]
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <arpa/inet.h>
@@ -44,9 +58,18 @@
 struct group {
 	u32 weights[NH];
 	u8 tiers[NH];
+	u8 num_nh;
+	u8 num_tiers;
 	u32 plane_id[NH];
 	u8 buckets[FARE_BUCKETS];
-	struct fare_spray *spray;	/* NH counts follow */
+	/* Per tier, as fare.ko's struct fare_sched and fare_group.seq. */
+	struct {
+		u64 members;
+		u16 off;
+		u16 len;
+	} sched[NH];
+	u8 seq[NH * FARE_SCHED_MAX];
+	struct fare_spray *spray[NH];	/* per tier; NH counts follow */
 };
 
 /* fare.ko's shared group (struct fare_nhg): routes point to it. */
@@ -54,86 +77,96 @@ struct nhg {
 	struct group *grp;
 };
 
+/* The kernel's struct rhash_head and struct bucket_table (fast path). */
+struct rhash_head {
+	struct rhash_head *next;
+};
+
+struct bucket_table {
+	unsigned int size;
+	unsigned int nest;
+	u32 hash_rnd;
+	struct bucket_table *future_tbl;
+	struct rhash_head *buckets[];
+};
+
+struct rhashtable {
+	struct bucket_table *tbl;
+};
+
 struct route {
-	struct route *next;
+	struct rhash_head node;
 	struct fare_prefix key;
 	u8 mode;
 	struct nhg *nhg;
 };
 
-struct table {
-	struct route **buckets;
-	u32 mask;
-};
+#define NULLS_MARKER(v) (1UL | (((long)(v)) << 1))
+#define RHT_NULLS_MARKER(ptr) ((void *)NULLS_MARKER(ptr))
+
+static inline int rht_is_a_nulls(const struct rhash_head *ptr)
+{
+	return (unsigned long)ptr & 1;
+}
+
+static inline struct rhash_head *__rht_ptr(struct rhash_head *p,
+					   struct rhash_head *const *bkt)
+{
+	return (struct rhash_head *)((unsigned long)p & ~1UL ?:
+				     (unsigned long)RHT_NULLS_MARKER(bkt));
+}
+
+static inline struct rhash_head *const *rht_bucket(const struct bucket_table *tbl,
+						   unsigned int hash)
+{
+	if (__builtin_expect(tbl->nest, 0))
+		abort();	/* rht_bucket_nested(): never made here */
+	return &tbl->buckets[hash];
+}
+
+#define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+
+/*
+ * __rhashtable_lookup() with fare_route_params: hashfn fare_prefix_hash(),
+ * obj_cmpfn fare_prefix_equal(), head_offset 0. The volatile reads stand
+ * for rcu_dereference().
+ */
+static inline struct route *rht_lookup(struct rhashtable *ht,
+				       const struct fare_prefix *key)
+{
+	struct rhash_head *const *bkt;
+	struct bucket_table *tbl;
+	struct rhash_head *he;
+	unsigned int hash;
+
+	tbl = READ_ONCE(ht->tbl);
+restart:
+	hash = fare_prefix_hash(key, tbl->hash_rnd) & (tbl->size - 1);
+	bkt = rht_bucket(tbl, hash);
+	do {
+		__asm__ __volatile__("" ::: "memory");	/* barrier() */
+		for (he = __rht_ptr(READ_ONCE(*bkt), bkt); !rht_is_a_nulls(he);
+		     he = READ_ONCE(he->next)) {
+			if (!fare_prefix_equal(key,
+					       &((struct route *)he)->key))
+				continue;
+			return (struct route *)he;
+		}
+	} while (he != RHT_NULLS_MARKER(bkt));
+	__asm__ __volatile__("" ::: "memory");		/* smp_rmb() on x86 */
+	tbl = READ_ONCE(tbl->future_tbl);
+	if (__builtin_expect(tbl != NULL, 0))
+		goto restart;
+	return NULL;
+}
 
 static unsigned long plens[(FARE_PLEN_SLOTS + 63) / 64];
 
-#define ROL32(x, k) (((x) << (k)) | ((x) >> (32 - (k))))
-
-/* Bob Jenkins' lookup3 mix and final, as the kernel's jhash.h has them. */
-#define MIX(a, b, c) do {						\
-	a -= c; a ^= ROL32(c, 4); c += b;				\
-	b -= a; b ^= ROL32(a, 6); a += c;				\
-	c -= b; c ^= ROL32(b, 8); b += a;				\
-	a -= c; a ^= ROL32(c, 16); c += b;				\
-	b -= a; b ^= ROL32(a, 19); a += c;				\
-	c -= b; c ^= ROL32(b, 4); b += a;				\
-} while (0)
-
-#define FINAL(a, b, c) do {						\
-	c ^= b; c -= ROL32(b, 14);					\
-	a ^= c; a -= ROL32(c, 11);					\
-	b ^= a; b -= ROL32(a, 25);					\
-	c ^= b; c -= ROL32(b, 16);					\
-	a ^= c; a -= ROL32(c, 4);					\
-	b ^= a; b -= ROL32(a, 14);					\
-	c ^= b; c -= ROL32(b, 24);					\
-} while (0)
-
-#define JHASH_INITVAL 0xdeadbeef
-
-/* lookup3's hashword() over the 5 words of a struct fare_prefix. */
-static inline u32 key_hash(const struct fare_prefix *key, u32 seed)
-{
-	u32 k[5], a, b, c;
-
-	memcpy(k, key, sizeof(k));
-	a = b = c = JHASH_INITVAL + (5 << 2) + seed;
-	a += k[0];
-	b += k[1];
-	c += k[2];
-	MIX(a, b, c);
-	b += k[4];
-	a += k[3];
-	FINAL(a, b, c);
-	return c;
-}
-
-static inline u32 jhash_1word(u32 w, u32 seed)
-{
-	u32 a = w, b = 0, c = 0;
-
-	seed += JHASH_INITVAL + (1 << 2);
-	a += seed;
-	b += seed;
-	c += seed;
-	FINAL(a, b, c);
-	return c;
-}
-
-static const u32 table_seed = 0x9e3779b9;
 static const u32 hash_seed = 0x1f2e3d4c;
 
 static void *probe(void *t, const struct fare_prefix *key)
 {
-	const struct table *tab = t;
-	struct route *rt;
-
-	rt = tab->buckets[key_hash(key, table_seed) & tab->mask];
-	for (; rt; rt = rt->next)
-		if (!memcmp(&rt->key, key, sizeof(*key)))
-			return rt;
-	return NULL;
+	return rht_lookup(t, key);
 }
 
 /* Every route of the bench shares the one group, as host routes do. */
@@ -145,10 +178,19 @@ static struct nhg *nhg_of(struct group *grp)
 	return &shared;
 }
 
-static void insert(struct table *tab, u8 family, const void *addr, u8 plen,
-		   u8 mode, struct group *grp)
+/* The aggregates and their interval index, as fare.ko's struct fare_agg. */
+static void *aggs[8];
+static unsigned int n_aggs, agg_n;
+static __uint128_t agg_start[2 * 8 + 1];
+static void *agg_rt[2 * 8 + 1];
+
+/* As rhashtable_insert_fast(): at the head of the chain. */
+static void insert(struct rhashtable *ht, u8 family, const void *addr,
+		   u8 plen, u8 mode, struct group *grp)
 {
 	struct route *rt = calloc(1, sizeof(*rt));
+	struct bucket_table *tbl = ht->tbl;
+	struct rhash_head *head;
 	u32 h;
 
 	if (!rt)
@@ -159,18 +201,64 @@ static void insert(struct table *tab, u8 family, const void *addr, u8 plen,
 	fare_mask(rt->key.addr, fare_family_bits(family), plen);
 	rt->mode = mode;
 	rt->nhg = nhg_of(grp);
-	h = key_hash(&rt->key, table_seed) & tab->mask;
-	rt->next = tab->buckets[h];
-	tab->buckets[h] = rt;
+	h = fare_prefix_hash(&rt->key, tbl->hash_rnd) & (tbl->size - 1);
+	head = __rht_ptr(tbl->buckets[h], &tbl->buckets[h]);
+	rt->node.next = head;
+	tbl->buckets[h] = &rt->node;
 	plens[plen / 64] |= 1UL << (plen % 64);
+	if (plen < fare_family_bits(family))
+		aggs[n_aggs++] = rt;
 }
 
+/* fare.ko's struct fare_plane, as far as the scan reads it. */
+#define C_GW4 1
+#define C_GW6 2
+
 struct plane {
-	bool up;
-	bool has_gw4, has_gw6;
+	u8 carries;
 };
 
-static struct plane planes[256];
+#define PLANE_ID_MAX 255
+static struct plane *planes[PLANE_ID_MAX + 1];
+static volatile bool have_nd = true;	/* READ_ONCE(ipv6_stub->nd_tbl) */
+
+/* As fare_plane_get_rcu(). */
+static inline const struct plane *plane_get(u32 id)
+{
+	if (!id || id > PLANE_ID_MAX)
+		return NULL;
+	return READ_ONCE(planes[id]);
+}
+
+/* fare_net.plane_gen and this CPU's struct fare_group_tx cache. */
+static u32 plane_gen = 1;
+static struct {
+	u64 up;
+	u32 up_gen;
+	u8 up_carry;
+} group_tx;
+
+/* As fare_group_up(). */
+static inline u64 group_up(const struct group *grp, u8 carry)
+{
+	u32 gen = READ_ONCE(plane_gen);
+	const struct plane *pl;
+	unsigned int i;
+	u64 up = 0;
+
+	if (__builtin_expect(group_tx.up_gen == gen &&
+			     group_tx.up_carry == carry, 1))
+		return group_tx.up;
+	for (i = 0; i < grp->num_nh; i++) {
+		pl = plane_get(grp->plane_id[i]);
+		if (pl && (READ_ONCE(pl->carries) & carry))
+			up |= 1ULL << i;
+	}
+	group_tx.up = up;
+	group_tx.up_carry = carry;
+	group_tx.up_gen = gen;
+	return up;
+}
 
 struct pkt {
 	u8 daddr[16];
@@ -185,21 +273,21 @@ static bool spill;
 static const u8 tier_hops[] = { 3, 4, 6 };
 static const u64 path_bw[NH] = { 500000000, 500000000, 1000000000 };
 static u64 vq_vt[NH], spills, now_ns;
-/* As fare.ko: each tier sprays with a schedule of its own. */
-static struct fare_spray *tier1_spray;
-
 /* The counted loop: one lookup and one pick per packet. */
-__attribute__((noinline)) void bench_run(struct table *tab, u8 family,
+__attribute__((noinline)) void bench_run(struct rhashtable *ht, u8 family,
 					 const struct pkt *pkts, size_t n)
 {
 	size_t p;
 
 	for (p = 0; p < n; p++) {
-		struct route *rt = fare_lpm(plens, family, pkts[p].daddr,
-					    probe, tab);
+		struct route *rt = fare_lpm_index(plens, agg_start, agg_rt,
+						  agg_n, family,
+						  pkts[p].daddr, probe, ht);
 		struct group *grp;
-		u64 up = 0, usable;
-		unsigned int i;
+		const struct plane *pl;
+		u64 up, usable;
+		unsigned int i, ord;
+		u8 carry;
 		int idx;
 
 		if (!rt) {
@@ -207,16 +295,16 @@ __attribute__((noinline)) void bench_run(struct table *tab, u8 family,
 			continue;
 		}
 		grp = rt->nhg->grp;
-		/* As fare_group_select(): which planes carry the family. */
-		for (i = 0; i < NH; i++) {
-			const struct plane *pl = &planes[grp->plane_id[i]];
-
-			if (pl->up && (family == AF_INET ?
-				       pl->has_gw4 || pl->has_gw6 :
-				       pl->has_gw6))
-				up |= 1ULL << i;
+		/* As fare_group_select(), with fare_group_up()'s cache. */
+		carry = family == AF_INET ? C_GW4 | (have_nd ? C_GW6 : 0) :
+			have_nd ? C_GW6 : 0;
+		up = group_up(grp, carry);
+		if (!up) {
+			misses++;
+			continue;
 		}
-		usable = fare_tier_usable(grp->tiers, up, NH);
+		usable = grp->num_tiers > 1 ?
+			 fare_tier_usable(grp->tiers, up, NH) : up;
 		if (spill) {
 			u64 q[NH];
 			bool spilled;
@@ -229,25 +317,40 @@ __attribute__((noinline)) void bench_run(struct table *tab, u8 family,
 						 tier_hops, 3, 65536,
 						 &spilled);
 			spills += spilled;
-			idx = fare_spray_pick(grp->weights,
-					      spilled ? tier1_spray : grp->spray,
+			ord = grp->tiers[__builtin_ctzll(usable)];
+			idx = fare_sched_pick(grp->seq + grp->sched[ord].off,
+					      grp->sched[ord].len,
+					      grp->sched[ord].members,
+					      grp->weights, grp->spray[ord],
 					      usable, NH);
 			if (idx >= 0)
 				vq_vt[idx] = fare_vq_add(vq_vt[idx], now_ns,
 							 path_bw[idx], 1500);
 		} else if (rt->mode == FARE_MODE_FLOW) {
-			u32 h = jhash_1word(pkts[p].flow_hash, hash_seed);
+			u32 h = fare_flow_hash(pkts[p].flow_hash, hash_seed);
 
 			idx = fare_bucket_pick(grp->buckets, usable, h);
 			if (idx < 0)
 				idx = fare_hash_pick(grp->weights, usable, NH,
 						     h);
 		} else {
-			idx = fare_spray_pick(grp->weights, grp->spray,
+			idx = fare_sched_pick(grp->seq + grp->sched[0].off,
+					      grp->sched[0].len,
+					      grp->sched[0].members,
+					      grp->weights, grp->spray[0],
 					      usable, NH);
 		}
-		if (idx >= 0)
-			per_nh[idx]++;
+		if (idx < 0 || !(up & (1ULL << idx))) {
+			misses++;
+			continue;
+		}
+		/* The chosen plane, read again and checked. */
+		pl = plane_get(grp->plane_id[idx]);
+		if (!pl || !(READ_ONCE(pl->carries) & carry)) {
+			misses++;
+			continue;
+		}
+		per_nh[idx]++;
 	}
 }
 
@@ -284,17 +387,21 @@ int main(int argc, char **argv)
 {
 	size_t n, routes = 100000, i, buckets = 1;
 	u8 family, mode, a[16] = { 0 };
-	struct table tab;
-	struct group grp = {
+	struct rhashtable ht;
+	struct bucket_table *tbl;
+	static struct group grp = {
 		.weights = { 5, 3, 2 },
 		.tiers = { 0, 0, 0 },
 		.plane_id = { 1, 2, 3 },
 	};
+	struct fare_spray *scratch;
+	u32 w[NH];
 	struct pkt *pkts;
+	unsigned int off = 0, t;
 	bool host;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: %s {4|6} {host|aggregate} {packet|flow|spill} PACKETS [ROUTES]\n",
+		fprintf(stderr, "usage: %s {4|6} {host|aggregate} {packet|flow|spill} PACKETS [ROUTES [W0:W1:W2]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -307,40 +414,69 @@ int main(int argc, char **argv)
 	n = strtoul(argv[4], NULL, 0);
 	if (argc > 5)
 		routes = strtoul(argv[5], NULL, 0);
+	if (argc > 6 &&
+	    sscanf(argv[6], "%u:%u:%u", &grp.weights[0], &grp.weights[1],
+		   &grp.weights[2]) != 3)
+		return 2;
 
-	for (i = 1; i <= NH; i++)
-		planes[i] = (struct plane){ true, true, true };
-	grp.spray = calloc(1, sizeof(*grp.spray) + NH * sizeof(u64));
-	tier1_spray = calloc(1, sizeof(*grp.spray) + NH * sizeof(u64));
-	if (!grp.spray || !tier1_spray)
+	for (i = 1; i <= NH; i++) {
+		planes[i] = calloc(1, sizeof(*planes[i]));
+		if (!planes[i])
+			return 1;
+		planes[i]->carries = C_GW4 | C_GW6;
+	}
+	grp.num_nh = NH;
+	/* As fare_group_finish(): a schedule per tier (here tier == rank). */
+	grp.num_tiers = spill ? 2 : 1;
+	scratch = calloc(1, sizeof(*scratch) + NH * sizeof(u64));
+	if (!scratch)
 		return 1;
+	for (t = 0; t < grp.num_tiers; t++) {
+		for (i = 0; i < NH; i++)
+			if (grp.tiers[i] == t)
+				grp.sched[t].members |= 1ULL << i;
+		grp.sched[t].off = off;
+		grp.sched[t].len = fare_sched_build(grp.seq + off,
+						    FARE_SCHED_MAX,
+						    grp.weights,
+						    grp.sched[t].members, NH,
+						    w, scratch);
+		off += grp.sched[t].len;
+		grp.spray[t] = calloc(1, sizeof(*scratch) + NH * sizeof(u64));
+		if (!grp.spray[t])
+			return 1;
+	}
 	fare_buckets_build(grp.buckets, NULL, grp.weights, 0x7, NH);
 
-	/* Chains at most 3/4 full, as rhashtable grows them. */
+	/* At most 3/4 full, as rhashtable grows its bucket table. */
 	while (buckets * 3 < (routes + 4) * 4)
 		buckets *= 2;
-	tab.buckets = calloc(buckets, sizeof(*tab.buckets));
-	tab.mask = buckets - 1;
-	if (!tab.buckets)
+	tbl = calloc(1, sizeof(*tbl) + buckets * sizeof(tbl->buckets[0]));
+	if (!tbl)
 		return 1;
+	tbl->size = buckets;
+	tbl->hash_rnd = 0x9e3779b9;
+	ht.tbl = tbl;
 	for (i = 0; i < routes; i++) {
 		host_addr(family, i, a);
-		insert(&tab, family, a, family == AF_INET ? 32 : 128, mode,
+		insert(&ht, family, a, family == AF_INET ? 32 : 128, mode,
 		       &grp);
 	}
 	/* Aggregates: host routes sit in the first of them. */
 	host_addr(family, 0, a);
 	if (family == AF_INET) {
-		insert(&tab, family, a, 24, mode, &grp);
-		insert(&tab, family, a, 16, mode, &grp);
-		insert(&tab, family, a, 8, mode, &grp);
+		insert(&ht, family, a, 24, mode, &grp);
+		insert(&ht, family, a, 16, mode, &grp);
+		insert(&ht, family, a, 8, mode, &grp);
 	} else {
-		insert(&tab, family, a, 64, mode, &grp);
-		insert(&tab, family, a, 48, mode, &grp);
-		insert(&tab, family, a, 32, mode, &grp);
+		insert(&ht, family, a, 64, mode, &grp);
+		insert(&ht, family, a, 48, mode, &grp);
+		insert(&ht, family, a, 32, mode, &grp);
 	}
 	memset(a, 0, sizeof(a));
-	insert(&tab, family, a, 0, mode, &grp);
+	insert(&ht, family, a, 0, mode, &grp);
+	agg_n = fare_agg_build(agg_start, agg_rt, aggs, n_aggs,
+			       offsetof(struct route, key));
 
 	pkts = calloc(n, sizeof(*pkts));
 	if (!pkts)
@@ -356,7 +492,7 @@ int main(int argc, char **argv)
 		pkts[i].flow_hash = rnd();
 	}
 
-	bench_run(&tab, family, pkts, n);
+	bench_run(&ht, family, pkts, n);
 	printf("packets %zu misses %llu split %llu %llu %llu", n,
 	       (unsigned long long)misses, (unsigned long long)per_nh[0],
 	       (unsigned long long)per_nh[1], (unsigned long long)per_nh[2]);

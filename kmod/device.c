@@ -32,33 +32,30 @@ static bool fare_have_nd(void)
 	return IS_ENABLED(CONFIG_IPV6) && READ_ONCE(ipv6_stub->nd_tbl);
 }
 
-static bool fare_plane_carries(const struct fare_plane *plane, u8 family)
+/*
+ * The plane->carries bits a plane needs to carry a packet of @family: an
+ * IPv4 packet may go to an IPv4 or an IPv6 gateway, an IPv6 one only to
+ * an IPv6 gateway, and an IPv6 gateway only with neighbour discovery.
+ */
+static u8 fare_carry_mask(u8 family)
 {
-	bool gw6 = plane->has_gw6 && fare_have_nd();
+	u8 gw6 = fare_have_nd() ? FARE_PLANE_C_GW6 : 0;
 
-	if (!READ_ONCE(plane->oper_up))
-		return false;
-	/* An IPv4 packet may go to an IPv6 gateway; the reverse cannot. */
-	return family == AF_INET ? plane->has_gw4 || gw6 : gw6;
+	return family == AF_INET ? FARE_PLANE_C_GW4 | gw6 : gw6;
+}
+
+/* Sets the plane's oper state and what it carries with it. */
+static void fare_plane_set_oper(struct fare_plane *plane, bool up)
+{
+	WRITE_ONCE(plane->oper_up, up);
+	WRITE_ONCE(plane->carries,
+		   up ? (plane->has_gw4 ? FARE_PLANE_C_GW4 : 0) |
+			(plane->has_gw6 ? FARE_PLANE_C_GW6 : 0) : 0);
 }
 
 /* Scratch per next hop for the decisions below; BHs are off. */
 static DEFINE_PER_CPU(u64 [FARE_NEXTHOP_MAX], fare_sent_scratch);
 static DEFINE_PER_CPU(u64 [FARE_NEXTHOP_MAX], fare_q_scratch);
-/*
- * The plane of each next hop as fare_group_select() read it, once per
- * decision: a plane replaced during the decision is not read again.
- */
-static DEFINE_PER_CPU(struct fare_plane * [FARE_NEXTHOP_MAX],
-		      fare_plane_scratch);
-
-/* The per-packet schedule of the tier of rank @ord, on this CPU. */
-static struct fare_spray *fare_group_spray(struct fare_group *grp,
-					   unsigned int ord)
-{
-	return (struct fare_spray *)((char *)this_cpu_ptr(grp->spray) +
-				     ord * grp->spray_size);
-}
 
 /*
  * The bytes queued in @dev's root qdiscs: the sum over its real transmit
@@ -87,6 +84,27 @@ static u64 fare_dev_backlog(struct net_device *dev)
 	return sum;
 }
 
+/*
+ * @plane's qdisc backlog (fare_dev_backlog()) as sampled at most
+ * FARE_BACKLOG_SAMPLE_NS ago: the walk over every transmit queue (and
+ * every CPU of a lockless qdisc) runs at most once per interval and
+ * plane, by the one CPU that wins the sample's time stamp; the others use
+ * the last sample. Under RCU.
+ */
+static u64 fare_plane_backlog(struct fare_plane *plane, u64 now)
+{
+	u64 at = atomic64_read(&plane->backlog_at);
+	u64 sample;
+
+	if (at && (s64)(now - at) < FARE_BACKLOG_SAMPLE_NS)
+		return READ_ONCE(plane->backlog);
+	if (!atomic64_try_cmpxchg(&plane->backlog_at, &at, now ?: 1))
+		return READ_ONCE(plane->backlog);
+	sample = fare_dev_backlog(plane->dev);
+	WRITE_ONCE(plane->backlog, sample);
+	return sample;
+}
+
 static void fare_count_spill(struct fare_net *fn, u8 tier)
 {
 	struct fare_pcpu_net *st = this_cpu_ptr(fn->stats);
@@ -103,9 +121,10 @@ static void fare_count_spill(struct fare_net *fn, u8 tier)
  * the larger of its plane device's qdisc backlog and its virtual queue.
  */
 static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
-			    struct fare_plane **planes, u64 up, u64 now)
+			    u64 up, u64 now)
 {
 	u8 hops[FARE_TIER_MAX + 1];
+	struct fare_plane *plane;
 	unsigned int i, n_hops;
 	u64 mask, real, virt, *q;
 	bool spilled;
@@ -119,7 +138,8 @@ static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 		q[i] = 0;
 		if (!(up & BIT_ULL(i)))
 			continue;
-		real = planes[i] ? fare_dev_backlog(planes[i]->dev) : 0;
+		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
+		real = plane ? fare_plane_backlog(plane, now) : 0;
 		virt = grp->nh[i].bandwidth ?
 		       fare_vq_backlog(atomic64_read(&grp->nh[i].vq_vt), now,
 				       grp->nh[i].bandwidth) : 0;
@@ -155,9 +175,24 @@ static struct fare_flowlet *fare_slot(struct fare_net *fn, u32 hash,
 	u64 owner = atomic64_read(&fl->owner);
 
 	*live = owner >> 32 == hash &&
-		(s64)(now - READ_ONCE(fl->last_ns)) <= (s64)gap_ns;
+		(s64)(now - READ_ONCE(fl->last_ns)) <=
+		(s64)(gap_ns + FARE_SLOT_LAG(gap_ns));
 	*value = (u32)owner;
 	return fl;
+}
+
+/*
+ * Refreshes @fl's time to @now, but writes the shared slot only once its
+ * time is FARE_SLOT_LAG(@gap_ns) old: a flow sending packet after packet
+ * from several CPUs then writes it once per eighth of the gap, not once
+ * per packet. The time may thus lag the flow's last packet by up to that
+ * much, which fare_slot() adds to the gap: a flowlet ends after an idle
+ * time between the gap and 9/8 of it, never sooner.
+ */
+static void fare_slot_touch(struct fare_flowlet *fl, u64 now, u64 gap_ns)
+{
+	if ((s64)(now - READ_ONCE(fl->last_ns)) > (s64)FARE_SLOT_LAG(gap_ns))
+		WRITE_ONCE(fl->last_ns, now);
 }
 
 static void fare_slot_set(struct fare_flowlet *fl, u32 hash, u32 value,
@@ -169,11 +204,12 @@ static void fare_slot_set(struct fare_flowlet *fl, u32 hash, u32 value,
 
 /*
  * The next hop of @fl's decision @plane_id if it is still @live and its
- * plane is in @up, with the slot refreshed at @now; else -1 and a new
- * decision is due.
+ * plane is in @up, with the slot refreshed at @now (fare_slot_touch());
+ * else -1 and a new decision is due.
  */
 static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
-			  bool live, u32 plane_id, u64 up, u64 now)
+			  bool live, u32 plane_id, u64 up, u64 now,
+			  u64 gap_ns)
 {
 	unsigned int i;
 
@@ -181,7 +217,7 @@ static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
 		return -1;
 	for (i = 0; i < grp->num_nh; i++)
 		if (grp->nh[i].plane_id == plane_id && (up & BIT_ULL(i))) {
-			WRITE_ONCE(fl->last_ns, now);
+			fare_slot_touch(fl, now, gap_ns);
 			return i;
 		}
 	return -1;
@@ -195,25 +231,23 @@ static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
  * plane furthest behind its byte share.
  */
 static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
-			       struct fare_plane **planes, struct sk_buff *skb,
-			       u64 up)
+			       struct sk_buff *skb, u64 up)
 {
 	u32 hash = skb_get_hash(skb), v;
-	u64 now, *sent, packets, usable;
+	u64 now, gap, *sent, packets, usable;
 	struct fare_flowlet *fl;
 	unsigned int i;
 	bool live;
 	int idx;
 
 	now = ktime_get_mono_fast_ns();
-	fl = fare_slot(fn, hash, now,
-		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live,
-		       &v);
-	idx = fare_slot_keep(grp, fl, live, v, up, now);
+	gap = (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC;
+	fl = fare_slot(fn, hash, now, gap, &live, &v);
+	idx = fare_slot_keep(grp, fl, live, v, up, now, gap);
 	if (idx >= 0)
 		return idx;
 
-	usable = fare_tier_choose(fn, grp, planes, up, now);
+	usable = fare_tier_choose(fn, grp, up, now);
 	sent = *this_cpu_ptr(&fare_sent_scratch);
 	for (i = 0; i < grp->num_nh; i++)
 		if (usable & BIT_ULL(i))
@@ -233,7 +267,6 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
  * buckets (preferred tier) or by hash-threshold (another tier).
  */
 static int fare_flow_tier_select(struct fare_net *fn, struct fare_group *grp,
-				 struct fare_plane **planes,
 				 struct sk_buff *skb, u64 up, u32 fhash)
 {
 	u32 hash = skb_get_hash(skb), v;
@@ -244,10 +277,11 @@ static int fare_flow_tier_select(struct fare_net *fn, struct fare_group *grp,
 
 	now = ktime_get_mono_fast_ns();
 	fl = fare_slot(fn, hash, now, FARE_FLOW_TIER_IDLE_NS, &live, &v);
-	idx = fare_slot_keep(grp, fl, live, v, up, now);
+	idx = fare_slot_keep(grp, fl, live, v, up, now,
+			     FARE_FLOW_TIER_IDLE_NS);
 	if (idx >= 0)
 		return idx;
-	usable = fare_tier_choose(fn, grp, planes, up, now);
+	usable = fare_tier_choose(fn, grp, up, now);
 	idx = fare_bucket_pick(grp->buckets, usable, fhash);
 	if (idx < 0)
 		idx = fare_hash_pick(grp->weights, usable, grp->num_nh, fhash);
@@ -264,19 +298,17 @@ static int fare_flow_tier_select(struct fare_net *fn, struct fare_group *grp,
  */
 static int fare_packet_tier_select(struct fare_net *fn,
 				   struct fare_group *grp,
-				   struct fare_plane **planes,
 				   struct sk_buff *skb, u64 up)
 {
 	u32 hash = skb_get_hash(skb), v;
 	struct fare_flowlet *fl;
-	u64 now, usable = 0;
+	u64 now, gap, usable = 0;
 	unsigned int i;
 	bool live;
 
 	now = ktime_get_mono_fast_ns();
-	fl = fare_slot(fn, hash, now,
-		       (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC, &live,
-		       &v);
+	gap = (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC;
+	fl = fare_slot(fn, hash, now, gap, &live, &v);
 	if (live && (v & FARE_SLOT_TIER)) {
 		for (i = 0; i < grp->num_nh; i++)
 			if ((up & BIT_ULL(i)) &&
@@ -284,19 +316,58 @@ static int fare_packet_tier_select(struct fare_net *fn,
 				usable |= BIT_ULL(i);
 	}
 	if (usable) {
-		WRITE_ONCE(fl->last_ns, now);
+		fare_slot_touch(fl, now, gap);
 	} else {
-		usable = fare_tier_choose(fn, grp, planes, up, now);
+		usable = fare_tier_choose(fn, grp, up, now);
 		if (!usable)
 			return -1;
 		fare_slot_set(fl, hash,
 			      FARE_SLOT_TIER | grp->tiers[__ffs64(usable)],
 			      now);
 	}
-	return fare_spray_pick(grp->weights,
-			       fare_group_spray(grp,
-						grp->tier_ord[__ffs64(usable)]),
-			       usable, grp->num_nh);
+	return fare_group_spray_pick(grp, grp->tier_ord[__ffs64(usable)],
+				     usable);
+}
+
+/*
+ * The next hops of @grp whose plane can carry a packet that needs @carry
+ * (fare_carry_mask()): this CPU's last scan of the planes while no plane
+ * has changed since (fare_net.plane_gen) and @carry is the same, else
+ * (or with @rescan) a new scan, kept for the next packet. BHs off.
+ */
+static u64 fare_group_up(struct fare_net *fn, struct fare_group *grp,
+			 u8 carry, bool rescan)
+{
+	struct fare_group_tx *gtx = this_cpu_ptr(grp->tx);
+	/* Pairs with fare_planes_changed(): a new gen, the new planes. */
+	u32 gen = smp_load_acquire(&fn->plane_gen);
+	struct fare_plane *plane;
+	unsigned int i;
+	u64 up = 0;
+
+	if (likely(!rescan && gtx->up_gen == gen && gtx->up_carry == carry))
+		return gtx->up;
+	for (i = 0; i < grp->num_nh; i++) {
+		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
+		if (plane && (READ_ONCE(plane->carries) & carry))
+			up |= BIT_ULL(i);
+	}
+	gtx->up = up;
+	gtx->up_carry = carry;
+	gtx->up_gen = gen;
+	return up;
+}
+
+/*
+ * Tells the packet path that a plane came, went or changed what it
+ * carries, after the change: every CPU scans the planes again
+ * (fare_group_up()). Under RTNL.
+ */
+static void fare_planes_changed(struct fare_net *fn)
+{
+	ASSERT_RTNL();
+	/* The changes before the new gen (fare_group_up()'s acquire). */
+	smp_store_release(&fn->plane_gen, fn->plane_gen + 1);
 }
 
 /*
@@ -304,43 +375,37 @@ static int fare_packet_tier_select(struct fare_net *fn,
  * carry the packet's family count, and of those the lowest tier, unless a
  * new flowlet spills to a higher one (fare_tier_choose()). A route of one
  * tier in flow or packet mode never looks at the flowlet table.
- * Returns the next hop's index and its plane, or -1 if none is usable.
+ * Returns the next hop's index and its plane, read again and checked to
+ * carry the packet, or -1 if none is usable.
  */
 static int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 			     struct fare_group *grp, struct sk_buff *skb,
 			     struct fare_plane **planep)
 {
 	u8 family = skb->protocol == htons(ETH_P_IP) ? AF_INET : AF_INET6;
-	struct fare_plane *plane, **planes;
-	u64 usable, up = 0;
-	unsigned int i;
-	u8 mode;
+	u8 mode, carry = fare_carry_mask(family);
+	struct fare_plane *plane;
+	bool rescan = false;
+	u64 usable, up;
 	int idx;
 
-	planes = *this_cpu_ptr(&fare_plane_scratch);
-	for (i = 0; i < grp->num_nh; i++) {
-		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
-		if (plane && fare_plane_carries(plane, family)) {
-			up |= 1ULL << i;
-			planes[i] = plane;
-		} else {
-			planes[i] = NULL;
-		}
-	}
+again:
+	up = fare_group_up(fn, grp, carry, rescan);
 	if (!up)
 		return -1;
-	usable = fare_tier_usable(grp->tiers, up, grp->num_nh);
+	/* With one tier, every plane that is up is usable. */
+	usable = grp->num_tiers > 1 ?
+		 fare_tier_usable(grp->tiers, up, grp->num_nh) : up;
 
 	mode = READ_ONCE(rt->mode);
 	if (mode == FARE_MODE_DEFAULT)
 		mode = READ_ONCE(fn->default_mode);
 	if (mode == FARE_MODE_FLOW) {
-		u32 hash = jhash_1word(skb_get_hash(skb),
-				       READ_ONCE(fn->hash_seed));
+		u32 hash = fare_flow_hash(skb_get_hash(skb),
+					  READ_ONCE(fn->hash_seed));
 
 		if (grp->num_tiers > 1) {
-			idx = fare_flow_tier_select(fn, grp, planes, skb, up,
-						    hash);
+			idx = fare_flow_tier_select(fn, grp, skb, up, hash);
 		} else {
 			/* A flow whose bucket's plane is unusable re-picks. */
 			idx = fare_bucket_pick(grp->buckets, usable, hash);
@@ -349,35 +414,52 @@ static int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 						     grp->num_nh, hash);
 		}
 	} else if (mode == FARE_MODE_FLOWLET) {
-		idx = fare_flowlet_select(fn, grp, planes, skb, up);
+		idx = fare_flowlet_select(fn, grp, skb, up);
 	} else if (grp->num_tiers > 1) {
-		idx = fare_packet_tier_select(fn, grp, planes, skb, up);
+		idx = fare_packet_tier_select(fn, grp, skb, up);
 	} else {
-		idx = fare_spray_pick(grp->weights, fare_group_spray(grp, 0),
-				      usable, grp->num_nh);
+		idx = fare_group_spray_pick(grp, 0, usable);
 	}
 	if (idx < 0 || !(up & BIT_ULL(idx)))
 		return -1;
-	/*
-	 * The plane the scan found able to carry the packet, not a second
-	 * read that a replace in between could answer with another plane.
-	 */
-	*planep = planes[idx];
+	plane = fare_plane_get_rcu(fn, grp->nh[idx].plane_id);
+	if (unlikely(!plane || !(READ_ONCE(plane->carries) & carry))) {
+		/* A plane changed since this CPU's scan: once more, afresh. */
+		if (rescan)
+			return -1;
+		rescan = true;
+		goto again;
+	}
+	*planep = plane;
 	return idx;
 }
 
 /*
- * Adds a packet of @len bytes to next hop @nh's virtual queue: one
- * compare-and-swap, retried only while another CPU updates the same hop.
+ * Adds a packet of @len bytes to next hop @i's virtual queue. The bytes
+ * gather in this CPU's @gtx until FARE_VQ_BATCH of them are due, which
+ * then go in at once: one compare-and-swap on the shared hop per batch,
+ * not per packet, retried only while another CPU updates the same hop.
+ * The queue a decision reads lacks at most FARE_VQ_BATCH - 1 bytes per
+ * CPU.
  */
-static void fare_vq_count(struct fare_nh *nh, unsigned int len)
+static void fare_vq_count(struct fare_nh *nh, struct fare_group_tx *gtx,
+			  unsigned int i, unsigned int len)
 {
-	u64 now = ktime_get_mono_fast_ns();
-	s64 old = atomic64_read(&nh->vq_vt);
+	u32 pending = gtx->nh[i].vq_pending;
+	u64 now;
+	s64 old;
 
+	if (len < FARE_VQ_BATCH - pending) {
+		gtx->nh[i].vq_pending = pending + len;
+		return;
+	}
+	gtx->nh[i].vq_pending = 0;
+	now = ktime_get_mono_fast_ns();
+	old = atomic64_read(&nh->vq_vt);
 	while (!atomic64_try_cmpxchg(&nh->vq_vt, &old,
 				     fare_vq_add(old, now, nh->bandwidth,
-						 len)))
+						 min_t(u64, (u64)pending + len,
+						       U32_MAX))))
 		;
 }
 
@@ -393,7 +475,7 @@ static void fare_count_tx(struct fare_net *fn, struct fare_route *rt,
 
 	/* Only a route with several tiers ever reads the virtual queues. */
 	if (grp->num_tiers > 1 && grp->nh[idx].bandwidth)
-		fare_vq_count(&grp->nh[idx], len);
+		fare_vq_count(&grp->nh[idx], gtx, idx, len);
 
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->tier[tier].packets);
@@ -594,7 +676,7 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 	skb_dst_drop(skb);
 	skb->dev = pdev;
 	/*
-	 * The plane carries @family (fare_plane_carries()): an IPv4 gateway
+	 * The plane carries @family (fare_carry_mask()): an IPv4 gateway
 	 * for IPv4, else an IPv6 one with neighbour discovery present, so
 	 * neigh_xmit() finds its table and owns the packet from here on,
 	 * whatever it returns.
@@ -713,6 +795,8 @@ void fare_dev_sync(struct fare_net *fn)
 	int err;
 
 	ASSERT_RTNL();
+	/* Called after every change of the plane table. */
+	fare_planes_changed(fn);
 	if (!dev || !fare_dev_limits(fn, &l))
 		return;
 	/* Read locklessly by the stack when it sizes an skb: a hint. */
@@ -917,8 +1001,9 @@ int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
 
 void fare_plane_update_oper(struct fare_plane *plane)
 {
-	WRITE_ONCE(plane->oper_up,
-		   netif_running(plane->dev) && netif_carrier_ok(plane->dev));
+	bool up = netif_running(plane->dev) && netif_carrier_ok(plane->dev);
+
+	fare_plane_set_oper(plane, up);
 }
 
 static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
@@ -956,7 +1041,8 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 			if (!plane || plane->dev != dev ||
 			    !READ_ONCE(plane->oper_up))
 				continue;
-			WRITE_ONCE(plane->oper_up, false);
+			fare_plane_set_oper(plane, false);
+			fare_planes_changed(fn);
 			fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
 		}
 		return NOTIFY_DONE;
@@ -977,13 +1063,14 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 			bool was_up = READ_ONCE(plane->oper_up);
 
 			fare_plane_update_oper(plane);
+			fare_planes_changed(fn);
 			if (READ_ONCE(plane->oper_up) != was_up)
 				fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW,
 						     plane);
 			continue;
 		}
 		/* The device goes away, and the plane with it. */
-		WRITE_ONCE(plane->oper_up, false);
+		fare_plane_set_oper(plane, false);
 		RCU_INIT_POINTER(fn->planes[id], NULL);
 		fn->num_planes--;
 		fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);

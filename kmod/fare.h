@@ -53,8 +53,26 @@ struct fare_plane {
 	__be32 gw4;
 	struct in6_addr gw6;
 	bool oper_up;			/* READ_ONCE: set by the notifier */
+	/*
+	 * FARE_PLANE_C_*: which gateways the plane can send to now (none
+	 * while it is down); READ_ONCE, written with oper_up.
+	 */
+	u8 carries;
+	/*
+	 * The device's qdisc backlog in bytes as last sampled (READ_ONCE),
+	 * and when (ktime_get_mono_fast_ns(), 0 never): device.c,
+	 * fare_plane_backlog().
+	 */
+	u64 backlog;
+	atomic64_t backlog_at;
 	struct fare_pcpu_tx __percpu *tx;
 };
+
+/* How old a plane's backlog sample may be before a decision takes anew. */
+#define FARE_BACKLOG_SAMPLE_NS	(20 * NSEC_PER_USEC)
+
+#define FARE_PLANE_C_GW4	BIT(0)
+#define FARE_PLANE_C_GW6	BIT(1)
 
 struct fare_nh {
 	u32 plane_id;
@@ -63,10 +81,11 @@ struct fare_nh {
 	u64 bandwidth;			/* bytes/s of the path, 0 unknown */
 	/*
 	 * The virtual queue of the hop (select.h, fare_vq_add()): the time,
-	 * ktime_get_mono_fast_ns(), at which it runs empty. Updated per
-	 * packet with a compare-and-swap, without a lock, only while the
-	 * group has more than one tier and bandwidth is set; copied into the
-	 * group that replaces this one for the same plane.
+	 * ktime_get_mono_fast_ns(), at which it runs empty. Updated with a
+	 * compare-and-swap, without a lock, once per FARE_VQ_BATCH bytes a
+	 * CPU sends (device.c, fare_vq_count()), only while the group has
+	 * more than one tier and bandwidth is set; copied into the group that
+	 * replaces this one for the same plane.
 	 */
 	atomic64_t vq_vt;
 };
@@ -74,11 +93,24 @@ struct fare_nh {
 /* Per-CPU counters of one group, one entry per next hop. */
 struct fare_group_tx {
 	struct u64_stats_sync syncp;
+	/*
+	 * This CPU's last scan of the group's planes (device.c,
+	 * fare_group_up()): the next hops whose plane carried what @up_carry
+	 * asks while fare_net.plane_gen was @up_gen.
+	 */
+	u64 up;
+	u32 up_gen;
+	u8 up_carry;
 	struct {
 		u64_stats_t packets;
 		u64_stats_t bytes;
+		/* Bytes not yet in the hop's virtual queue (fare_vq_count). */
+		u32 vq_pending;
 	} nh[];
 };
+
+/* Bytes a CPU gathers before it adds them to a virtual queue. */
+#define FARE_VQ_BATCH		16384
 
 /*
  * The next hops of a group; immutable once published, replaced whole, so
@@ -96,6 +128,18 @@ struct fare_group {
 	 * each other's schedule.
 	 */
 	void __percpu *spray;
+	/*
+	 * Per tier rank, the precomputed period of its schedule (select.h,
+	 * fare_sched_build()) over all its next hops, if short enough
+	 * (len 0 otherwise): seq[off..off + len). One allocation, made by
+	 * fare_group_finish().
+	 */
+	struct fare_sched {
+		u64 members;
+		u16 off;
+		u16 len;
+	} *sched;
+	u8 *seq;
 	struct fare_group_tx __percpu *tx;
 	u32 spray_size;
 	u8 num_nh;
@@ -243,6 +287,44 @@ static inline void fare_route_count_drop(struct fare_route *rt,
 	u64_stats_update_end(&rtx->syncp);
 }
 
+/*
+ * A per-packet pick among @usable next hops of @grp, by the schedule of
+ * the tier of rank @ord on this CPU: the precomputed period while every
+ * next hop of the tier is usable, else the computed schedule. BHs off.
+ */
+static inline int fare_group_spray_pick(struct fare_group *grp,
+					unsigned int ord, u64 usable)
+{
+	struct fare_spray *st = (struct fare_spray *)
+		((char *)this_cpu_ptr(grp->spray) + ord * grp->spray_size);
+	const struct fare_sched *sc = &grp->sched[ord];
+
+	return fare_sched_pick(grp->seq + sc->off, sc->len, sc->members,
+			       grp->weights, st, usable, grp->num_nh);
+}
+
+/*
+ * The interval index of one family's aggregates (lpm.h, fare_agg_find()),
+ * published under RCU and replaced whole under fare_net.lock whenever an
+ * aggregate comes, goes or is replaced; freed after a grace period. The
+ * routes it names are the table's own.
+ */
+struct fare_agg {
+	struct rcu_head rcu;
+	unsigned int n;			/* intervals */
+	unsigned int m;			/* aggregates, in members[] */
+	void **rt;			/* n: route of each interval */
+	struct fare_route **members;	/* m: every aggregate */
+	__uint128_t start[];		/* n: first address of each */
+};
+
+/*
+ * At most this many aggregates per family are indexed; with more, a
+ * lookup probes each length in use instead, until they are down to half
+ * this many again.
+ */
+#define FARE_AGG_MAX		256
+
 struct fare_pcpu_net {
 	struct u64_stats_sync syncp;
 	u64_stats_t noroute;
@@ -275,6 +357,12 @@ static inline u64 fare_slot_owner(u32 hash, u32 value)
 	return (u64)hash << 32 | value;
 }
 
+/*
+ * How far a slot's last_ns may lag its flow's last packet (device.c,
+ * fare_slot_touch()): an eighth of the gap.
+ */
+#define FARE_SLOT_LAG(gap_ns)	((gap_ns) / 8)
+
 /* A slot of a per-packet flowlet holds its tier, not a plane. */
 #define FARE_SLOT_TIER		BIT(31)
 /*
@@ -294,6 +382,11 @@ struct fare_net {
 	struct fare_plane __rcu *planes[FARE_PLANE_ID_MAX + 1];
 	struct net_device __rcu *dev;
 	unsigned int num_planes;	/* under RTNL, against max_planes */
+	/*
+	 * Bumped (under RTNL, store-release) after every change of the
+	 * planes or of what one carries; see fare_group_up().
+	 */
+	u32 plane_gen;
 	/* Protects the routes and the config below. */
 	struct mutex lock;
 	struct rhashtable routes;	/* RCU readers, keyed by fare_prefix */
@@ -321,6 +414,9 @@ struct fare_net {
 	unsigned int plen_count[2][FARE_PLEN_SLOTS];
 	DECLARE_BITMAP(plens4, FARE_PLEN_SLOTS);
 	DECLARE_BITMAP(plens6, FARE_PLEN_SLOTS);
+	/* Routes shorter than a host route, and their index or NULL. */
+	unsigned int num_agg[2];
+	struct fare_agg __rcu *agg[2];
 	u8 default_mode;		/* READ_ONCE in the packet path */
 	u32 flowlet_us;
 	u32 hash_seed;			/* READ_ONCE in the packet path */

@@ -6,6 +6,7 @@
 #ifndef _FARE_SHIM_H
 #define _FARE_SHIM_H
 
+#include <endian.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,6 +43,92 @@ static inline unsigned long find_last_bit(const unsigned long *addr,
 			return i * BITS_PER_LONG + BITS_PER_LONG - 1 -
 			       __builtin_clzl(addr[i]);
 	return size;
+}
+
+static inline bool test_bit(unsigned long nr, const unsigned long *addr)
+{
+	return addr[nr / BITS_PER_LONG] >> (nr % BITS_PER_LONG) & 1;
+}
+
+#define be32_to_cpu(x) be32toh(x)
+#define be64_to_cpu(x) be64toh(x)
+typedef uint32_t __be32;
+typedef uint64_t __be64;
+
+/* The kernel's jhash.h: Bob Jenkins' lookup3 over 32-bit words. */
+#define JHASH_INITVAL 0xdeadbeef
+
+static inline u32 rol32(u32 w, unsigned int s)
+{
+	return (w << s) | (w >> ((-s) & 31));
+}
+
+#define __jhash_mix(a, b, c)				\
+{							\
+	a -= c;  a ^= rol32(c, 4);  c += b;		\
+	b -= a;  b ^= rol32(a, 6);  a += c;		\
+	c -= b;  c ^= rol32(b, 8);  b += a;		\
+	a -= c;  a ^= rol32(c, 16); c += b;		\
+	b -= a;  b ^= rol32(a, 19); a += c;		\
+	c -= b;  c ^= rol32(b, 4);  b += a;		\
+}
+
+#define __jhash_final(a, b, c)				\
+{							\
+	c ^= b; c -= rol32(b, 14);			\
+	a ^= c; a -= rol32(c, 11);			\
+	b ^= a; b -= rol32(a, 25);			\
+	c ^= b; c -= rol32(b, 16);			\
+	a ^= c; a -= rol32(c, 4);			\
+	b ^= a; b -= rol32(a, 14);			\
+	c ^= b; c -= rol32(b, 24);			\
+}
+
+static inline u32 jhash2(const u32 *k, u32 length, u32 initval)
+{
+	u32 a, b, c;
+
+	a = b = c = JHASH_INITVAL + (length << 2) + initval;
+	while (length > 3) {
+		a += k[0];
+		b += k[1];
+		c += k[2];
+		__jhash_mix(a, b, c);
+		length -= 3;
+		k += 3;
+	}
+	switch (length) {
+	case 3:
+		c += k[2];
+		/* fall through */
+	case 2:
+		b += k[1];
+		/* fall through */
+	case 1:
+		a += k[0];
+		__jhash_final(a, b, c);
+		break;
+	}
+	return c;
+}
+
+static inline u32 __jhash_nwords(u32 a, u32 b, u32 c, u32 initval)
+{
+	a += initval;
+	b += initval;
+	c += initval;
+	__jhash_final(a, b, c);
+	return c;
+}
+
+static inline u32 jhash_2words(u32 a, u32 b, u32 initval)
+{
+	return __jhash_nwords(a, b, 0, initval + JHASH_INITVAL + (2 << 2));
+}
+
+static inline u32 jhash_1word(u32 a, u32 initval)
+{
+	return __jhash_nwords(a, 0, 0, initval + JHASH_INITVAL + (1 << 2));
 }
 
 #endif /* _FARE_SHIM_H */

@@ -66,6 +66,43 @@ int fare_spray_pick(const u32 *weights, struct fare_spray *st, u64 usable,
 	return best;
 }
 
+static u32 fare_gcd(u32 a, u32 b)
+{
+	while (b) {
+		u32 t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+unsigned int fare_sched_build(u8 *seq, unsigned int max, const u32 *weights,
+			      u64 members, unsigned int n, u32 *w,
+			      struct fare_spray *scratch)
+{
+	u64 total = 0;
+	unsigned int i;
+	u32 g = 0;
+
+	for (i = 0; i < n; i++)
+		if (members & (1ULL << i))
+			g = fare_gcd(weights[i], g);
+	if (!g || n > 64)
+		return 0;
+	for (i = 0; i < n; i++) {
+		w[i] = members & (1ULL << i) ? weights[i] / g : 0;
+		total += w[i];
+	}
+	if (total > max)
+		return 0;
+	scratch->usable = 0;
+	scratch->cursor = 0;
+	for (i = 0; i < total; i++)
+		seq[i] = fare_spray_pick(w, scratch, members, n);
+	return total;
+}
+
 int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
 		      unsigned int n)
 {

@@ -20,6 +20,7 @@
 struct fare_spray {
 	u64 usable;		/* the set the period was built for */
 	u64 picks;		/* picks so far in this period */
+	u32 cursor;		/* next pick in a precomputed period */
 	u64 count[];		/* picks per entry in this period */
 };
 
@@ -38,6 +39,47 @@ int fare_spray_pick(const u32 *weights, struct fare_spray *st, u64 usable,
 		    unsigned int n);
 
 /*
+ * The same schedule precomputed: one period of fare_spray_pick()'s picks
+ * over the entries of @members, for their weights divided by their
+ * greatest common divisor (the picks of that period, repeated, are the
+ * picks fare_spray_pick() makes for the weights themselves, so the bound
+ * above holds unchanged). Writes the entry of each pick to @seq and
+ * returns the period's length, or 0 if it would exceed @max picks (the
+ * caller then sprays with fare_spray_pick()). @scratch is a spray state of
+ * @n counts and @w room for @n weights, both the caller's.
+ */
+unsigned int fare_sched_build(u8 *seq, unsigned int max, const u32 *weights,
+			      u64 members, unsigned int n, u32 *w,
+			      struct fare_spray *scratch);
+
+/* Periods longer than this are not precomputed. */
+#define FARE_SCHED_MAX		1024
+
+/*
+ * A per-packet pick: from @seq, the precomputed period of @len picks over
+ * @members (fare_sched_build()), while every one of them is usable, at
+ * @st's cursor; otherwise, or without a period (@len 0), by
+ * fare_spray_pick() over @usable with @st. The cursor and the state of
+ * fare_spray_pick() are apart, so the period resumes where it was once
+ * the missing entries are back.
+ */
+static inline int fare_sched_pick(const u8 *seq, unsigned int len,
+				  u64 members, const u32 *weights,
+				  struct fare_spray *st, u64 usable,
+				  unsigned int n)
+{
+	unsigned int c = st->cursor;
+
+	if (len && usable == members) {
+		if (c >= len)
+			c = 0;
+		st->cursor = c + 1 < len ? c + 1 : 0;
+		return seq[c];
+	}
+	return fare_spray_pick(weights, st, usable, n);
+}
+
+/*
  * Byte-deficit selection for a new flowlet: picks the usable entry that is
  * furthest behind its target share of the bytes sent so far, i.e. the
  * largest sum(sent) * w_i / W - sent_i. Flowlet sizes are unknown and
@@ -47,6 +89,23 @@ int fare_spray_pick(const u32 *weights, struct fare_spray *st, u64 usable,
  */
 int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
 		      unsigned int n);
+
+/*
+ * A flow's hash for the flow buckets and hash-threshold: @hash (the skb's
+ * flow hash) mixed with the namespace's @seed by murmur3's 32-bit
+ * finalizer, a bijection in which every output bit depends on every input
+ * bit, so hosts with different seeds place the same flows independently.
+ */
+static inline u32 fare_flow_hash(u32 hash, u32 seed)
+{
+	hash ^= seed;
+	hash ^= hash >> 16;
+	hash *= 0x85ebca6b;
+	hash ^= hash >> 13;
+	hash *= 0xc2b2ae35;
+	hash ^= hash >> 16;
+	return hash;
+}
 
 /*
  * Hash-threshold selection over the usable entries: maps @hash onto the

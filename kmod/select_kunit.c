@@ -138,6 +138,191 @@ static void spray_returns_none_without_usable_entries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fare_hash_pick(w, 0, 2, 12345), -1);
 }
 
+/* Weight sets for the precomputed schedule, some with a common divisor. */
+static const struct {
+	unsigned int n;
+	u32 w[SPRAY_MAX_NH];
+	unsigned int period;		/* sum of w / gcd(w) */
+} sched_sets[] = {
+	{ 2, { 3, 1 }, 4 },
+	{ 3, { 5, 3, 2 }, 10 },
+	{ 4, { 60, 25, 10, 5 }, 20 },
+	{ 3, { 255, 254, 1 }, 510 },
+	{ 8, { 13, 7, 5, 3, 2, 1, 1, 1 }, 33 },
+	{ 8, { 9, 9, 9, 9, 9, 9, 9, 9 }, 8 },
+	{ 3, { 100000, 100000, 40000 }, 12 },
+	{ 2, { 1000, 999 }, 0 },
+	{ 1, { 7 }, 1 },
+};
+
+/*
+ * The precomputed period is the computed schedule: the same pick at every
+ * step over several periods, so Tijdeman's bound holds as it does for
+ * fare_spray_pick(); every whole period splits exactly by the weights.
+ */
+static void sched_is_the_computed_schedule(struct kunit *test)
+{
+	static struct spray_state a, b, scratch;
+	static u8 seq[FARE_SCHED_MAX];
+	u64 counts[SPRAY_MAX_NH];
+	unsigned int k, i, p, len, n;
+	u32 w[SPRAY_MAX_NH];
+
+	for (k = 0; k < ARRAY_SIZE(sched_sets); k++) {
+		const u32 *wt = sched_sets[k].w;
+		u64 members;
+
+		n = sched_sets[k].n;
+		members = BIT_ULL(n) - 1;
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		len = fare_sched_build(seq, FARE_SCHED_MAX, wt, members, n, w,
+				       &scratch.st);
+		KUNIT_ASSERT_EQ_MSG(test, len, sched_sets[k].period, "set %u",
+				    k);
+		if (!len)
+			continue;
+		memset(counts, 0, sizeof(counts));
+		for (p = 0; p < 3 * len; p++) {
+			int x = fare_sched_pick(seq, len, members, wt, &a.st,
+						members, n);
+			int y = fare_spray_pick(wt, &b.st, members, n);
+
+			KUNIT_ASSERT_EQ_MSG(test, x, y, "set %u pick %u", k, p);
+			counts[x]++;
+			if ((p + 1) % len)
+				continue;
+			/* w[] holds the weights over their divisor. */
+			for (i = 0; i < n; i++)
+				KUNIT_ASSERT_EQ_MSG(test, counts[i],
+						    (u64)w[i] * ((p + 1) / len),
+						    "set %u entry %u", k, i);
+		}
+	}
+}
+
+/*
+ * Starting anywhere in the period (a new group's random phase, or the
+ * group that replaces one after a weight change), every window of one
+ * period splits exactly and no prefix strays two picks from its share.
+ */
+static void sched_is_exact_over_every_window_after_a_change(struct kunit *test)
+{
+	static struct spray_state st, scratch;
+	static u8 seq[FARE_SCHED_MAX];
+	const u32 before[] = { 5, 3, 2 }, after[] = { 1, 1, 2 };
+	unsigned int len, p, i, start;
+	u64 win[3], pre[3];
+	u32 w[3];
+	int idx;
+
+	len = fare_sched_build(seq, FARE_SCHED_MAX, before, 0x7, 3, w,
+			       &scratch.st);
+	KUNIT_ASSERT_EQ(test, len, 10U);
+	memset(&st, 0, sizeof(st));
+	for (p = 0; p < 7; p++)
+		fare_sched_pick(seq, len, 0x7, before, &st.st, 0x7, 3);
+
+	/* The new weights: a new schedule, a new state at some phase. */
+	len = fare_sched_build(seq, FARE_SCHED_MAX, after, 0x7, 3, w,
+			       &scratch.st);
+	KUNIT_ASSERT_EQ(test, len, 4U);
+	for (start = 0; start < len; start++) {
+		memset(&st, 0, sizeof(st));
+		st.st.cursor = start;
+		memset(win, 0, sizeof(win));
+		memset(pre, 0, sizeof(pre));
+		for (p = 1; p <= 5 * len; p++) {
+			idx = fare_sched_pick(seq, len, 0x7, after, &st.st,
+					      0x7, 3);
+			KUNIT_ASSERT_TRUE(test, idx >= 0 && idx < 3);
+			pre[idx]++;
+			win[idx]++;
+			for (i = 0; i < 3; i++)
+				KUNIT_ASSERT_LT(test,
+						abs((s64)pre[i] * 4 -
+						    (s64)p * after[i]), 8);
+			if (p % len)
+				continue;
+			for (i = 0; i < 3; i++)
+				KUNIT_ASSERT_EQ(test, win[i], (u64)after[i]);
+			memset(win, 0, sizeof(win));
+		}
+	}
+}
+
+/*
+ * While a member is down the pick is the computed schedule over the rest
+ * (within one pick of 5:2); back up, the period resumes where it stopped
+ * and splits exactly again.
+ */
+static void sched_falls_back_while_a_member_is_down(struct kunit *test)
+{
+	static struct spray_state st, scratch;
+	static u8 seq[FARE_SCHED_MAX];
+	const u32 wt[] = { 5, 3, 2 };
+	u64 counts[3] = { 0 };
+	unsigned int len, p, cursor;
+	u32 w[3];
+	int idx;
+
+	len = fare_sched_build(seq, FARE_SCHED_MAX, wt, 0x7, 3, w,
+			       &scratch.st);
+	memset(&st, 0, sizeof(st));
+	for (p = 0; p < 3; p++)
+		fare_sched_pick(seq, len, 0x7, wt, &st.st, 0x7, 3);
+	cursor = st.st.cursor;
+	for (p = 0; p < 700; p++) {
+		idx = fare_sched_pick(seq, len, 0x7, wt, &st.st, 0x5, 3);
+		KUNIT_ASSERT_TRUE(test, idx == 0 || idx == 2);
+		counts[idx]++;
+	}
+	KUNIT_EXPECT_EQ(test, counts[0], 500);
+	KUNIT_EXPECT_EQ(test, counts[2], 200);
+	KUNIT_EXPECT_EQ(test, st.st.cursor, cursor);
+	memset(counts, 0, sizeof(counts));
+	for (p = 0; p < 1000; p++)
+		counts[fare_sched_pick(seq, len, 0x7, wt, &st.st, 0x7, 3)]++;
+	KUNIT_EXPECT_EQ(test, counts[0], 500);
+	KUNIT_EXPECT_EQ(test, counts[1], 300);
+	KUNIT_EXPECT_EQ(test, counts[2], 200);
+}
+
+/* Weights whose period is too long are sprayed by the computed schedule. */
+static void sched_leaves_long_periods_to_the_computed_schedule(struct kunit *test)
+{
+	static struct spray_state a, b, scratch;
+	static u8 seq[FARE_SCHED_MAX];
+	const u32 wt[] = { 1000, 999, 7 };
+	unsigned int len, p;
+	u32 w[3];
+
+	len = fare_sched_build(seq, FARE_SCHED_MAX, wt, 0x7, 3, w,
+			       &scratch.st);
+	KUNIT_ASSERT_EQ(test, len, 0U);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	for (p = 0; p < 4012; p++)
+		KUNIT_ASSERT_EQ(test,
+				fare_sched_pick(seq, len, 0x7, wt, &a.st, 0x7, 3),
+				fare_spray_pick(wt, &b.st, 0x7, 3));
+}
+
+/* The flow mix is a bijection of the hash for a seed, and seeds differ. */
+static void flow_hash_mix_is_keyed(struct kunit *test)
+{
+	unsigned int i, same = 0;
+
+	for (i = 0; i < 100000; i++) {
+		KUNIT_ASSERT_NE(test, fare_flow_hash(i, 1),
+				fare_flow_hash(i + 1, 1));
+		same += fare_flow_hash(i, 1) % FARE_BUCKETS ==
+			fare_flow_hash(i, 2) % FARE_BUCKETS;
+	}
+	/* Independent buckets agree 1 time in 256: about 391 of 100000. */
+	KUNIT_EXPECT_LT(test, same, 600U);
+}
+
 static void hash_pick_maps_hash_space_by_weight(struct kunit *test)
 {
 	const u32 w[] = { 3, 1 };
@@ -524,6 +709,11 @@ static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(spray_keeps_bound_for_random_u32_weights),
 	KUNIT_CASE(spray_never_picks_unusable_entries),
 	KUNIT_CASE(spray_returns_none_without_usable_entries),
+	KUNIT_CASE(sched_is_the_computed_schedule),
+	KUNIT_CASE(sched_is_exact_over_every_window_after_a_change),
+	KUNIT_CASE(sched_falls_back_while_a_member_is_down),
+	KUNIT_CASE(sched_leaves_long_periods_to_the_computed_schedule),
+	KUNIT_CASE(flow_hash_mix_is_keyed),
 	KUNIT_CASE(hash_pick_maps_hash_space_by_weight),
 	KUNIT_CASE(buckets_move_only_the_excess),
 	KUNIT_CASE(buckets_bound_holds_for_random_weight_changes),

@@ -18,12 +18,30 @@
 #include "fare.h"
 #include "limits.h"
 
+/* The table's hash and compare: lpm.h's, which the benchmark runs too. */
+static u32 fare_route_hashfn(const void *data, u32 len, u32 seed)
+{
+	return fare_prefix_hash(data, seed);
+}
+
+static int fare_route_cmpfn(struct rhashtable_compare_arg *arg,
+			    const void *obj)
+{
+	const struct fare_route *rt = obj;
+
+	return !fare_prefix_equal(arg->key, &rt->key);
+}
+
 static const struct rhashtable_params fare_route_params = {
 	.key_len = sizeof(struct fare_prefix),
 	.key_offset = offsetof(struct fare_route, key),
 	.head_offset = offsetof(struct fare_route, node),
 	.automatic_shrinking = true,
+	.hashfn = fare_route_hashfn,
+	.obj_cmpfn = fare_route_cmpfn,
 };
+
+static_assert(sizeof(struct fare_prefix) == 20);
 
 static unsigned long *fare_plens(struct fare_net *fn, u8 family)
 {
@@ -48,15 +66,99 @@ int fare_prefix_make(struct fare_prefix *key, u8 family, const void *addr,
 	return 0;
 }
 
+/* ---- the aggregates' interval index ---- */
+
+static bool fare_route_is_agg(const struct fare_route *rt)
+{
+	return rt->key.plen < fare_family_bits(rt->key.family);
+}
+
+/*
+ * Replaces the interval index of @family's aggregates after a change to
+ * them: @gone left, @added came (either may be NULL; a replaced route is
+ * both), and fn->num_agg already counts the result. The new index is
+ * built from the old one's members, or, when there was none, from the
+ * route list (once the aggregates are down to FARE_AGG_MAX / 2, so that
+ * walking every route is rare). Without memory, or with more than
+ * FARE_AGG_MAX aggregates, there is no index and lookups probe each
+ * length: always correct, so this cannot fail. Under @fn's lock.
+ */
+static void fare_agg_update(struct fare_net *fn, u8 family,
+			    struct fare_route *gone, struct fare_route *added)
+{
+	int fam = family == AF_INET6;
+	unsigned int count = fn->num_agg[fam], m = 0, i;
+	struct fare_agg *old, *new = NULL;
+	struct fare_route *rt;
+
+	lockdep_assert_held(&fn->lock);
+	old = rcu_dereference_protected(fn->agg[fam],
+					lockdep_is_held(&fn->lock));
+	if (count > FARE_AGG_MAX || (!old && count > FARE_AGG_MAX / 2))
+		goto publish;
+	new = kvmalloc(struct_size(new, start, 2 * count + 1) +
+		       (2 * count + 1 + count) * sizeof(void *),
+		       GFP_KERNEL_ACCOUNT);
+	if (!new)
+		goto publish;
+	new->rt = (void **)&new->start[2 * count + 1];
+	new->members = (struct fare_route **)&new->rt[2 * count + 1];
+	/* m counts every member found; only the first count are kept. */
+	if (old) {
+		for (i = 0; i < old->m; i++)
+			if (old->members[i] != gone && m++ < count)
+				new->members[m - 1] = old->members[i];
+		if (added && m++ < count)
+			new->members[m - 1] = added;
+	} else {
+		list_for_each_entry(rt, &fn->route_list, list)
+			if (rt->key.family == family && fare_route_is_agg(rt) &&
+			    m++ < count)
+				new->members[m - 1] = rt;
+	}
+	if (m != count) {
+		/* Out of step with the table: not to be trusted. */
+		kvfree(new);
+		new = NULL;
+		goto publish;
+	}
+	new->m = m;
+	new->n = fare_agg_build(new->start, new->rt, (void **)new->members,
+				m, offsetof(struct fare_route, key));
+publish:
+	rcu_assign_pointer(fn->agg[fam], new);
+	if (old)
+		kvfree_rcu(old, rcu);
+}
+
+/* The interval index of @family's aggregates under RCU, or NULL. */
+static struct fare_agg *fare_agg_rcu(struct fare_net *fn, u8 family)
+{
+	return rcu_dereference(fn->agg[family == AF_INET6]);
+}
+
 int fare_table_init(struct fare_net *fn)
 {
+	int err;
+
 	INIT_LIST_HEAD(&fn->route_list);
 	xa_init_flags(&fn->nhgs, XA_FLAGS_ALLOC);
 	hash_init(fn->nhg_anon);
 	fn->nhg_next = FARE_GROUP_ID_MAX + 1U;
 	fn->max_groups = FARE_MAX_GROUPS_DEFAULT;
 	fn->route_stats = true;
-	return rhashtable_init(&fn->routes, &fare_route_params);
+	err = rhashtable_init(&fn->routes, &fare_route_params);
+	if (err)
+		return err;
+	/*
+	 * Empty indexes, so that the first aggregate walks no route list
+	 * (without memory, none: fare_table_destroy() frees what there is).
+	 */
+	mutex_lock(&fn->lock);
+	fare_agg_update(fn, AF_INET, NULL, NULL);
+	fare_agg_update(fn, AF_INET6, NULL, NULL);
+	mutex_unlock(&fn->lock);
+	return 0;
 }
 
 struct fare_route *fare_route_find(struct fare_net *fn,
@@ -74,8 +176,15 @@ static void *fare_route_probe(void *table, const struct fare_prefix *key)
 struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
 				     const void *daddr)
 {
-	return fare_lpm(fare_plens(fn, family), family, daddr,
-			fare_route_probe, &fn->routes);
+	struct fare_agg *agg = fare_agg_rcu(fn, family);
+
+	if (!agg)
+		return fare_lpm_index(fare_plens(fn, family), NULL, NULL, 0,
+				      family, daddr, fare_route_probe,
+				      &fn->routes);
+	return fare_lpm_index(fare_plens(fn, family), agg->start, agg->rt,
+			      agg->n, family, daddr, fare_route_probe,
+			      &fn->routes);
 }
 
 int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
@@ -93,6 +202,10 @@ int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
 	fn->num_routes++;
 	if (!fn->plen_count[fam][rt->key.plen]++)
 		set_bit(rt->key.plen, fare_plens(fn, rt->key.family));
+	if (fare_route_is_agg(rt)) {
+		fn->num_agg[fam]++;
+		fare_agg_update(fn, rt->key.family, NULL, rt);
+	}
 	return 0;
 }
 
@@ -112,6 +225,8 @@ int fare_route_swap(struct fare_net *fn, struct fare_route *old,
 	if (err)
 		return err;
 	list_replace(&old->list, &new->list);
+	if (fare_route_is_agg(new))
+		fare_agg_update(fn, new->key.family, old, new);
 	return 0;
 }
 
@@ -125,6 +240,10 @@ void fare_route_remove(struct fare_net *fn, struct fare_route *rt)
 	fn->num_routes--;
 	if (!--fn->plen_count[fam][rt->key.plen])
 		clear_bit(rt->key.plen, fare_plens(fn, rt->key.family));
+	if (fare_route_is_agg(rt)) {
+		fn->num_agg[fam]--;
+		fare_agg_update(fn, rt->key.family, rt, NULL);
+	}
 }
 
 /*
@@ -215,6 +334,7 @@ static void fare_group_spray_phase(struct fare_group *grp)
 
 	for (ord = 0; ord < grp->num_tiers; ord++) {
 		u64 members = 0, total = 0;
+		unsigned int len = grp->sched[ord].len;
 
 		for (i = 0; i < grp->num_nh; i++) {
 			if (grp->tier_ord[i] != ord)
@@ -233,17 +353,64 @@ static void fare_group_spray_phase(struct fare_group *grp)
 			while (r--)
 				fare_spray_pick(grp->weights, st, members,
 						grp->num_nh);
+			/* The precomputed period too, anywhere in it. */
+			if (len)
+				st->cursor = get_random_u32_below(len);
 		}
 	}
 }
 
 /*
- * Once nh[] is filled: ranks the tiers and allocates one spray state per
- * distinct tier. Frees nothing on failure; fare_group_free_rcu() does.
+ * Precomputes each tier's period (fare_sched_build()) where it is at most
+ * FARE_SCHED_MAX picks, into one allocation: grp->sched, then grp->seq.
+ */
+static int fare_group_sched(struct fare_group *grp)
+{
+	unsigned int ord, i, total = 0;
+	struct fare_spray *scratch;
+	u32 *w;
+	u8 *seq;
+
+	/* Built on the side, then copied into an allocation of its size. */
+	scratch = kmalloc(struct_size(scratch, count, grp->num_nh) +
+			  grp->num_nh * sizeof(u32) +
+			  grp->num_tiers * FARE_SCHED_MAX, GFP_KERNEL);
+	if (!scratch)
+		return -ENOMEM;
+	w = (u32 *)&scratch->count[grp->num_nh];
+	seq = (u8 *)&w[grp->num_nh];
+	grp->sched = kcalloc(grp->num_tiers, sizeof(*grp->sched),
+			     GFP_KERNEL_ACCOUNT);
+	if (!grp->sched) {
+		kfree(scratch);
+		return -ENOMEM;
+	}
+	for (ord = 0; ord < grp->num_tiers; ord++) {
+		struct fare_sched *sc = &grp->sched[ord];
+
+		for (i = 0; i < grp->num_nh; i++)
+			if (grp->tier_ord[i] == ord)
+				sc->members |= BIT_ULL(i);
+		sc->off = total;
+		sc->len = fare_sched_build(seq + total, FARE_SCHED_MAX,
+					   grp->weights, sc->members,
+					   grp->num_nh, w, scratch);
+		total += sc->len;
+	}
+	grp->seq = kmemdup(seq, max(total, 1U), GFP_KERNEL_ACCOUNT);
+	kfree(scratch);
+	return grp->seq ? 0 : -ENOMEM;
+}
+
+/*
+ * Once nh[] is filled: ranks the tiers, precomputes their schedules and
+ * allocates one spray state per distinct tier. Frees nothing on failure;
+ * fare_group_free_rcu() does.
  */
 int fare_group_finish(struct fare_group *grp)
 {
 	unsigned int i, j;
+	int err;
 
 	grp->num_tiers = 0;
 	for (i = 0; i < grp->num_nh; i++) {
@@ -260,6 +427,9 @@ int fare_group_finish(struct fare_group *grp)
 				__alignof__(struct fare_spray));
 	if (WARN_ON_ONCE(grp->num_tiers > FARE_TIER_MAX + 1))
 		return -EINVAL;
+	err = fare_group_sched(grp);
+	if (err)
+		return err;
 	grp->spray = __alloc_percpu_gfp(grp->spray_size * grp->num_tiers,
 					__alignof__(struct fare_spray),
 					GFP_KERNEL_ACCOUNT);
@@ -348,6 +518,8 @@ static void fare_group_free(struct rcu_head *head)
 
 	free_percpu(grp->spray);
 	free_percpu(grp->tx);
+	kfree(grp->sched);
+	kfree(grp->seq);
 	kfree(grp);
 }
 
@@ -734,11 +906,18 @@ void fare_table_destroy(struct fare_net *fn)
 {
 	struct fare_nhg *nhg;
 	unsigned long id;
+	unsigned int i;
 
 	lockdep_assert_held(&fn->lock);
 	rhashtable_free_and_destroy(&fn->routes, fare_route_free_all, fn);
 	INIT_LIST_HEAD(&fn->route_list);
 	fn->num_routes = 0;
+	for (i = 0; i < 2; i++) {
+		kvfree(rcu_dereference_protected(fn->agg[i],
+						 lockdep_is_held(&fn->lock)));
+		RCU_INIT_POINTER(fn->agg[i], NULL);
+		fn->num_agg[i] = 0;
+	}
 	xa_for_each(&fn->nhgs, id, nhg)
 		fare_nhg_free(fn, nhg);
 	xa_destroy(&fn->nhgs);

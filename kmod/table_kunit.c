@@ -139,6 +139,131 @@ static void lpm_forgets_removed_prefix_lengths(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, test_bit(8, ctx->fn.plens4));
 }
 
+/* Whether IPv4 prefix @addr/@plen covers @probe (host order). */
+static bool v4_covers(u32 addr, u8 plen, u32 probe)
+{
+	u32 mask = plen ? ~0U << (32 - plen) : 0;
+
+	return (probe & mask) == addr;
+}
+
+/*
+ * The aggregates' interval index against a linear scan while they grow
+ * past FARE_AGG_MAX (no index: one probe per length), shrink below half
+ * of it (an index again, built from the route list) and are replaced,
+ * beside host routes; each step checks random and boundary probes.
+ */
+static void lpm_index_matches_naive_search_across_its_limits(struct kunit *test)
+{
+	enum { AGGS = FARE_AGG_MAX + 120, HOSTS = 64 };
+	struct table_ctx *ctx = test->priv;
+	struct { u32 addr; u8 plen; bool on; struct fare_route *rt; } *ref;
+	struct rnd_state rnd;
+	unsigned int i, j, step, on = 0;
+
+	ref = kunit_kcalloc(test, AGGS + HOSTS, sizeof(*ref), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	prandom_seed_state(&rnd, 14);
+	for (i = 0; i < AGGS + HOSTS; i++) {
+		u8 plen = i < AGGS ? 8 + prandom_u32_state(&rnd) % 24 : 32;
+		u32 a = 0x0a000000 | (prandom_u32_state(&rnd) & 0x00ffffff);
+
+		ref[i].addr = plen ? a & ~0U << (32 - plen) : 0;
+		ref[i].plen = plen;
+	}
+	for (step = 0; step < 5; step++) {
+		/*
+		 * 0: hosts and half the aggregates; 1: all (over the limit);
+		 * 2: a quarter; 3: the same, some replaced; 4: nothing.
+		 */
+		for (i = 0; i < AGGS + HOSTS; i++) {
+			bool want = i >= AGGS ? step < 4 :
+				    step == 0 ? i % 2 == 0 :
+				    step == 1 ? true :
+				    step == 2 || step == 3 ? i % 4 == 0 : false;
+			__be32 be = htonl(ref[i].addr);
+			struct fare_prefix key;
+
+			if (want == ref[i].on)
+				continue;
+			fare_prefix_make(&key, AF_INET, &be, ref[i].plen);
+			mutex_lock(&ctx->fn.lock);
+			if (want && fare_route_find(&ctx->fn, &key)) {
+				mutex_unlock(&ctx->fn.lock);
+				continue;	/* a duplicate prefix */
+			}
+			mutex_unlock(&ctx->fn.lock);
+			if (want) {
+				ref[i].rt = add(test, AF_INET, &be, ref[i].plen,
+						i % 250);
+			} else {
+				mutex_lock(&ctx->fn.lock);
+				fare_route_remove(&ctx->fn, ref[i].rt);
+				fare_route_free(&ctx->fn, ref[i].rt);
+				mutex_unlock(&ctx->fn.lock);
+				ref[i].rt = NULL;
+			}
+			ref[i].on = want;
+		}
+		if (step == 3) {
+			/* Replaced routes: the index names the new ones. */
+			for (i = 0; i < AGGS; i += 8) {
+				struct fare_route *new;
+
+				if (!ref[i].on)
+					continue;
+				new = kzalloc(sizeof(*new), GFP_KERNEL);
+				KUNIT_ASSERT_NOT_NULL(test, new);
+				new->key = ref[i].rt->key;
+				new->mode = (i + 1) % 250;
+				mutex_lock(&ctx->fn.lock);
+				KUNIT_ASSERT_EQ(test,
+						fare_route_swap(&ctx->fn,
+								ref[i].rt, new),
+						0);
+				fare_route_free(&ctx->fn, ref[i].rt);
+				mutex_unlock(&ctx->fn.lock);
+				ref[i].rt = new;
+			}
+		}
+		for (i = 0, on = 0; i < AGGS; i++)
+			on += ref[i].on;
+		mutex_lock(&ctx->fn.lock);
+		KUNIT_EXPECT_EQ(test, ctx->fn.num_agg[0], on);
+		/* An index at the start, none over the limit, one again. */
+		KUNIT_EXPECT_EQ_MSG(test,
+				    !!rcu_dereference_protected(ctx->fn.agg[0],
+								true),
+				    step != 1, "step %u", step);
+		mutex_unlock(&ctx->fn.lock);
+		for (j = 0; j < 4000; j++) {
+			u32 probe = 0x0a000000 |
+				    (prandom_u32_state(&rnd) & 0x00ffffff);
+			int best = -1, best_plen = -1;
+			__be32 p;
+
+			/* Every fourth probe just outside a prefix. */
+			if (j % 4 == 0) {
+				i = prandom_u32_state(&rnd) % AGGS;
+				if (j % 8)
+					probe = ref[i].addr +
+						(1U << (32 - ref[i].plen));
+				else
+					probe = ref[i].addr - 1;
+			}
+			for (i = 0; i < AGGS + HOSTS; i++)
+				if (ref[i].on && ref[i].plen > best_plen &&
+				    v4_covers(ref[i].addr, ref[i].plen, probe)) {
+					best = ref[i].rt->mode;
+					best_plen = ref[i].plen;
+				}
+			p = htonl(probe);
+			KUNIT_ASSERT_EQ_MSG(test, lookup_tag(test, AF_INET, &p),
+					    best, "step %u probe %pI4", step, &p);
+		}
+	}
+}
+
 /* The table agrees with a linear scan over random overlapping prefixes. */
 static void lpm_matches_naive_search(struct kunit *test)
 {
@@ -325,6 +450,50 @@ static struct fare_group *mkgroup(struct kunit *test, unsigned int n,
 	return grp;
 }
 
+/*
+ * A group precomputes each tier's period where it is short: 5:3:2 over
+ * tier 0 and 4:4 (period 2) over tier 1; none for 1000:999.
+ */
+static void group_precomputes_short_periods(struct kunit *test)
+{
+	static const u32 w[] = { 5, 3, 2 }, w2[] = { 1000, 999 };
+	struct fare_group *grp = fare_group_alloc(5);
+	unsigned int i, c[5] = { };
+
+	KUNIT_ASSERT_NOT_NULL(test, grp);
+	for (i = 0; i < 5; i++) {
+		grp->nh[i].plane_id = i + 1;
+		grp->weights[i] = i < 3 ? w[i] : 4;
+		grp->tiers[i] = i < 3 ? 0 : 1;
+	}
+	KUNIT_ASSERT_EQ(test, fare_group_finish(grp), 0);
+	KUNIT_ASSERT_EQ(test, grp->num_tiers, 2U);
+	KUNIT_EXPECT_EQ(test, grp->sched[0].members, 0x7ULL);
+	KUNIT_EXPECT_EQ(test, grp->sched[0].len, 10U);
+	KUNIT_EXPECT_EQ(test, grp->sched[1].members, 0x18ULL);
+	KUNIT_EXPECT_EQ(test, grp->sched[1].len, 2U);
+	for (i = 0; i < 12; i++)
+		c[grp->seq[i]]++;
+	KUNIT_EXPECT_EQ(test, c[0], 5U);
+	KUNIT_EXPECT_EQ(test, c[1], 3U);
+	KUNIT_EXPECT_EQ(test, c[2], 2U);
+	KUNIT_EXPECT_EQ(test, c[3], 1U);
+	KUNIT_EXPECT_EQ(test, c[4], 1U);
+	fare_group_free_rcu(grp);
+
+	grp = mkgroup(test, 2, w2);
+	KUNIT_EXPECT_EQ(test, grp->sched[0].len, 0U);
+	/* Sprayed all the same, by the computed schedule. */
+	preempt_disable();
+	for (i = 0; i < 1999; i++)
+		c[fare_group_spray_pick(grp, 0, 0x3)]++;
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, c[0], 5U + 1000);
+	KUNIT_EXPECT_EQ(test, c[1], 3U + 999);
+	fare_group_free_rcu(grp);
+	rcu_barrier();
+}
+
 /* A host route 10.0.0.@host over @nhg, its counters if @stats. */
 static struct fare_route *add_on(struct kunit *test, u8 host,
 				 struct fare_nhg *nhg, bool stats)
@@ -361,8 +530,8 @@ static unsigned int spray_count(struct fare_route *rt, unsigned int picks,
 	grp = rcu_dereference(rcu_dereference(rt->nhg)->grp);
 	preempt_disable();
 	while (picks--)
-		n += fare_spray_pick(grp->weights, this_cpu_ptr(grp->spray),
-				     BIT_ULL(grp->num_nh) - 1, grp->num_nh) == i;
+		n += fare_group_spray_pick(grp, 0,
+					   BIT_ULL(grp->num_nh) - 1) == i;
 	preempt_enable();
 	rcu_read_unlock();
 	return n;
@@ -568,6 +737,8 @@ static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(lpm_v6_prefers_longest_and_keeps_families_apart),
 	KUNIT_CASE(lpm_forgets_removed_prefix_lengths),
 	KUNIT_CASE(lpm_matches_naive_search),
+	KUNIT_CASE(lpm_index_matches_naive_search_across_its_limits),
+	KUNIT_CASE(group_precomputes_short_periods),
 	KUNIT_CASE(lpm_v6_matches_naive_search),
 	{}
 };
