@@ -660,6 +660,12 @@ void fare_fib_flush(struct fare_fib *fib, size_t chunk,
 		}
 	}
 	fib->n_queue = 0;
+	/* A big batch (the first full table) leaves no big queue behind. */
+	if (fib->queue_cap > 4096) {
+		free(fib->queue);
+		fib->queue = NULL;
+		fib->queue_cap = 0;
+	}
 	free(ops);
 	free(ents);
 }
