@@ -113,7 +113,13 @@ int rib_update(struct rib *rib, unsigned int peer,
 void rib_withdraw(struct rib *rib, unsigned int peer,
 		  const struct bgp_prefix *prefix);
 
-/* Every path of peer in families (BGP_FAM_BIT()s) goes: session down. */
+/*
+ * Every path of peer in families (BGP_FAM_BIT()s) goes: session down.
+ * Returns how many went. These, rib_withdraw() and the stale operations
+ * build a prefix's new (interned) path array; without memory for it an
+ * unshared array is edited in place, and only a path in an array other
+ * prefixes share stays (and is not counted).
+ */
 size_t rib_peer_flush(struct rib *rib, unsigned int peer, uint32_t families);
 /*
  * Graceful restart helper: marks peer's paths in families stale; returns
