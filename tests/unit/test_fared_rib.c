@@ -97,7 +97,7 @@ static void feed_fn(const struct rib_entry *e, void *ctx)
 
 	f->at += snprintf(f->text + f->at, sizeof(f->text) - f->at, "%s:%zu ",
 			  bgp_prefix_str(&e->prefix, buf, sizeof(buf)),
-			  e->n_paths);
+			  (size_t)e->n_paths);
 }
 
 static const char *drain(struct rib *rib, struct feed *f)
@@ -354,7 +354,8 @@ TEST(rib_stale_marks_are_cleared_by_updates_and_swept_per_family)
 	CHECK_INT(add(rib, 2, "10.1.0.0/16", 0, mk(&b, 65002, 2, -1)), 0);
 	drain(rib, &f);
 	CHECK_INT(rib_peer_mark_stale(rib, 1, v4), 3);
-	CHECK_STR(drain(rib, &f), "10.3.0.0/16:1 10.2.0.0/16:1 10.1.0.0/16:2 ");
+	/* A peer's paths are visited in prefix order. */
+	CHECK_STR(drain(rib, &f), "10.1.0.0/16:2 10.2.0.0/16:1 10.3.0.0/16:1 ");
 	/* Marking again changes nothing but still counts them. */
 	CHECK_INT(rib_peer_mark_stale(rib, 1, v4), 3);
 	CHECK_INT(rib_pending(rib), 0);
@@ -367,7 +368,7 @@ TEST(rib_stale_marks_are_cleared_by_updates_and_swept_per_family)
 	CHECK_STR(drain(rib, &f), "10.2.0.0/16:1 ");
 	CHECK_INT(rib_peer_sweep_stale(rib, 1, v6), 0);
 	CHECK_INT(rib_peer_sweep_stale(rib, 1, v4), 2);
-	CHECK_STR(drain(rib, &f), "10.3.0.0/16:0 10.1.0.0/16:1 ");
+	CHECK_STR(drain(rib, &f), "10.1.0.0/16:1 10.3.0.0/16:0 ");
 	CHECK(!look(rib, "10.3.0.0/16"));
 	CHECK_INT(look(rib, "10.1.0.0/16")->paths[0].peer, 2);
 	CHECK_INT(rib_peer_count(rib, 1, v4 | v6), 2);
@@ -621,8 +622,8 @@ TEST(rib_random_operations_match_a_naive_model)
 }
 
 /*
- * Every allocation of an update of a new prefix (which may need a node, a
- * glue node, a path array and a bigger peer vector) fails in turn: each
+ * Every allocation of an update of a new prefix (which may need a bigger
+ * peer table, a node, a glue node and a new path array) fails in turn: each
  * failure leaves the RIB as it was, and the update then succeeds.
  */
 TEST(rib_update_enomem_at_each_allocation_changes_nothing)
@@ -663,8 +664,11 @@ TEST(rib_update_enomem_at_each_allocation_changes_nothing)
 		CHECK(!look(rib, "10.1.0.0/16"));
 		CHECK(look(rib, "10.0.0.0/16"));
 	}
-	/* Peer table, peer vector, node, glue node, path array. */
-	CHECK_INT(failures, 5);
+	/*
+	 * Peer table, node, glue node, path array (the scratch array and the
+	 * change feed have room already).
+	 */
+	CHECK_INT(failures, 4);
 	CHECK(look(rib, "10.1.0.0/16"));
 	CHECK_STR(drain(rib, &f), "10.1.0.0/16:1 ");
 	rib_attrs_put(rib, a);
@@ -713,5 +717,84 @@ TEST(rib_update_of_a_prefix_out_of_range_is_einval_and_changes_nothing)
 	CHECK_INT(st.paths, 0);
 	CHECK_INT(a->refs, 1);
 	rib_attrs_put(rib, a);
+	rib_free(rib);
+}
+
+/*
+ * A full table from 4 planes: every prefix has the same 4 paths, which
+ * share one path array (and 4 attribute sets); the RIB's heap stays
+ * within 2 trie nodes a prefix.
+ */
+TEST(rib_prefixes_with_equal_paths_share_one_path_array)
+{
+	struct rib *rib = rib_new();
+	struct attrs_buf b;
+	struct rib_stats st;
+	const struct rib_entry *e1, *e2;
+	unsigned int i, peer;
+	char text[32];
+
+	CHECK(rib);
+	for (peer = 1; peer <= 4; peer++)
+		for (i = 0; i < 1000; i++) {
+			snprintf(text, sizeof(text), "10.128.%u.%u/32", i / 256,
+				 i % 256);
+			CHECK_INT(add(rib, peer, text, 0,
+				      mk(&b, 65100 + peer, peer, -1)), 0);
+		}
+	rib_get_stats(rib, &st);
+	CHECK_INT(st.prefixes, 1000);
+	CHECK_INT(st.paths, 4000);
+	CHECK_INT(st.attr_sets, 4);
+	/* The 4-path array, and the 3-path one each prefix had on the way. */
+	CHECK(st.path_sets <= 4);
+	CHECK(st.bytes < 1000 * 2 * 64 + 16384);
+	e1 = look(rib, "10.128.0.1/32");
+	e2 = look(rib, "10.128.3.200/32");
+	CHECK(e1 && e2 && e1->paths == e2->paths && e1->n_paths == 4);
+	/* One prefix's path changes: only that prefix sees it. */
+	CHECK_INT(add(rib, 2, "10.128.0.1/32", 0, mk(&b, 65102, 2, 5)), 0);
+	e1 = look(rib, "10.128.0.1/32");
+	e2 = look(rib, "10.128.3.200/32");
+	CHECK(e1 && e2 && e1->paths != e2->paths);
+	CHECK(e1->paths[1].attrs->has_med && !e2->paths[1].attrs->has_med);
+	CHECK_INT(rib_peer_flush(rib, 3, ~0u), 1000);
+	rib_get_stats(rib, &st);
+	CHECK_INT(st.paths, 3000);
+	CHECK_INT(look(rib, "10.128.2.2/32")->n_paths, 3);
+	rib_free(rib);
+}
+
+/*
+ * Without memory for a new path array, a withdrawal still removes the
+ * path from an array no other prefix shares, and a flush from every one.
+ */
+TEST(rib_withdraw_and_flush_work_without_memory_for_unshared_arrays)
+{
+	struct rib *rib = rib_new();
+	struct attrs_buf b;
+	struct feed f;
+	struct rib_stats st;
+
+	CHECK(rib);
+	CHECK_INT(add(rib, 1, "10.1.0.0/16", 0, mk(&b, 65001, 1, -1)), 0);
+	CHECK_INT(add(rib, 2, "10.1.0.0/16", 0, mk(&b, 65002, 2, 7)), 0);
+	CHECK_INT(add(rib, 1, "10.2.0.0/16", 0, mk(&b, 65001, 1, -1)), 0);
+	drain(rib, &f);
+	rib_fault_countdown = 1;
+	del(rib, 2, "10.1.0.0/16", 0);
+	rib_fault_countdown = 0;
+	CHECK_INT(look(rib, "10.1.0.0/16")->n_paths, 1);
+	CHECK_INT(look(rib, "10.1.0.0/16")->paths[0].peer, 1);
+	/* Removing a prefix's last path needs no new array at all. */
+	rib_fault_countdown = 1;
+	CHECK_INT(rib_peer_flush(rib, 1, ~0u), 2);
+	rib_fault_countdown = 0;
+	CHECK_STR(drain(rib, &f), "10.1.0.0/16:0 10.2.0.0/16:0 ");
+	rib_get_stats(rib, &st);
+	CHECK_INT(st.prefixes, 0);
+	CHECK_INT(st.paths, 0);
+	CHECK_INT(st.attr_sets, 0);
+	CHECK_INT(st.path_sets, 0);
 	rib_free(rib);
 }

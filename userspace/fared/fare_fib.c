@@ -4,8 +4,10 @@
  *
  * The table keeps, per prefix, what fare.ko has (compact: mode and
  * {plane, weight} pairs sorted by plane, so that equal routes compare
- * equal byte for byte) and, while queued, what it should get. Full
- * struct fare_route values (2 KiB each) exist only one chunk at a time.
+ * equal byte for byte) and, while queued, what it should get. These
+ * compact routes are interned and reference-counted: the 100,000 host
+ * routes of a 4-plane host share a handful. Full struct fare_route
+ * values (2 KiB each) exist only one chunk at a time.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -26,6 +28,9 @@ struct fib_nh {
 };
 
 struct fib_rt {
+	struct fib_rt *next;	/* the intern table's chain */
+	uint32_t hash;
+	uint32_t refs;
 	uint8_t mode;
 	uint8_t stats;		/* FARE_ROUTE_STATS_* */
 	uint8_t n;
@@ -51,6 +56,8 @@ struct fare_fib {
 	size_t n_family[2];		/* programmed: IPv4, IPv6 */
 	struct fib_ent **queue;
 	size_t n_queue, queue_cap;
+	struct fib_rt **rt_buckets;	/* interned routes */
+	size_t n_rt_buckets, n_rts;
 };
 
 void fare_fib_prefix(const struct bgp_prefix *p, struct fare_prefix *out)
@@ -381,11 +388,58 @@ static int grow_buckets(struct fare_fib *fib)
 	return 0;
 }
 
-static struct fib_rt *rt_from(const struct fare_route *r)
+static size_t rt_size(unsigned int n)
 {
-	struct fib_rt *rt = malloc(sizeof(*rt) +
-				   r->n_nexthops * sizeof(rt->nh[0]));
+	return sizeof(struct fib_rt) + n * sizeof(struct fib_nh);
+}
+
+/* mode, stats, n and the next hops: what makes two routes the same. */
+static uint32_t rt_hash(const struct fib_rt *rt)
+{
+	const uint8_t *b = &rt->mode;
+	size_t i, n = rt_size(rt->n) - offsetof(struct fib_rt, mode);
+	uint32_t h = 2166136261u;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+static bool rt_same(const struct fib_rt *a, const struct fib_rt *b)
+{
+	return a->n == b->n &&
+	       !memcmp(&a->mode, &b->mode,
+		       rt_size(a->n) - offsetof(struct fib_rt, mode));
+}
+
+static void rt_grow(struct fare_fib *fib)
+{
+	size_t n = fib->n_rt_buckets ? fib->n_rt_buckets * 2 : 16, i;
+	struct fib_rt **b = calloc(n, sizeof(*b));
+
+	/* Failing to grow only makes the chains longer. */
+	if (!b)
+		return;
+	for (i = 0; i < fib->n_rt_buckets; i++) {
+		struct fib_rt *rt = fib->rt_buckets[i], *next;
+
+		for (; rt; rt = next) {
+			next = rt->next;
+			rt->next = b[rt->hash & (n - 1)];
+			b[rt->hash & (n - 1)] = rt;
+		}
+	}
+	free(fib->rt_buckets);
+	fib->rt_buckets = b;
+	fib->n_rt_buckets = n;
+}
+
+/* The interned compact form of r, one reference taken; NULL: ENOMEM. */
+static struct fib_rt *rt_from(struct fare_fib *fib, const struct fare_route *r)
+{
+	struct fib_rt *rt = calloc(1, rt_size(r->n_nexthops)), *x;
 	unsigned int i;
+	size_t b;
 
 	if (!rt)
 		return NULL;
@@ -399,7 +453,39 @@ static struct fib_rt *rt_from(const struct fare_route *r)
 		rt->nh[i].bandwidth = r->nexthops[i].bandwidth;
 		rt->nh[i].pad = 0;
 	}
+	rt->hash = rt_hash(rt);
+	if (fib->n_rts >= fib->n_rt_buckets)
+		rt_grow(fib);
+	if (!fib->n_rt_buckets) {
+		free(rt);
+		return NULL;
+	}
+	b = rt->hash & (fib->n_rt_buckets - 1);
+	for (x = fib->rt_buckets[b]; x; x = x->next)
+		if (x->hash == rt->hash && rt_same(x, rt)) {
+			free(rt);
+			x->refs++;
+			return x;
+		}
+	rt->refs = 1;
+	rt->next = fib->rt_buckets[b];
+	fib->rt_buckets[b] = rt;
+	fib->n_rts++;
 	return rt;
+}
+
+static void rt_put(struct fare_fib *fib, struct fib_rt *rt)
+{
+	struct fib_rt **pp;
+
+	if (!rt || --rt->refs)
+		return;
+	pp = &fib->rt_buckets[rt->hash & (fib->n_rt_buckets - 1)];
+	while (*pp != rt)
+		pp = &(*pp)->next;
+	*pp = rt->next;
+	fib->n_rts--;
+	free(rt);
 }
 
 static void rt_to(const struct fare_prefix *dst, const struct fib_rt *rt,
@@ -453,14 +539,15 @@ void fare_fib_free(struct fare_fib *fib)
 
 		for (; e; e = next) {
 			next = e->next;
-			free(e->have);
+			rt_put(fib, e->have);
 			if (e->queued)
-				free(e->want);
+				rt_put(fib, e->want);
 			free(e);
 		}
 	}
 	free(fib->buckets);
 	free(fib->queue);
+	free(fib->rt_buckets);
 	free(fib);
 }
 
@@ -508,7 +595,7 @@ int fare_fib_queue(struct fare_fib *fib, const struct fare_route *r)
 	struct fib_rt *rt = NULL;
 
 	if (r->n_nexthops) {
-		rt = rt_from(r);
+		rt = rt_from(fib, r);
 		if (!rt)
 			return -ENOMEM;
 	}
@@ -532,19 +619,19 @@ int fare_fib_queue(struct fare_fib *fib, const struct fare_route *r)
 		fib->n_stale--;
 	}
 	if (ent->queued) {
-		free(ent->want);
+		rt_put(fib, ent->want);
 		ent->want = rt;
 		return 0;
 	}
 	if (rt_eq(rt, ent->have)) {
-		free(rt);
+		rt_put(fib, rt);
 		return 0;
 	}
 	if (enqueue(fib, ent, rt))
 		goto nomem;
 	return 0;
 nomem:
-	free(rt);
+	rt_put(fib, rt);
 	pe = slot(fib, &r->dst);
 	if (pe && *pe && !(*pe)->have && !(*pe)->queued)
 		drop_ent(fib, *pe);
@@ -565,10 +652,10 @@ static void settle(struct fare_fib *fib, struct fib_ent *ent, bool applied)
 	if (applied) {
 		fib->n_programmed += !ent->have - !ent->want;
 		*family_count(fib, &ent->dst) += !ent->have - !ent->want;
-		free(ent->have);
+		rt_put(fib, ent->have);
 		ent->have = ent->want;
 	} else {
-		free(ent->want);
+		rt_put(fib, ent->want);
 	}
 	ent->want = NULL;
 	ent->queued = false;
@@ -642,6 +729,12 @@ void fare_fib_flush(struct fare_fib *fib, size_t chunk,
 		}
 	}
 	fib->n_queue = 0;
+	/* A big batch (the first full table) leaves no big queue behind. */
+	if (fib->queue_cap > 4096) {
+		free(fib->queue);
+		fib->queue = NULL;
+		fib->queue_cap = 0;
+	}
 	free(ops);
 	free(ents);
 }
@@ -659,22 +752,22 @@ int fare_fib_adopt(struct fare_fib *fib, const struct fare_route *r)
 	memcpy(&sorted, r, sizeof(sorted));
 	qsort(sorted.nexthops, sorted.n_nexthops, sizeof(sorted.nexthops[0]),
 	      nh_plane_cmp);
-	rt = rt_from(&sorted);
+	rt = rt_from(fib, &sorted);
 	if (!rt)
 		return -ENOMEM;
 	if (fib->n_ents >= fib->n_buckets && grow_buckets(fib)) {
-		free(rt);
+		rt_put(fib, rt);
 		return -ENOMEM;
 	}
 	pe = slot(fib, &r->dst);
 	if (*pe) {
 		/* Known already: what fared itself programmed stands. */
-		free(rt);
+		rt_put(fib, rt);
 		return 0;
 	}
 	ent = calloc(1, sizeof(*ent));
 	if (!ent) {
-		free(rt);
+		rt_put(fib, rt);
 		return -ENOMEM;
 	}
 	ent->dst = r->dst;

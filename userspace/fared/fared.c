@@ -103,7 +103,7 @@ static void rib_changed(const struct rib_entry *e, void *arg)
 	if (verbose)
 		fared_log("rib: %s now has %zu path%s",
 			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)),
-			  e->n_paths, e->n_paths == 1 ? "" : "s");
+			  (size_t)e->n_paths, e->n_paths == 1 ? "" : "s");
 }
 
 /* A session's events (fared.h): where each one goes. */

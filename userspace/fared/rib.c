@@ -8,14 +8,24 @@
  * smaller than every address under child[1]. Nodes with no prefix of their
  * own ("glue") join two subtrees where they first differ.
  *
- * Each peer keeps a vector of (node, path id) for its paths, and every path
- * remembers its index there (rib_slot), so that removing a path is O(1) on
- * the peer side and flush, mark_stale and sweep cost O(paths of the peer).
+ * Memory is what a full table costs, so a node is 56 bytes (no parent
+ * pointer: the few operations that need ancestors find them from the
+ * root, at most 129 steps), and a prefix's path array is interned: at
+ * 100,000 host routes from 4 planes every prefix shares one array of 4
+ * paths, and every path of a peer one attribute set. A change builds the
+ * new array in a scratch buffer and looks it up (or makes it); arrays and
+ * attribute sets are immutable and reference-counted.
  *
- * A prefix whose path set changes is appended once to the change feed (an
- * intrusive FIFO through the node, guarded by its queued flag). A prefix
- * that loses its last path stays in the trie, invisible to lookup and walk,
- * until the feed has reported it gone.
+ * A peer's flush, mark_stale and sweep walk the family's trie: O(prefixes)
+ * for an event as rare as a session going down, instead of a per-peer
+ * index of every path that would cost 16 bytes a path all the time.
+ *
+ * A prefix whose path set changes is appended once to the change feed (a
+ * vector of nodes, guarded by the node's queued flag). Its capacity is
+ * kept at least the number of entry nodes, reserved when a node is made,
+ * so that queueing never allocates and a withdrawal or a flush never
+ * fails. A prefix that loses its last path stays in the trie, invisible to
+ * lookup and walk, until the feed has reported it gone.
  */
 #include <errno.h>
 #ifdef __GLIBC__
@@ -26,23 +36,28 @@
 
 #include "rib.h"
 
+/* Flags of a node (e.rib_flags). */
+#define NODE_ENTRY	1u		/* a prefix, else glue */
+#define NODE_QUEUED	2u		/* in the change feed */
+
+/* Lengths strictly grow down the trie: at most 129 nodes root to leaf. */
+#define TRIE_DEPTH	(128 + 2)
+
 struct rib_node {
-	struct rib_entry e;		/* e.prefix.len is the node's length */
 	struct rib_node *child[2];
-	struct rib_node *parent;
-	struct rib_node *q_next;	/* change feed */
-	bool is_entry;			/* false: glue */
-	bool queued;
+	struct rib_entry e;		/* e.prefix.len is the node's length */
 };
 
-struct peer_ref {
-	struct rib_node *node;
-	uint32_t path_id;
+/* An interned path array: e.paths points at its paths[]. */
+struct rib_pathset {
+	struct rib_pathset *next;	/* the intern table's chain */
+	uint32_t hash;
+	uint32_t refs;
+	uint32_t n;
+	struct rib_path paths[];
 };
 
 struct rib_peer {
-	struct peer_ref *refs;
-	size_t n_refs, cap;
 	size_t count[BGP_FAM_COUNT];
 };
 
@@ -50,9 +65,16 @@ struct rib {
 	struct rib_node *root[BGP_FAM_COUNT];
 	struct rib_peer *peers;
 	size_t n_peers;
-	struct rib_attrs **buckets;
+	struct rib_attrs **buckets;	/* attribute sets */
 	size_t n_buckets;
-	struct rib_node *q_head, **q_tail;
+	struct rib_pathset **set_buckets;
+	size_t n_set_buckets;
+	/* Scratch for building a path array. */
+	struct rib_path *scratch;
+	size_t scratch_cap;
+	/* The change feed; queue_cap >= n_entries. */
+	struct rib_node **queue;
+	size_t queue_len, queue_cap, n_entries;
 	size_t pending;
 	struct rib_stats stats;
 };
@@ -110,15 +132,60 @@ static unsigned int first_diff(const uint8_t *a, const uint8_t *b,
 	return limit;
 }
 
+static bool is_entry(const struct rib_node *n)
+{
+	return n->e.rib_flags & NODE_ENTRY;
+}
+
+static bool is_queued(const struct rib_node *n)
+{
+	return n->e.rib_flags & NODE_QUEUED;
+}
+
+/* Never allocates: the feed has room for every entry node. */
 static void change(struct rib *rib, struct rib_node *n)
 {
-	if (n->queued)
+	if (is_queued(n))
 		return;
-	n->queued = true;
-	n->q_next = NULL;
-	*rib->q_tail = n;
-	rib->q_tail = &n->q_next;
+	n->e.rib_flags |= NODE_QUEUED;
+	rib->queue[rib->queue_len++] = n;
 	rib->pending++;
+}
+
+/* Room in the feed for one more entry node. */
+static bool queue_reserve(struct rib *rib)
+{
+	struct rib_node **q;
+	size_t cap;
+
+	if (rib->n_entries < rib->queue_cap)
+		return true;
+	cap = rib->queue_cap ? rib->queue_cap * 2 : 64;
+	q = xrealloc(rib->queue, cap * sizeof(*q));
+	if (!q)
+		return false;
+	rib->stats.bytes += (cap - rib->queue_cap) * sizeof(*q);
+	rib->queue = q;
+	rib->queue_cap = cap;
+	return true;
+}
+
+/* After a drain: a feed much larger than the table shrinks. */
+static void queue_shrink(struct rib *rib)
+{
+	size_t cap = rib->queue_cap;
+	struct rib_node **q;
+
+	while (cap > 64 && cap / 4 >= rib->n_entries)
+		cap /= 2;
+	if (cap == rib->queue_cap)
+		return;
+	q = realloc(rib->queue, cap * sizeof(*q));
+	if (!q)
+		return;
+	rib->stats.bytes -= (rib->queue_cap - cap) * sizeof(*q);
+	rib->queue = q;
+	rib->queue_cap = cap;
 }
 
 /* Attribute sets. */
@@ -433,6 +500,211 @@ void rib_attrs_put(struct rib *rib, struct rib_attrs *a)
 	attrs_free(a);
 }
 
+/* Path arrays. */
+
+static uint32_t set_hash(const struct rib_path *p, uint32_t n)
+{
+	uint32_t h = 2166136261u;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		uintptr_t a = (uintptr_t)p[i].attrs;
+		uint8_t stale = p[i].stale;
+
+		h = HASH_FIELD(h, p[i].peer);
+		h = HASH_FIELD(h, p[i].path_id);
+		h = HASH_FIELD(h, stale);
+		h = HASH_FIELD(h, a);
+	}
+	return h;
+}
+
+static bool set_eq(const struct rib_pathset *s, const struct rib_path *p,
+		   uint32_t n)
+{
+	uint32_t i;
+
+	if (s->n != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (s->paths[i].peer != p[i].peer ||
+		    s->paths[i].path_id != p[i].path_id ||
+		    s->paths[i].stale != p[i].stale ||
+		    s->paths[i].attrs != p[i].attrs)
+			return false;
+	return true;
+}
+
+static size_t set_size(uint32_t n)
+{
+	return sizeof(struct rib_pathset) + n * sizeof(struct rib_path);
+}
+
+static struct rib_pathset *set_of(const struct rib_entry *e)
+{
+	if (!e->paths)
+		return NULL;
+	return (struct rib_pathset *)((char *)e->paths -
+				      offsetof(struct rib_pathset, paths));
+}
+
+static bool set_grow(struct rib *rib)
+{
+	size_t n = rib->n_set_buckets ? rib->n_set_buckets * 2 : 64, i;
+	struct rib_pathset **b = xcalloc(n, sizeof(*b));
+
+	if (!b)
+		return false;
+	for (i = 0; i < rib->n_set_buckets; i++) {
+		struct rib_pathset *s = rib->set_buckets[i], *next;
+
+		for (; s; s = next) {
+			next = s->next;
+			s->next = b[s->hash & (n - 1)];
+			b[s->hash & (n - 1)] = s;
+		}
+	}
+	rib->stats.bytes += (n - rib->n_set_buckets) * sizeof(*b);
+	free(rib->set_buckets);
+	rib->set_buckets = b;
+	rib->n_set_buckets = n;
+	return true;
+}
+
+/* The interned array equal to p[0..n), one reference taken; or NULL. */
+static struct rib_pathset *set_get(struct rib *rib, const struct rib_path *p,
+				   uint32_t n)
+{
+	uint32_t h = set_hash(p, n), i;
+	struct rib_pathset *s;
+	size_t b;
+
+	for (s = rib->set_buckets[h & (rib->n_set_buckets - 1)]; s;
+	     s = s->next)
+		if (s->hash == h && set_eq(s, p, n)) {
+			s->refs++;
+			return s;
+		}
+	/* Failing to grow only makes the chains longer. */
+	if (rib->stats.path_sets >= rib->n_set_buckets)
+		set_grow(rib);
+	s = xmalloc(set_size(n));
+	if (!s)
+		return NULL;
+	s->hash = h;
+	s->refs = 1;
+	s->n = n;
+	for (i = 0; i < n; i++) {
+		memset(&s->paths[i], 0, sizeof(s->paths[i]));
+		s->paths[i].peer = p[i].peer;
+		s->paths[i].path_id = p[i].path_id;
+		s->paths[i].stale = p[i].stale;
+		s->paths[i].attrs = p[i].attrs;
+		p[i].attrs->refs++;
+	}
+	b = h & (rib->n_set_buckets - 1);
+	s->next = rib->set_buckets[b];
+	rib->set_buckets[b] = s;
+	rib->stats.path_sets++;
+	rib->stats.bytes += set_size(n);
+	return s;
+}
+
+static void set_put(struct rib *rib, struct rib_pathset *s)
+{
+	struct rib_pathset **pp;
+	uint32_t i;
+
+	if (!s || --s->refs)
+		return;
+	pp = &rib->set_buckets[s->hash & (rib->n_set_buckets - 1)];
+	while (*pp != s)
+		pp = &(*pp)->next;
+	*pp = s->next;
+	for (i = 0; i < s->n; i++)
+		rib_attrs_put(rib, s->paths[i].attrs);
+	rib->stats.path_sets--;
+	rib->stats.bytes -= set_size(s->n);
+	free(s);
+}
+
+/* Room for n paths in the scratch array. */
+static bool scratch_reserve(struct rib *rib, size_t n)
+{
+	struct rib_path *p;
+	size_t cap;
+
+	if (n <= rib->scratch_cap)
+		return true;
+	cap = rib->scratch_cap ? rib->scratch_cap : 8;
+	while (cap < n)
+		cap *= 2;
+	p = xrealloc(rib->scratch, cap * sizeof(*p));
+	if (!p)
+		return false;
+	rib->stats.bytes += (cap - rib->scratch_cap) * sizeof(*p);
+	rib->scratch = p;
+	rib->scratch_cap = cap;
+	return true;
+}
+
+/*
+ * Without memory for a new array, an unshared one that is not growing is
+ * rewritten in place (re-hashed), so that a withdrawal or a flush can
+ * still remove paths.
+ */
+static bool set_rewrite(struct rib *rib, struct rib_pathset *s,
+			const struct rib_path *p, uint32_t n)
+{
+	struct rib_pathset **pp;
+	uint32_t i;
+	size_t b;
+
+	if (s->refs != 1 || n > s->n)
+		return false;
+	pp = &rib->set_buckets[s->hash & (rib->n_set_buckets - 1)];
+	while (*pp != s)
+		pp = &(*pp)->next;
+	*pp = s->next;
+	for (i = 0; i < n; i++)
+		p[i].attrs->refs++;
+	for (i = 0; i < s->n; i++)
+		rib_attrs_put(rib, s->paths[i].attrs);
+	for (i = 0; i < n; i++)
+		s->paths[i] = p[i];
+	rib->stats.bytes -= set_size(s->n) - set_size(n);
+	s->n = n;
+	s->hash = set_hash(p, n);
+	b = s->hash & (rib->n_set_buckets - 1);
+	s->next = rib->set_buckets[b];
+	rib->set_buckets[b] = s;
+	return true;
+}
+
+/*
+ * Gives node the paths p[0..n) (interned; p is not the node's array);
+ * -ENOMEM changes nothing.
+ */
+static int node_set_paths(struct rib *rib, struct rib_node *node,
+			  const struct rib_path *p, uint32_t n)
+{
+	struct rib_pathset *old = set_of(&node->e), *s = NULL;
+
+	if (n) {
+		s = set_get(rib, p, n);
+		if (!s && old && set_rewrite(rib, old, p, n)) {
+			node->e.n_paths = n;
+			return 0;
+		}
+		if (!s)
+			return -ENOMEM;
+	}
+	node->e.paths = s ? s->paths : NULL;
+	node->e.n_paths = n;
+	set_put(rib, old);
+	return 0;
+}
+
 /* The trie. */
 
 static bool node_covers(const struct rib_node *n, const uint8_t *addr)
@@ -451,7 +723,7 @@ static struct rib_node *trie_find(const struct rib *rib,
 	n = rib->root[p->family];
 	while (n && n->e.prefix.len <= p->len && node_covers(n, p->addr)) {
 		if (n->e.prefix.len == p->len)
-			return n->is_entry ? n : NULL;
+			return is_entry(n) ? n : NULL;
 		n = n->child[bit_at(p->addr, n->e.prefix.len)];
 	}
 	return NULL;
@@ -482,14 +754,16 @@ static void node_free(struct rib *rib, struct rib_node *n)
 	free(n);
 }
 
-static struct rib_node **slot_of(struct rib *rib, struct rib_node *n)
+static void make_entry(struct rib *rib, struct rib_node *n)
 {
-	if (!n->parent)
-		return &rib->root[n->e.prefix.family];
-	return &n->parent->child[n->parent->child[1] == n];
+	n->e.rib_flags |= NODE_ENTRY;
+	rib->n_entries++;
 }
 
-/* The entry node for p, made (with a glue node, maybe) when missing. */
+/*
+ * The entry node for p, made (with a glue node, maybe) when missing. The
+ * caller has reserved room in the feed for one more entry.
+ */
 static struct rib_node *trie_get(struct rib *rib, const struct bgp_prefix *p)
 {
 	struct rib_node *cur = rib->root[p->family], *parent = NULL, *n, *g;
@@ -499,7 +773,8 @@ static struct rib_node *trie_get(struct rib *rib, const struct bgp_prefix *p)
 	while (cur && cur->e.prefix.len <= p->len &&
 	       node_covers(cur, p->addr)) {
 		if (cur->e.prefix.len == p->len) {
-			cur->is_entry = true;
+			if (!is_entry(cur))
+				make_entry(rib, cur);
 			return cur;
 		}
 		parent = cur;
@@ -508,12 +783,11 @@ static struct rib_node *trie_get(struct rib *rib, const struct bgp_prefix *p)
 	n = node_new(rib, p->family, p->addr, p->len);
 	if (!n)
 		return NULL;
-	n->is_entry = true;
 	link = parent ? &parent->child[bit_at(p->addr, parent->e.prefix.len)]
 		      : &rib->root[p->family];
-	n->parent = parent;
 	if (!cur) {
 		*link = n;
+		make_entry(rib, n);
 		return n;
 	}
 	limit = cur->e.prefix.len < p->len ? cur->e.prefix.len : p->len;
@@ -521,8 +795,8 @@ static struct rib_node *trie_get(struct rib *rib, const struct bgp_prefix *p)
 	if (d == p->len) {
 		/* p covers cur. */
 		n->child[bit_at(cur->e.prefix.addr, p->len)] = cur;
-		cur->parent = n;
 		*link = n;
+		make_entry(rib, n);
 		return n;
 	}
 	g = node_new(rib, p->family, p->addr, d);
@@ -530,47 +804,90 @@ static struct rib_node *trie_get(struct rib *rib, const struct bgp_prefix *p)
 		node_free(rib, n);
 		return NULL;
 	}
-	g->parent = parent;
 	g->child[bit_at(p->addr, d)] = n;
 	g->child[bit_at(cur->e.prefix.addr, d)] = cur;
-	n->parent = g;
-	cur->parent = g;
 	*link = g;
+	make_entry(rib, n);
 	return n;
+}
+
+/* n's ancestors, root first, into anc[]; returns how many. */
+static unsigned int trie_ancestors(struct rib *rib, const struct rib_node *n,
+				   struct rib_node **anc)
+{
+	struct rib_node *cur = rib->root[n->e.prefix.family];
+	unsigned int k = 0;
+
+	while (cur != n) {
+		anc[k++] = cur;
+		cur = cur->child[bit_at(n->e.prefix.addr, cur->e.prefix.len)];
+	}
+	return k;
 }
 
 /* Drops n's prefix, and n itself and a glue parent when no longer needed. */
 static void trie_remove(struct rib *rib, struct rib_node *n)
 {
-	struct rib_node *child, *parent;
+	struct rib_node *anc[TRIE_DEPTH], *child, **link;
+	unsigned int k = trie_ancestors(rib, n, anc);
 
-	free(n->e.paths);
-	n->e.paths = NULL;
-	n->is_entry = false;
-	while (n && !n->is_entry && !n->queued) {
+	node_set_paths(rib, n, NULL, 0);
+	if (is_entry(n)) {
+		n->e.rib_flags &= ~NODE_ENTRY;
+		rib->n_entries--;
+	}
+	while (!is_entry(n) && !is_queued(n)) {
 		if (n->child[0] && n->child[1])
 			return;
 		child = n->child[0] ? n->child[0] : n->child[1];
-		parent = n->parent;
-		*slot_of(rib, n) = child;
-		if (child)
-			child->parent = parent;
+		link = k ? &anc[k - 1]->child[anc[k - 1]->child[1] == n]
+			 : &rib->root[n->e.prefix.family];
+		*link = child;
 		node_free(rib, n);
 		/* Only a glue parent can have lost its reason to be. */
-		n = child ? NULL : parent;
+		if (child || !k)
+			return;
+		n = anc[--k];
 	}
+}
+
+/* Pre-order over a trie with an explicit stack (no parent pointers). */
+struct trie_iter {
+	struct rib_node *stack[TRIE_DEPTH + 1];
+	unsigned int sp;
+};
+
+static void iter_start(struct trie_iter *it, struct rib_node *root)
+{
+	it->sp = 0;
+	if (root)
+		it->stack[it->sp++] = root;
+}
+
+static struct rib_node *iter_next(struct trie_iter *it)
+{
+	struct rib_node *n;
+
+	if (!it->sp)
+		return NULL;
+	n = it->stack[--it->sp];
+	if (n->child[1])
+		it->stack[it->sp++] = n->child[1];
+	if (n->child[0])
+		it->stack[it->sp++] = n->child[0];
+	return n;
 }
 
 /* Paths. */
 
-static bool find_path(const struct rib_node *n, unsigned int peer,
+static bool find_path(const struct rib_entry *e, unsigned int peer,
 		      uint32_t path_id, size_t *at)
 {
-	size_t lo = 0, hi = n->e.n_paths;
+	size_t lo = 0, hi = e->n_paths;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct rib_path *p = &n->e.paths[mid];
+		const struct rib_path *p = &e->paths[mid];
 
 		if (p->peer < peer || (p->peer == peer && p->path_id < path_id))
 			lo = mid + 1;
@@ -578,8 +895,8 @@ static bool find_path(const struct rib_node *n, unsigned int peer,
 			hi = mid;
 	}
 	*at = lo;
-	return lo < n->e.n_paths && n->e.paths[lo].peer == peer &&
-	       n->e.paths[lo].path_id == path_id;
+	return lo < e->n_paths && e->paths[lo].peer == peer &&
+	       e->paths[lo].path_id == path_id;
 }
 
 static struct rib_peer *peer_get(struct rib *rib, unsigned int peer)
@@ -600,108 +917,94 @@ static struct rib_peer *peer_get(struct rib *rib, unsigned int peer)
 	return &rib->peers[peer];
 }
 
-static bool peer_reserve(struct rib *rib, struct rib_peer *p)
+/* Bookkeeping for a path of node n that came (+1) or went (-1). */
+static void path_count(struct rib *rib, struct rib_node *n,
+		       unsigned int peer, int delta)
 {
-	struct peer_ref *r;
-	size_t cap;
-
-	if (p->n_refs < p->cap)
-		return true;
-	cap = p->cap ? p->cap * 2 : 16;
-	r = xrealloc(p->refs, cap * sizeof(*r));
-	if (!r)
-		return false;
-	rib->stats.bytes += (cap - p->cap) * sizeof(*r);
-	p->refs = r;
-	p->cap = cap;
-	return true;
-}
-
-/* Removes path i of n: from the peer's vector, the array and the counts. */
-static void path_remove(struct rib *rib, struct rib_node *n, size_t i)
-{
-	struct rib_path *path = &n->e.paths[i];
-	struct rib_peer *p = &rib->peers[path->peer];
-	size_t slot = path->rib_slot, at;
-
-	p->n_refs--;
-	if (slot != p->n_refs) {
-		struct peer_ref *moved = &p->refs[p->n_refs];
-
-		p->refs[slot] = *moved;
-		find_path(moved->node, path->peer, moved->path_id, &at);
-		moved->node->e.paths[at].rib_slot = slot;
-	}
-	p->count[n->e.prefix.family]--;
-	rib_attrs_put(rib, path->attrs);
-	memmove(path, path + 1, (n->e.n_paths - i - 1) * sizeof(*path));
-	n->e.n_paths--;
-	rib->stats.paths--;
-	rib->stats.bytes -= sizeof(*path);
-	if (!n->e.n_paths)
-		rib->stats.prefixes--;
-	change(rib, n);
+	rib->peers[peer].count[n->e.prefix.family] += delta;
+	rib->stats.paths += delta;
 }
 
 int rib_update(struct rib *rib, unsigned int peer,
 	       const struct bgp_prefix *prefix, struct rib_attrs *attrs)
 {
-	struct rib_path *paths, *path;
-	struct rib_peer *p;
+	struct rib_path *s;
 	struct rib_node *n;
-	bool created;
+	uint32_t np;
 	size_t at;
 
 	if (prefix->family >= BGP_FAM_COUNT ||
 	    prefix->len > addr_bytes(prefix->family) * 8)
 		return -EINVAL;
 	n = trie_find(rib, prefix);
-	if (n && find_path(n, peer, prefix->path_id, &at)) {
-		path = &n->e.paths[at];
-		if (path->attrs == attrs && !path->stale)
+	np = n ? n->e.n_paths : 0;
+	if (!peer_get(rib, peer) || !scratch_reserve(rib, np + 1) ||
+	    (!n && !queue_reserve(rib)))
+		return -ENOMEM;
+	s = rib->scratch;
+	if (np)
+		memcpy(s, n->e.paths, np * sizeof(*s));
+	if (n && find_path(&n->e, peer, prefix->path_id, &at)) {
+		if (s[at].attrs == attrs && !s[at].stale)
 			return 0;
-		attrs->refs++;
-		rib_attrs_put(rib, path->attrs);
-		path->attrs = attrs;
-		path->stale = false;
+		s[at].attrs = attrs;
+		s[at].stale = false;
+		if (node_set_paths(rib, n, s, np))
+			return -ENOMEM;
 		change(rib, n);
 		return 0;
 	}
-	p = peer_get(rib, peer);
-	if (!p || !peer_reserve(rib, p))
-		return -ENOMEM;
-	created = !n;
-	if (created) {
+	if (!n) {
 		n = trie_get(rib, prefix);
 		if (!n)
 			return -ENOMEM;
+		at = 0;
 	}
-	paths = xrealloc(n->e.paths, (n->e.n_paths + 1) * sizeof(*paths));
-	if (!paths) {
+	memmove(&s[at + 1], &s[at], (np - at) * sizeof(*s));
+	memset(&s[at], 0, sizeof(*s));
+	s[at].peer = peer;
+	s[at].path_id = prefix->path_id;
+	s[at].attrs = attrs;
+	if (node_set_paths(rib, n, s, np + 1)) {
 		/* A fresh node with no paths: take it out again. */
-		if (!n->e.n_paths && !n->queued)
+		if (!np && !is_queued(n))
 			trie_remove(rib, n);
 		return -ENOMEM;
 	}
-	n->e.paths = paths;
-	find_path(n, peer, prefix->path_id, &at);
-	memmove(&paths[at + 1], &paths[at],
-		(n->e.n_paths - at) * sizeof(*paths));
-	path = &paths[at];
-	memset(path, 0, sizeof(*path));
-	path->peer = peer;
-	path->path_id = prefix->path_id;
-	path->attrs = attrs;
-	path->rib_slot = p->n_refs;
-	attrs->refs++;
-	p->refs[p->n_refs].node = n;
-	p->refs[p->n_refs].path_id = prefix->path_id;
-	p->n_refs++;
-	p->count[prefix->family]++;
-	if (!n->e.n_paths++)
+	path_count(rib, n, peer, 1);
+	if (!np)
 		rib->stats.prefixes++;
-	rib->stats.paths++;
-	rib->stats.bytes += sizeof(*path);
+	change(rib, n);
+	return 0;
+}
+
+/*
+ * n's paths without p[at..at+k) (or, mark, with them stale); -ENOMEM when
+ * no array could be made for the result.
+ */
+static int paths_edit(struct rib *rib, struct rib_node *n, size_t at,
+		      size_t k, bool mark)
+{
+	uint32_t np = n->e.n_paths, i;
+	struct rib_path *s = rib->scratch;
+	unsigned int peer = n->e.paths[at].peer;
+
+	/* scratch holds every path of every prefix seen so far: no growth. */
+	memcpy(s, n->e.paths, np * sizeof(*s));
+	if (mark) {
+		for (i = at; i < at + k; i++)
+			s[i].stale = true;
+	} else {
+		memmove(&s[at], &s[at + k], (np - at - k) * sizeof(*s));
+		np -= k;
+	}
+	if (node_set_paths(rib, n, s, np))
+		return -ENOMEM;
+	if (!mark) {
+		path_count(rib, n, peer, -(int)k);
+		if (!np)
+			rib->stats.prefixes--;
+	}
 	change(rib, n);
 	return 0;
 }
@@ -712,49 +1015,73 @@ void rib_withdraw(struct rib *rib, unsigned int peer,
 	struct rib_node *n = trie_find(rib, prefix);
 	size_t at;
 
-	if (n && find_path(n, peer, prefix->path_id, &at))
-		path_remove(rib, n, at);
+	if (n && find_path(&n->e, peer, prefix->path_id, &at))
+		paths_edit(rib, n, at, 1, false);
 }
 
 enum peer_op { PEER_FLUSH, PEER_MARK, PEER_SWEEP };
 
+/* Applies op to peer's paths of node n; returns how many it touched. */
+static size_t peer_apply_node(struct rib *rib, struct rib_node *n,
+			      unsigned int peer, enum peer_op op)
+{
+	size_t at, end, i, done = 0;
+
+	find_path(&n->e, peer, 0, &at);
+	for (end = at; end < n->e.n_paths && n->e.paths[end].peer == peer;)
+		end++;
+	if (at == end)
+		return 0;
+	if (op == PEER_FLUSH) {
+		done = end - at;
+		return paths_edit(rib, n, at, done, false) ? 0 : done;
+	}
+	if (op == PEER_MARK) {
+		for (i = at; i < end && n->e.paths[i].stale; i++)
+			;
+		if (i < end && paths_edit(rib, n, at, end - at, true))
+			return 0;
+		return end - at;
+	}
+	/* Sweep: each run of stale paths goes. */
+	while (at < end) {
+		for (i = at; i < end && n->e.paths[i].stale; i++)
+			;
+		if (i == at) {
+			at++;
+			continue;
+		}
+		if (paths_edit(rib, n, at, i - at, false))
+			break;
+		done += i - at;
+		end -= i - at;
+	}
+	return done;
+}
+
 static size_t peer_apply(struct rib *rib, unsigned int peer,
 			 uint32_t families, enum peer_op op)
 {
-	struct rib_peer *p;
-	size_t i, n = 0, at;
+	struct trie_iter it;
+	struct rib_node *n;
+	size_t done = 0;
+	unsigned int f;
 
 	if (peer >= rib->n_peers)
 		return 0;
-	p = &rib->peers[peer];
-	/* Backwards: a removal moves the last ref, already seen, into i. */
-	for (i = p->n_refs; i--;) {
-		struct rib_node *node = p->refs[i].node;
-		struct rib_path *path;
-
-		if (!(families & BGP_FAM_BIT(node->e.prefix.family)))
+	for (f = 0; f < BGP_FAM_COUNT; f++) {
+		if (!(families & BGP_FAM_BIT(f)) || !rib->peers[peer].count[f])
 			continue;
-		find_path(node, peer, p->refs[i].path_id, &at);
-		path = &node->e.paths[at];
-		if (op == PEER_MARK) {
-			if (!path->stale) {
-				path->stale = true;
-				change(rib, node);
-			}
-			n++;
-		} else if (op == PEER_FLUSH || path->stale) {
-			path_remove(rib, node, at);
-			n++;
-		}
+		/*
+		 * Nodes are only removed by a drain: the walk is safe while
+		 * paths change under it.
+		 */
+		iter_start(&it, rib->root[f]);
+		while ((n = iter_next(&it)))
+			if (n->e.n_paths)
+				done += peer_apply_node(rib, n, peer, op);
 	}
-	/* A peer that had a flood of paths keeps no index for them. */
-	if (!p->n_refs && p->cap) {
-		rib->stats.bytes -= p->cap * sizeof(*p->refs);
-		free(p->refs);
-		p->refs = NULL;
-		p->cap = 0;
-	}
-	return n;
+	return done;
 }
 
 size_t rib_peer_flush(struct rib *rib, unsigned int peer, uint32_t families)
@@ -790,13 +1117,7 @@ size_t rib_peer_count(const struct rib *rib, unsigned int peer,
 
 size_t rib_peer_bytes(const struct rib *rib, unsigned int peer)
 {
-	const struct rib_peer *rp;
-
-	if (peer >= rib->n_peers)
-		return 0;
-	rp = &rib->peers[peer];
-	return rp->cap * sizeof(*rp->refs) +
-	       rib_peer_count(rib, peer, BGP_FAM_BIT(BGP_FAM_COUNT) - 1) *
+	return rib_peer_count(rib, peer, BGP_FAM_BIT(BGP_FAM_COUNT) - 1) *
 	       sizeof(struct rib_path);
 }
 
@@ -811,27 +1132,19 @@ const struct rib_entry *rib_lookup(const struct rib *rib,
 int rib_walk(const struct rib *rib,
 	     int (*fn)(const struct rib_entry *entry, void *ctx), void *ctx)
 {
+	struct trie_iter it;
+	struct rib_node *n;
 	unsigned int f;
 	int ret;
 
 	for (f = 0; f < BGP_FAM_COUNT; f++) {
-		const struct rib_node *n = rib->root[f];
-
-		while (n) {
-			if (n->e.n_paths) {
-				ret = fn(&n->e, ctx);
-				if (ret)
-					return ret;
-			}
-			if (n->child[0] || n->child[1]) {
-				n = n->child[0] ? n->child[0] : n->child[1];
+		iter_start(&it, rib->root[f]);
+		while ((n = iter_next(&it))) {
+			if (!n->e.n_paths)
 				continue;
-			}
-			/* Up to the first ancestor with an unseen right. */
-			while (n->parent && (n->parent->child[1] == n ||
-					     !n->parent->child[1]))
-				n = n->parent;
-			n = n->parent ? n->parent->child[1] : NULL;
+			ret = fn(&n->e, ctx);
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;
@@ -858,21 +1171,19 @@ size_t rib_drain(struct rib *rib,
 {
 	size_t n = 0, gone = 0;
 
-	while (rib->q_head) {
-		struct rib_node *node = rib->q_head;
+	for (n = 0; n < rib->queue_len; n++) {
+		struct rib_node *node = rib->queue[n];
 
-		rib->q_head = node->q_next;
-		if (!rib->q_head)
-			rib->q_tail = &rib->q_head;
 		rib->pending--;
 		fn(&node->e, ctx);
-		node->queued = false;
+		node->e.rib_flags &= ~NODE_QUEUED;
 		if (!node->e.n_paths) {
 			trie_remove(rib, node);
 			gone++;
 		}
-		n++;
 	}
+	rib->queue_len = 0;
+	queue_shrink(rib);
 	give_back(gone);
 	return n;
 }
@@ -893,9 +1204,9 @@ struct rib *rib_new(void)
 
 	if (!rib)
 		return NULL;
-	rib->q_tail = &rib->q_head;
 	rib->stats.bytes = sizeof(*rib);
-	if (!intern_grow(rib)) {
+	if (!intern_grow(rib) || !set_grow(rib)) {
+		free(rib->buckets);
 		free(rib);
 		return NULL;
 	}
@@ -906,7 +1217,6 @@ static void subtree_free(struct rib *rib, struct rib_node *n)
 {
 	while (n) {
 		struct rib_node *next;
-		size_t i;
 
 		/* Rotate a left child up, so no recursion or stack is needed. */
 		if (n->child[0]) {
@@ -918,9 +1228,7 @@ static void subtree_free(struct rib *rib, struct rib_node *n)
 			continue;
 		}
 		next = n->child[1];
-		for (i = 0; i < n->e.n_paths; i++)
-			rib_attrs_put(rib, n->e.paths[i].attrs);
-		free(n->e.paths);
+		set_put(rib, set_of(&n->e));
 		free(n);
 		n = next;
 	}
@@ -934,9 +1242,10 @@ void rib_free(struct rib *rib)
 		return;
 	for (i = 0; i < BGP_FAM_COUNT; i++)
 		subtree_free(rib, rib->root[i]);
-	for (i = 0; i < rib->n_peers; i++)
-		free(rib->peers[i].refs);
 	free(rib->peers);
 	free(rib->buckets);
+	free(rib->set_buckets);
+	free(rib->scratch);
+	free(rib->queue);
 	free(rib);
 }

@@ -69,14 +69,19 @@ struct rib_path {
 	unsigned int peer;
 	uint32_t path_id;		/* ADD-PATH id, 0 without */
 	bool stale;			/* kept for a restarting peer (RFC 4724) */
-	uint32_t rib_slot;		/* internal to rib.c: per-peer index */
 	struct rib_attrs *attrs;
 };
 
-/* A prefix and every path to it, ordered by (peer, path_id). */
+/*
+ * A prefix and every path to it, ordered by (peer, path_id). The paths
+ * array is interned like the attribute sets: prefixes with equal paths
+ * (typically every host route learnt from the same planes) share one
+ * immutable copy, so it is valid only until the RIB next changes.
+ */
 struct rib_entry {
 	struct bgp_prefix prefix;	/* path_id is 0 */
-	size_t n_paths;			/* 0: the prefix was withdrawn */
+	uint32_t n_paths;		/* 0: the prefix was withdrawn */
+	uint32_t rib_flags;		/* internal to rib.c */
 	struct rib_path *paths;
 };
 
@@ -108,7 +113,13 @@ int rib_update(struct rib *rib, unsigned int peer,
 void rib_withdraw(struct rib *rib, unsigned int peer,
 		  const struct bgp_prefix *prefix);
 
-/* Every path of peer in families (BGP_FAM_BIT()s) goes: session down. */
+/*
+ * Every path of peer in families (BGP_FAM_BIT()s) goes: session down.
+ * Returns how many went. These, rib_withdraw() and the stale operations
+ * build a prefix's new (interned) path array; without memory for it an
+ * unshared array is edited in place, and only a path in an array other
+ * prefixes share stays (and is not counted).
+ */
 size_t rib_peer_flush(struct rib *rib, unsigned int peer, uint32_t families);
 /*
  * Graceful restart helper: marks peer's paths in families stale; returns
@@ -125,8 +136,9 @@ size_t rib_peer_count(const struct rib *rib, unsigned int peer,
 		      uint32_t families);
 
 /*
- * Heap the RIB holds for peer's paths: its path slots and index, not the
- * attribute sets, which equal paths of every peer share.
+ * Heap the RIB holds for peer's paths, at most: one path slot each (path
+ * arrays and attribute sets are shared between prefixes and peers, so
+ * the real share is smaller).
  */
 size_t rib_peer_bytes(const struct rib *rib, unsigned int peer);
 
@@ -160,6 +172,7 @@ struct rib_stats {
 	size_t prefixes;
 	size_t paths;
 	size_t attr_sets;		/* distinct interned attribute sets */
+	size_t path_sets;		/* distinct interned path arrays */
 	size_t bytes;			/* heap held by the RIB, approximately */
 };
 void rib_get_stats(const struct rib *rib, struct rib_stats *stats);
