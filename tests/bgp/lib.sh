@@ -31,23 +31,11 @@ fail()
 	echo "--- fared log (last 30 lines)" >&2
 	tail -n 30 "$FARED_LOG" >&2 2>/dev/null
 	# Both sides' view, to tell a stuck fared from a peer that did not act.
-	if [ -n "${FARED_PID:-}" ]; then
+	if [ -n "${FARED_PID:-}" ] && [ -S "${CTL:-}" ]; then
 		echo "--- fared (pid $FARED_PID): $(kill -0 "$FARED_PID" 2>/dev/null &&
 			echo running || echo gone); its neighbors:" >&2
-		python3 - "$CTL" >&2 2>&1 <<'EOP' || echo "(no answer in 5 s)" >&2
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(5)
-s.connect(sys.argv[1])
-s.sendall(b"neighbors\n")
-out = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    out += b
-sys.stdout.write(out.decode())
-EOP
+		CTL_TIMEOUT=5 ctl neighbors >&2 2>&1 ||
+			echo "(no answer in 5 s)" >&2
 	fi
 	if [ -n "${BIRD_PID:-}" ] && [ -S "${BIRD_SOCK:-}" ]; then
 		echo "--- BIRD's protocols and log (last 20 lines)" >&2
@@ -233,11 +221,14 @@ stop_fared_clean()
 	return 0
 }
 
+# ctl COMMAND...: fared's answer on its control socket; fails when fared
+# does not answer within CTL_TIMEOUT seconds (60).
 ctl()
 {
 	python3 - "$CTL" "$*" <<'EOP'
-import socket, sys
+import os, socket, sys
 s = socket.socket(socket.AF_UNIX)
+s.settimeout(float(os.environ.get("CTL_TIMEOUT", "60")))
 s.connect(sys.argv[1])
 s.sendall(sys.argv[2].encode() + b"\n")
 out = b""
