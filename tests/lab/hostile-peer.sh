@@ -112,62 +112,6 @@ stream()
 	split_is "$1" $((N * 2 / 3)) $((N / 3)) 0
 }
 
-{
-	cat <<EOC
-router-id 192.0.2.7
-local-as 65007
-hold-time 30
-connect-retry 1
-control-socket $CTL
-state-file $LAB_DIR/fared.state
-role host
-mode packet
-test-send-hold-time 3
-originate 192.0.2.7/32
-policy remote {
-	permit 198.51.100.0/24 le 32
-}
-policy self {
-	permit 192.0.2.7/32
-}
-policy raw {
-	permit 100.64.0.0/10 le 32
-}
-policy toraw {
-	permit 10.203.0.0/16 le 32
-}
-EOC
-	for i in $(seq 0 $((EXPORTS - 1))); do
-		echo "originate 10.203.$((i / 250 + 1)).$((i % 250 + 1))/32"
-	done
-	for i in 1 2 3; do
-		echo "interface eth-p$i bandwidth 400G"
-	done
-	for i in 1 2; do
-		cat <<EOC
-plane $i {
-	neighbor 10.$i.0.1 {
-		remote-as 6510$i
-		interface eth-p$i
-		import remote
-		export self
-	}
-}
-EOC
-	done
-	cat <<EOC
-plane 3 {
-	neighbor 10.3.0.1 {
-		remote-as 65003
-		interface eth-p3
-		passive
-		max-prefix $LIMIT
-		import raw
-		export toraw
-	}
-}
-EOC
-} >"$LAB_DIR/fared.conf"
 
 load_fare
 topo_planes 3
@@ -182,10 +126,27 @@ for i in 1 2; do
 	};"
 	leaf_bird_start $i
 done
-ip netns exec host "$FARED" -c "$LAB_DIR/fared.conf" \
-	>"$LAB_DIR/fared.log" 2>&1 &
-FARED_PID=$!
-LAB_PIDS+=("$FARED_PID")
+# fared: the host on planes 1 and 2 (BIRD), and plane 3's raw peer.
+FARED_HOST_GLOBAL="test-send-hold-time 3
+policy raw {
+	permit 100.64.0.0/10 le 32
+}
+policy toraw {
+	permit 10.203.0.0/16 le 32
+}
+$(for i in $(seq 0 $((EXPORTS - 1))); do
+	echo "originate 10.203.$((i / 250 + 1)).$((i % 250 + 1))/32"
+done)" FARED_HOST_TAIL="interface eth-p3 bandwidth 400G
+plane 3 {
+	neighbor 10.3.0.1 {
+		remote-as 65003
+		interface eth-p3
+		passive
+		max-prefix $LIMIT
+		import raw
+		export toraw
+	}
+}" fared_host_start 30 400G 2
 
 if ! wait_for 60 host_weights_are $DST "1:2 2:1"; then
 	tail -n 30 "$LAB_DIR/fared.log"

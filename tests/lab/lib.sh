@@ -246,8 +246,9 @@ leaf_birdc() { birdc -s "$LAB_DIR/bird$1.ctl" "${@:2}"; }
 # fared_host_start HOLD PLANE4_BANDWIDTH [PLANES]: fared as the host
 # (192.0.2.7, AS 65007, packet mode) with a session per plane (4 unless
 # PLANES), importing 198.51.100.0/24 and longer, originating its loopback;
-# sets FARED_PID. $FARED_HOST_GLOBAL adds global lines, and
-# $FARED_HOST_NEIGHBOR lines to every neighbor. FARED_HOST_V6=1: the
+# sets FARED_PID. $FARED_HOST_GLOBAL adds global lines,
+# $FARED_HOST_NEIGHBOR lines to every neighbor and $FARED_HOST_TAIL lines
+# after the planes (a plane of another kind, say). FARED_HOST_V6=1: the
 # sessions, the remote (2001:db8:100::/48) and the loopback are IPv6.
 fared_host_start()
 {
@@ -294,6 +295,7 @@ plane $i {
 }
 EOC
 		done
+		echo "${FARED_HOST_TAIL:-}"
 	} >"$LAB_DIR/fared.conf"
 	ip netns exec host "$FARED" \
 		-c "$LAB_DIR/fared.conf" >"$LAB_DIR/fared.log" 2>&1 &
