@@ -79,6 +79,24 @@ static u32 farevm_ubsan_shift(void)
 	return one << by;
 }
 
+/*
+ * Drop several objects, not one: a stale copy of the last pointer may
+ * survive in a register spilled to a stack that kmemleak still scans (an
+ * exited task's stack kept in the vmap stack cache), and a single object
+ * then goes unreported. Each pointer lives only in a register until the
+ * next allocation overwrites it.
+ */
+static void farevm_leak(void)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		void *p = kmalloc(64, GFP_KERNEL);
+
+		OPTIMIZER_HIDE_VAR(p);
+	}
+}
+
 static int __init farevm_bugs_init(void)
 {
 	if (!strcmp(bug, "warn")) {
@@ -94,10 +112,7 @@ static int __init farevm_bugs_init(void)
 		p[i] = 1;
 		kfree(p);
 	} else if (!strcmp(bug, "leak")) {
-		void *p = kmalloc(64, GFP_KERNEL);
-
-		/* Hide the pointer from the compiler, then drop it. */
-		OPTIMIZER_HIDE_VAR(p);
+		farevm_leak();
 	} else if (!strcmp(bug, "lockdep")) {
 		farevm_abba();
 	} else if (!strcmp(bug, "softlockup")) {
