@@ -502,6 +502,7 @@ int fare_group_finish(struct fare_group *grp);
 void fare_group_carry_vq(struct fare_group *grp,
 			 const struct fare_group *old);
 void fare_group_free_rcu(struct fare_group *grp);
+void fare_group_discard(struct fare_group *grp);
 void fare_group_set_buckets(struct fare_group *grp,
 			    const struct fare_group *old);
 void fare_group_nh_tx(struct fare_group *grp, unsigned int i, u64 *packets,

@@ -455,7 +455,10 @@ static int fare_nl_parse_prefix(struct genl_info *info,
 				nla_get_u8(attrs[FARE_A_ROUTE_PLEN]));
 }
 
-/* The next hops of a route or group, as a finished group. */
+/*
+ * The next hops of a route or group, as a group filled but not finished:
+ * fare_nhg_get_anon() or fare_nhg_set() finishes it if it is kept.
+ */
 static int fare_nl_parse_nexthops(struct genl_info *info,
 				  struct fare_group **grpp)
 {
@@ -522,16 +525,11 @@ static int fare_nl_parse_nexthops(struct genl_info *info,
 		}
 		i++;
 	}
-	err = fare_group_finish(grp);
-	if (err) {
-		NL_SET_ERR_MSG(extack, "no memory for the next hops");
-		goto err_free;
-	}
 	*grpp = grp;
 	return 0;
 
 err_free:
-	fare_group_free_rcu(grp);
+	fare_group_discard(grp);
 	return err;
 }
 
@@ -689,7 +687,7 @@ err_put:
 	fare_nhg_put(fn, nhg);
 err_unlock:
 	mutex_unlock(&fn->lock);
-	fare_group_free_rcu(grp);
+	fare_group_discard(grp);
 	return err;
 }
 

@@ -262,12 +262,13 @@ static_assert(struct_size_t(struct fare_route_pcpu, nh, FARE_NEXTHOP_MAX) <=
 /*
  * A group of @num_nh next hops, its per-hop arrays in the same allocation
  * after nh[]; nh[], weights[] and tiers[] are the caller's to fill before
- * fare_group_finish().
+ * fare_group_finish(). Until then it holds no per-CPU memory, so that a
+ * route whose next hops an existing group already holds costs one small
+ * allocation, freed at once (fare_group_discard()).
  */
 struct fare_group *fare_group_alloc(unsigned int num_nh)
 {
 	struct fare_group *grp;
-	unsigned int cpu;
 	size_t size;
 
 	if (WARN_ON_ONCE(!num_nh || num_nh > FARE_NEXTHOP_MAX))
@@ -279,15 +280,6 @@ struct fare_group *fare_group_alloc(unsigned int num_nh)
 	grp->weights = (u32 *)&grp->nh[num_nh];
 	grp->tiers = (u8 *)&grp->weights[num_nh];
 	grp->tier_ord = grp->tiers + num_nh;
-	grp->tx = __alloc_percpu_gfp(struct_size(grp->tx, nh, num_nh),
-				     __alignof__(struct fare_group_tx),
-				     GFP_KERNEL_ACCOUNT);
-	if (!grp->tx) {
-		kfree(grp);
-		return NULL;
-	}
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(grp->tx, cpu)->syncp);
 	grp->num_nh = num_nh;
 	return grp;
 }
@@ -403,14 +395,23 @@ static int fare_group_sched(struct fare_group *grp)
 }
 
 /*
- * Once nh[] is filled: ranks the tiers, precomputes their schedules and
- * allocates one spray state per distinct tier. Frees nothing on failure;
- * fare_group_free_rcu() does.
+ * Once nh[] is filled and the group is to be used: ranks the tiers,
+ * precomputes their schedules and allocates the per-CPU counters and one
+ * spray state per distinct tier. Frees nothing on failure;
+ * fare_group_discard() does.
  */
 int fare_group_finish(struct fare_group *grp)
 {
-	unsigned int i, j;
+	unsigned int i, j, cpu;
 	int err;
+
+	grp->tx = __alloc_percpu_gfp(struct_size(grp->tx, nh, grp->num_nh),
+				     __alignof__(struct fare_group_tx),
+				     GFP_KERNEL_ACCOUNT);
+	if (!grp->tx)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(grp->tx, cpu)->syncp);
 
 	grp->num_tiers = 0;
 	for (i = 0; i < grp->num_nh; i++) {
@@ -529,6 +530,13 @@ void fare_group_free_rcu(struct fare_group *grp)
 		call_rcu(&grp->rcu, fare_group_free);
 }
 
+/* Frees @grp now: no reader has seen it (it was never published). */
+void fare_group_discard(struct fare_group *grp)
+{
+	if (grp)
+		fare_group_free(&grp->rcu);
+}
+
 /* ---- shared groups ---- */
 
 static void fare_nhg_free(struct fare_net *fn, struct fare_nhg *nhg)
@@ -569,12 +577,13 @@ static struct fare_nhg *fare_nhg_alloc(struct fare_group *grp)
 }
 
 /*
- * The anonymous group holding the next hops of @grp (finished, buckets not
- * yet set), with a reference taken for a route. If one exists, @grp is
- * freed and that one is used; else @grp becomes a new group, its flow
- * buckets and virtual queues carried over from @prev (the route's previous
- * next hops, or NULL). @slack groups are about to go (the route's own
- * anonymous group that only it uses), so the limit allows as many more.
+ * The anonymous group holding the next hops of @grp (filled, not finished:
+ * no reader has seen it), with a reference taken for a route. If one
+ * exists, @grp is freed at once and that one is used; else @grp is
+ * finished and becomes a new group, its flow buckets and virtual queues
+ * carried over from @prev (the route's previous next hops, or NULL).
+ * @slack groups are about to go (the route's own anonymous group that
+ * only it uses), so the limit allows as many more.
  * Under @fn's lock; on error @grp is freed.
  */
 int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
@@ -593,13 +602,16 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 				     grp))
 			continue;
 		nhg->refs++;
-		fare_group_free_rcu(grp);
+		fare_group_discard(grp);
 		*nhgp = nhg;
 		return 0;
 	}
 	err = fare_limit_groups(fn->num_groups - slack, fn->max_groups, extack);
 	if (err)
 		goto err_free;
+	err = fare_group_finish(grp);
+	if (err)
+		goto err_nomem;
 	err = -ENOMEM;
 	nhg = fare_nhg_alloc(grp);
 	if (!nhg)
@@ -628,14 +640,14 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 err_nomem:
 	NL_SET_ERR_MSG(extack, "no memory for the group");
 err_free:
-	fare_group_free_rcu(grp);
+	fare_group_discard(grp);
 	return err;
 }
 
 /*
- * Makes named group @id hold @grp (finished, buckets not yet set): a new
- * group, or, with @replace, new next hops for an existing one, which every
- * route using it follows at once. Under @fn's lock; on error @grp is freed.
+ * Makes named group @id hold @grp (filled, not finished): a new group, or,
+ * with @replace, new next hops for an existing one, which every route
+ * using it follows at once. Under @fn's lock; on error @grp is freed.
  */
 int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 		 bool replace, struct fare_nhg **nhgp,
@@ -652,6 +664,9 @@ int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 		err = -EINVAL;
 		goto err_free;
 	}
+	err = fare_group_finish(grp);
+	if (err)
+		goto err_nomem;
 	nhg = fare_nhg_find(fn, id);
 	if (nhg) {
 		if (!replace) {
@@ -690,7 +705,7 @@ int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 err_nomem:
 	NL_SET_ERR_MSG(extack, "no memory for the group");
 err_free:
-	fare_group_free_rcu(grp);
+	fare_group_discard(grp);
 	return err;
 }
 
