@@ -75,7 +75,8 @@ unload_fare()
 
 	for i in $(seq 1 50); do
 		if rmmod fare 2>/dev/null; then
-			[ "$i" -eq 1 ] || log "fare.ko unloaded at the ${i}th try"
+			[ "$i" -eq 1 ] ||
+				log "fare.ko unloaded after $(( (i - 1) * 100 )) ms of retries"
 			return 0
 		fi
 		[ -d /sys/module/fare ] || return 0
