@@ -353,17 +353,17 @@ struct fare_flowlet {
 };
 
 /*
- * The flowlet table: its size (a power of two) and its slots in one
- * object, published under RCU in fare_net.flowlets, so that a reader
- * always indexes a table with its own mask. A resize (flowlet.c) publishes
- * a new, empty table and frees the old one after a grace period: every
- * flowlet in progress then starts anew.
+ * The flowlet table: its mask and its slots in one small object, published
+ * under RCU in fare_net.flowlets, so that a reader always indexes a slot
+ * array with that array's own mask. The slots are an allocation of their
+ * own, of exactly 16 bytes a slot (a power of two, so no allocator rounds
+ * it up). A resize (flowlet.c) publishes a new, empty table and frees the
+ * old one after a grace period: every flowlet in progress then starts anew.
  */
 struct fare_flowlets {
 	u32 mask;			/* slots - 1 */
+	struct fare_flowlet *slot;	/* mask + 1 slots */
 	struct rcu_head rcu;
-	/* Aligned, so that no slot straddles two cache lines. */
-	struct fare_flowlet slot[] ____cacheline_aligned;
 };
 
 static inline u64 fare_slot_owner(u32 hash, u32 value)

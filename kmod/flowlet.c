@@ -19,15 +19,29 @@ struct fare_flowlets *fare_flowlets_alloc(u32 slots)
 
 	if (WARN_ON_ONCE(!is_power_of_2(slots)))
 		return NULL;
-	ft = kvzalloc(struct_size(ft, slot, slots), GFP_KERNEL_ACCOUNT);
-	if (ft)
-		ft->mask = slots - 1;
+	ft = kzalloc(sizeof(*ft), GFP_KERNEL_ACCOUNT);
+	if (!ft)
+		return NULL;
+	ft->slot = kvcalloc(slots, sizeof(*ft->slot), GFP_KERNEL_ACCOUNT);
+	if (!ft->slot) {
+		kfree(ft);
+		return NULL;
+	}
+	ft->mask = slots - 1;
 	return ft;
+}
+
+static void fare_flowlets_free(struct fare_flowlets *ft)
+{
+	if (ft) {
+		kvfree(ft->slot);
+		kfree(ft);
+	}
 }
 
 static void fare_flowlets_free_rcu(struct rcu_head *head)
 {
-	kvfree(container_of(head, struct fare_flowlets, rcu));
+	fare_flowlets_free(container_of(head, struct fare_flowlets, rcu));
 }
 
 /*
@@ -86,7 +100,7 @@ int fare_flowlets_resize(struct fare_net *fn, u32 slots)
  */
 void fare_flowlets_destroy(struct fare_net *fn)
 {
-	kvfree(rcu_dereference_protected(fn->flowlets,
-					 lockdep_is_held(&fn->lock)));
+	fare_flowlets_free(rcu_dereference_protected(fn->flowlets,
+						     lockdep_is_held(&fn->lock)));
 	RCU_INIT_POINTER(fn->flowlets, NULL);
 }
