@@ -7,7 +7,6 @@
  */
 #include <linux/lockdep.h>
 #include <linux/mm.h>
-#include <linux/overflow.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include "flowlet.h"
