@@ -21,6 +21,7 @@
 #include <net/sch_generic.h>
 #include <net/rtnetlink.h>
 #include "fare.h"
+#include "flowlet.h"
 
 /*
  * Whether the kernel has IPv6 neighbour discovery: not when IPv6 is
@@ -157,52 +158,6 @@ static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 }
 
 /*
- * The flowlet table slot of @skb's flow, whether it holds a decision
- * younger than @gap_ns, and that decision (@value), read with its owner as
- * one word; the caller then keeps it (fare_slot_keep(), or by refreshing
- * its last_ns) or overwrites it with fare_slot_set().
- */
-static struct fare_flowlet *fare_slot(struct fare_net *fn, u32 hash,
-				      u64 now, u64 gap_ns, bool *live,
-				      u32 *value)
-{
-	struct fare_flowlet *fl = &fn->flowlets[hash & (FARE_FLOWLET_SLOTS - 1)];
-
-	/*
-	 * Signed: another CPU's clock may read a little ahead of ours, and
-	 * a slot it just refreshed is live, not idle for 584 years.
-	 */
-	u64 owner = atomic64_read(&fl->owner);
-
-	*live = owner >> 32 == hash &&
-		(s64)(now - READ_ONCE(fl->last_ns)) <=
-		(s64)(gap_ns + FARE_SLOT_LAG(gap_ns));
-	*value = (u32)owner;
-	return fl;
-}
-
-/*
- * Refreshes @fl's time to @now, but writes the shared slot only once its
- * time is FARE_SLOT_LAG(@gap_ns) old: a flow sending packet after packet
- * from several CPUs then writes it once per eighth of the gap, not once
- * per packet. The time may thus lag the flow's last packet by up to that
- * much, which fare_slot() adds to the gap: a flowlet ends after an idle
- * time between the gap and 9/8 of it, never sooner.
- */
-static void fare_slot_touch(struct fare_flowlet *fl, u64 now, u64 gap_ns)
-{
-	if ((s64)(now - READ_ONCE(fl->last_ns)) > (s64)FARE_SLOT_LAG(gap_ns))
-		WRITE_ONCE(fl->last_ns, now);
-}
-
-static void fare_slot_set(struct fare_flowlet *fl, u32 hash, u32 value,
-			  u64 now)
-{
-	atomic64_set(&fl->owner, fare_slot_owner(hash, value));
-	WRITE_ONCE(fl->last_ns, now);
-}
-
-/*
  * The next hop of @fl's decision @plane_id if it is still @live and its
  * plane is in @up, with the slot refreshed at @now (fare_slot_touch());
  * else -1 and a new decision is due.
@@ -242,7 +197,8 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 
 	now = ktime_get_mono_fast_ns();
 	gap = (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC;
-	fl = fare_slot(fn, hash, now, gap, &live, &v);
+	fl = fare_slot(rcu_dereference(fn->flowlets), hash, now, gap, &live,
+		       &v);
 	idx = fare_slot_keep(grp, fl, live, v, up, now, gap);
 	if (idx >= 0)
 		return idx;
@@ -276,7 +232,8 @@ static int fare_flow_tier_select(struct fare_net *fn, struct fare_group *grp,
 	int idx;
 
 	now = ktime_get_mono_fast_ns();
-	fl = fare_slot(fn, hash, now, FARE_FLOW_TIER_IDLE_NS, &live, &v);
+	fl = fare_slot(rcu_dereference(fn->flowlets), hash, now,
+		       FARE_FLOW_TIER_IDLE_NS, &live, &v);
 	idx = fare_slot_keep(grp, fl, live, v, up, now,
 			     FARE_FLOW_TIER_IDLE_NS);
 	if (idx >= 0)
@@ -308,7 +265,8 @@ static int fare_packet_tier_select(struct fare_net *fn,
 
 	now = ktime_get_mono_fast_ns();
 	gap = (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC;
-	fl = fare_slot(fn, hash, now, gap, &live, &v);
+	fl = fare_slot(rcu_dereference(fn->flowlets), hash, now, gap, &live,
+		       &v);
 	if (live && (v & FARE_SLOT_TIER)) {
 		for (i = 0; i < grp->num_nh; i++)
 			if ((up & BIT_ULL(i)) &&
@@ -902,18 +860,13 @@ static bool fare_dev_is_fare(const struct net_device *dev)
  */
 static int fare_net_prepare(struct fare_net *fn)
 {
-	struct fare_flowlet *flowlets;
+	int err;
 
 	ASSERT_RTNL();
-	if (fn->flowlets)
-		return 0;
-	flowlets = kvcalloc(FARE_FLOWLET_SLOTS, sizeof(*flowlets),
-			    GFP_KERNEL_ACCOUNT);
-	if (!flowlets)
-		return -ENOMEM;
-	/* Published before the device registers, which orders it for xmit. */
-	WRITE_ONCE(fn->flowlets, flowlets);
-	return 0;
+	mutex_lock(&fn->lock);
+	err = fare_flowlets_prepare(fn);
+	mutex_unlock(&fn->lock);
+	return err;
 }
 
 static int fare_newlink_common(struct net_device *dev,

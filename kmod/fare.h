@@ -352,6 +352,20 @@ struct fare_flowlet {
 	u64 last_ns;			/* last packet, monotonic ns */
 };
 
+/*
+ * The flowlet table: its mask and its slots in one small object, published
+ * under RCU in fare_net.flowlets, so that a reader always indexes a slot
+ * array with that array's own mask. The slots are an allocation of their
+ * own, of exactly 16 bytes a slot (a power of two, so no allocator rounds
+ * it up). A resize (flowlet.c) publishes a new, empty table and frees the
+ * old one after a grace period: every flowlet in progress then starts anew.
+ */
+struct fare_flowlets {
+	u32 mask;			/* slots - 1 */
+	struct fare_flowlet *slot;	/* mask + 1 slots */
+	struct rcu_head rcu;
+};
+
 static inline u64 fare_slot_owner(u32 hash, u32 value)
 {
 	return (u64)hash << 32 | value;
@@ -372,9 +386,6 @@ static inline u64 fare_slot_owner(u32 hash, u32 value)
 #define FARE_FLOW_TIER_IDLE_NS	NSEC_PER_SEC
 
 #define FARE_NHG_ANON_BITS 10
-
-#define FARE_FLOWLET_BITS 12
-#define FARE_FLOWLET_SLOTS BIT(FARE_FLOWLET_BITS)
 
 struct fare_net {
 	struct net *net;
@@ -431,10 +442,15 @@ struct fare_net {
 	u32 spill_bias;			/* bytes */
 	struct fare_pcpu_net __percpu *stats;
 	/*
-	 * Allocated under RTNL before the fare device exists, freed at
-	 * namespace exit; FARE_FLOWLET_SLOTS entries.
+	 * The flowlet table's size (FARE_A_CONFIG_FLOWLET_SLOTS) and the
+	 * table, both written under the lock. The table is made (with RTNL
+	 * held too) before the fare device exists, so a transmitting device
+	 * always finds one; it is replaced whole on a resize and freed at
+	 * namespace exit. Readers: rcu_dereference(), then mask and slots
+	 * from the same object.
 	 */
-	struct fare_flowlet *flowlets;
+	u32 flowlet_slots;
+	struct fare_flowlets __rcu *flowlets;
 };
 
 extern unsigned int fare_net_id;

@@ -11,6 +11,7 @@
 #include <net/net_namespace.h>
 #include <net/rtnetlink.h>
 #include "fare.h"
+#include "flowlet.h"
 
 #define FARE_DEFAULT_FLOWLET_US	100
 
@@ -25,6 +26,8 @@ static int __net_init fare_net_init(struct net *net)
 	mutex_init(&fn->lock);
 	fn->default_mode = FARE_MODE_PACKET;
 	fn->flowlet_us = FARE_DEFAULT_FLOWLET_US;
+	/* The table itself comes with the fare device (device.c). */
+	fn->flowlet_slots = FARE_FLOWLET_SLOTS_DEFAULT;
 	fn->hash_seed = get_random_u32();
 	/* Dragonfly+ paths (seed 001): L-G-L, L-G-G-L, L-G-L-L-G-L. */
 	fn->tier_hops[0] = 3;
@@ -73,9 +76,9 @@ static void __net_exit fare_net_exit_batch(struct list_head *net_list)
 		fn = fare_pernet(net);
 		mutex_lock(&fn->lock);
 		fare_table_destroy(fn);
+		fare_flowlets_destroy(fn);
 		mutex_unlock(&fn->lock);
 		free_percpu(fn->stats);
-		kvfree(fn->flowlets);
 	}
 }
 

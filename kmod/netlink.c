@@ -11,6 +11,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 #include "fare.h"
+#include "flowlet.h"
 #include "policy.h"
 #include "limits.h"
 #include "dump.h"
@@ -1015,7 +1016,8 @@ static int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 			READ_ONCE(fn->num_planes)) ||
 	    nla_put_u8(skb, FARE_A_CONFIG_ROUTE_STATS, fn->route_stats) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_MAX_GROUPS, fn->max_groups) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_NUM_GROUPS, fn->num_groups)) {
+	    nla_put_u32(skb, FARE_A_CONFIG_NUM_GROUPS, fn->num_groups) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_SLOTS, fn->flowlet_slots)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -1042,6 +1044,23 @@ static int fare_nl_config_get(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	}
 	return genlmsg_reply(msg, info);
+}
+
+/* FARE_A_CONFIG_FLOWLET_SLOTS: checks the size, then resizes (flowlet.c). */
+static int fare_config_set_slots(struct fare_net *fn, const struct nlattr *attr,
+				 bool may_grow, struct netlink_ext_ack *extack)
+{
+	u32 slots = nla_get_u32(attr);
+	int err;
+
+	err = fare_flowlet_slots_check(slots, may_grow, attr, extack);
+	if (err)
+		return err;
+	err = fare_flowlets_resize(fn, slots);
+	if (err)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "no memory for a flowlet table of this size");
+	return err;
 }
 
 static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
@@ -1074,6 +1093,10 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_GROUPS]),
 				     may_raise, attrs[FARE_A_CONFIG_MAX_GROUPS],
 				     info->extack);
+	/* The only step that may fail (-ENOMEM): before any other change. */
+	if (!err && attrs[FARE_A_CONFIG_FLOWLET_SLOTS])
+		err = fare_config_set_slots(fn, attrs[FARE_A_CONFIG_FLOWLET_SLOTS],
+					    may_raise, info->extack);
 	if (err) {
 		mutex_unlock(&fn->lock);
 		return err;

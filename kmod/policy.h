@@ -26,6 +26,12 @@ static struct netlink_range_validation fare_group_id_range = {
 	.max = FARE_GROUP_ID_MAX,
 };
 
+/* A power of two, besides: fare_flowlet_slots_check() (flowlet.h). */
+static struct netlink_range_validation fare_flowlet_slots_range = {
+	.min = FARE_FLOWLET_SLOTS_MIN,
+	.max = FARE_FLOWLET_SLOTS_MAX,
+};
+
 static struct netlink_range_validation fare_max_groups_range = {
 	.min = 0,
 	.max = FARE_MAX_GROUPS_LIMIT,
@@ -103,6 +109,8 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
 	[FARE_A_CONFIG_ROUTE_STATS] = NLA_POLICY_MAX(NLA_U8, 1),
 	[FARE_A_CONFIG_MAX_GROUPS] = NLA_POLICY_FULL_RANGE(NLA_U32,
 							   &fare_max_groups_range),
+	[FARE_A_CONFIG_FLOWLET_SLOTS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &fare_flowlet_slots_range),
 };
 
 #endif /* _FARE_POLICY_H */

@@ -52,6 +52,12 @@ static const struct policy_case policy_cases[] = {
 	  "integer out of range" },
 	{ "flowlet above max", FARE_A_CONFIG_FLOWLET_US, 4,
 	  FARE_FLOWLET_US_MAX + 1, -ERANGE, "integer out of range" },
+	{ "flowlet slots 255", FARE_A_CONFIG_FLOWLET_SLOTS, 4,
+	  FARE_FLOWLET_SLOTS_MIN - 1, -ERANGE, "integer out of range" },
+	{ "flowlet slots above max", FARE_A_CONFIG_FLOWLET_SLOTS, 4,
+	  FARE_FLOWLET_SLOTS_MAX + 1, -ERANGE, "integer out of range" },
+	{ "flowlet slots as u16", FARE_A_CONFIG_FLOWLET_SLOTS, 2, 4096,
+	  -EINVAL, "invalid attribute length" },
 	{ "hash seed as u8", FARE_A_CONFIG_HASH_SEED, 1, 1, -EINVAL,
 	  "invalid attribute length" },
 	{ "replace flag with data", FARE_A_REPLACE, 4, 1, -ERANGE,
@@ -269,6 +275,13 @@ static void policy_accepts_the_bounds(struct kunit *test)
 	skb = alloc_skb(64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, FARE_FLOWLET_US_MAX);
+	nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_SLOTS, FARE_FLOWLET_SLOTS_MAX);
+	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), 0);
+	kfree_skb(skb);
+
+	skb = alloc_skb(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_SLOTS, FARE_FLOWLET_SLOTS_MIN);
 	KUNIT_EXPECT_EQ(test, policy_parse(skb, &extack), 0);
 	kfree_skb(skb);
 }

@@ -1009,6 +1009,16 @@ static void gen_request(struct slot *s, struct msg *m)
 			put_u32(m, FARE_A_CONFIG_MAX_GROUPS,
 				chance(80) ? 64 + below(1 << 20) :
 				FARE_MAX_GROUPS_LIMIT + 1 + below(1000));
+		/*
+		 * A resize under the traffic the fuzzer sends: mostly small
+		 * powers of two (a guest of 1 GiB and many resizes in
+		 * flight), sometimes any size, refused unless a power of
+		 * two in range.
+		 */
+		if (chance(5))
+			put_u32(m, FARE_A_CONFIG_FLOWLET_SLOTS, chance(80) ?
+				(uint32_t)FARE_FLOWLET_SLOTS_MIN << below(7) :
+				any_u32());
 		break;
 	default:
 		break;

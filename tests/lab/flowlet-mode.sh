@@ -14,7 +14,8 @@
 # flowlet of flow f in round r takes place 7r + f of the pattern, which
 # moves by 3 (mod 4) each round: every flow visits both planes within 4
 # rounds, so all 7 flows must show datagrams on both planes after 12.
-# Flow mode (or flowlets that never re-pick) shows none.
+# Flow mode (or flowlets that never re-pick) shows none. Then the same
+# flows again while the flowlet table is resized under them (below).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -59,5 +60,69 @@ else
 fi
 expect_near "plane 1 (weight 3)" "$(sink_iface "$log" eth-leaf1)" \
 	$((COUNT * 3 / 4)) $BURST
+
+# ---- the flowlet table resized under traffic ----
+# The same flows for ROUNDS2 rounds while another process resizes the
+# table (65536 and 16384 slots in turn) every 0.3 s. A resize starts every
+# flowlet anew, which can cut only the burst being sent at that moment in
+# two, so at most one burst per resize may show on both planes: a table
+# that kept no decisions would split nearly every burst. Every datagram
+# arrives, and since flowlets never exceed a burst, byte-deficit placement
+# keeps plane 1 within a burst of its share of all traffic so far, so
+# within two bursts of its share of this phase.
+fc() { "$FARECTL" -n host "$@"; }
+expect_eq "flowlet table size read back (JSON)" \
+	"$(fc -j config show | jq .flowlet_slots)" 4096
+expect_eq "and as text" \
+	"$(fc config show | grep -o 'flowlet-slots [0-9]*')" "flowlet-slots 4096"
+ROUNDS2=8
+COUNT2=$((FLOWS * BURST * ROUNDS2))
+resizes=$(mktemp)
+stop=$(mktemp -u)
+echo 0 >"$resizes"
+(
+	n=0
+	while [ ! -e "$stop" ]; do
+		sleep 0.3
+		fc config set flowlet-slots $((n % 2 ? 16384 : 65536)) || exit 1
+		n=$((n + 1))
+		echo $n >"$resizes"
+	done
+) &
+resizer=$!
+LAB_PIDS+=("$resizer")
+log2=$(mktemp)
+sink_start "$log2" --bind 198.51.100.1 --port 9001 --count $COUNT2 \
+	--flows $FLOWS --burst $BURST --timeout 120
+ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
+	--port 9001 --count $COUNT2 --flows $FLOWS --burst $BURST \
+	--gap-us $GAP_US
+rc=0
+sink_wait "$log2" || rc=$?
+touch "$stop"
+resizer_rc=0
+wait "$resizer" || resizer_rc=$?
+n=$(cat "$resizes")
+rm -f "$resizes" "$stop"
+expect_eq "the resizes succeeded" $resizer_rc 0
+if [ "$n" -ge 3 ]; then
+	pass "table resized $n times while the flows ran"
+else
+	fail "table resized only $n times while the flows ran"
+fi
+expect_eq "after resizes: every datagram arrived once" $rc 0
+expect_eq "after resizes: flowlets seen" "$(sink_field "$log2" bursts 2)" \
+	$((FLOWS * ROUNDS2))
+cut=$(sink_field "$log2" bursts 4)
+if is_int "$cut" && [ "$cut" -le "$n" ]; then
+	pass "bursts split over planes: $cut, at most one per resize ($n)"
+else
+	fail "bursts split over planes: $cut (at most one per resize: $n)"
+fi
+expect_near "after resizes: plane 1 (weight 3)" \
+	"$(sink_iface "$log2" eth-leaf1)" $((COUNT2 * 3 / 4)) $((2 * BURST))
+expect_eq "last size read back" "$(fc -j config show | jq .flowlet_slots)" \
+	$(((n - 1) % 2 ? 16384 : 65536))
+rm -f "$log" "$log2"
 
 lab_result

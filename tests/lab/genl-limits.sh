@@ -5,9 +5,10 @@
 # planes and next hops per route refuse the object past them with the
 # kernel's extack text (replacing an existing one still works), a
 # namespace's own root may lower a limit but not raise it, the flow hash
-# seed is shown to CAP_NET_ADMIN only, and a route of 64 next hops with
-# bandwidths (larger than a default netlink message) is shown whole by
-# route show, route get and monitor.
+# seed is shown to CAP_NET_ADMIN only, the flowlet table's size reads back
+# and only the initial namespace's root grows it past the default, and a
+# route of 64 next hops with bandwidths (larger than a default netlink
+# message) is shown whole by route show, route get and monitor.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -59,6 +60,32 @@ if [ $rc -eq 1 ] && grep -qF "raising a limit needs CAP_NET_ADMIN in the initial
 else
 	fail "user-namespace root and limits: exit $rc, $out"
 fi
+
+# The flowlet table's size: it reads back in text and JSON; the initial
+# namespace's root may grow it past the default, a namespace's own root
+# may shrink it but not grow it past the default; a size that is not a
+# power of two is refused (by farectl; ynl.sh sends it raw to fare.ko).
+expect_eq "default flowlet table" "$(cfg flowlet_slots)" 4096
+fc config set flowlet-slots 65536
+expect_eq "flowlet table grown" "$(cfg flowlet_slots)" 65536
+expect_eq "and shown as text" \
+	"$(fc config show | grep -o 'flowlet-slots [0-9]*')" "flowlet-slots 65536"
+fc config set flowlet-slots 256
+expect_eq "flowlet table shrunk" "$(cfg flowlet_slots)" 256
+out=$(unshare --user --map-root-user --net sh -c \
+	"'$FARECTL' config set flowlet-slots 4096 && '$FARECTL' config set flowlet-slots 1024 && '$FARECTL' -j config show && '$FARECTL' config set flowlet-slots 8192" 2>&1) && rc=0 || rc=$?
+if [ $rc -eq 1 ] && grep -qF '"flowlet_slots":1024' <<<"$out" &&
+   grep -qF "a flowlet table above 4096 slots needs CAP_NET_ADMIN in the initial user namespace" <<<"$out"; then
+	pass "user-namespace root sets up to 4096 slots, not more: $(tail -n 1 <<<"$out")"
+else
+	fail "user-namespace root and the flowlet table: exit $rc, $out"
+fi
+rc=0
+out=$(fc config set flowlet-slots 3000 2>&1) || rc=$?
+expect_eq "flowlet-slots 3000 refused by farectl" "$rc: $out" \
+	"2: farectl: config set: flowlet-slots 3000 is not a power of two at argument 6"
+expect_eq "the refused sizes changed nothing" "$(cfg flowlet_slots)" 256
+fc config set flowlet-slots 4096
 
 # The hash seed: root sees it, an unprivileged reader does not.
 seed=$(cfg hash_seed)

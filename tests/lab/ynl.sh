@@ -116,6 +116,24 @@ ynl_refusal "IPv4 prefix of 16 bytes" "destination length does not match the fam
 ynl_refusal "unknown plane" "no such plane" \
 	'{"route-family": 2, "route-dst": "c6336500", "route-plen": 24, "route-nexthops": {"entry": [{"plane-id": 77, "weight": 1}]}}'
 
+# The flowlet table's size, raw: a size farectl would refuse is refused by
+# fare.ko with its own text, and one it takes reads back through farectl.
+for c in "3000:flowlet table size must be a power of two" \
+	 "128:integer out of range" "8388608:integer out of range"; do
+	rc=0
+	out=$(ynl --do config-set --json "{\"config-flowlet-slots\": ${c%%:*}}" 2>&1) || rc=$?
+	if [ $rc -ne 0 ] && grep -qiF -- "${c#*:}" <<<"$out"; then
+		pass "flowlet-slots ${c%%:*} refused: ${c#*:}"
+	else
+		fail "flowlet-slots ${c%%:*}: exit $rc, output: $out (expected: ${c#*:})"
+	fi
+done
+ynl --do config-set --json '{"config-flowlet-slots": 16384}' >/dev/null
+expect_eq "ynl config-set flowlet-slots read by farectl" \
+	"$(fc -j config show | jq -c .flowlet_slots)" 16384
+expect_eq "and read back by ynl" \
+	"$(ynl --do config-get | jq -c '.["config-flowlet-slots"]')" 16384
+
 # events: a change farectl makes reaches a subscriber as its -ntf message.
 # (The CLI's "--subscribe events --do ..." trips over a notification that
 # arrives in a datagram of its own before the ack, in 6.12's ynl.py, so the

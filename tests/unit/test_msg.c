@@ -278,6 +278,40 @@ TEST(config_limits_are_sent_checked_and_read_back)
 	CHECK_STR(err.msg, "route-limit 16777217 out of range (0..16777216)");
 }
 
+TEST(config_flowlet_slots_is_sent_checked_and_read_back)
+{
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_FLOWLET_SLOTS, .flowlet_slots = 65536,
+	};
+	struct fare_config back;
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 1);
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, NULL), 0);
+	CHECK_INT(mnl_attr_get_u32(find(nlh, FARE_A_CONFIG_FLOWLET_SLOTS)),
+		  65536);
+	CHECK(!find(nlh, FARE_A_CONFIG_FLOWLET_US));
+	CHECK_INT(fare_msg_parse_config(nlh, &back, NULL), 0);
+	CHECK_INT(back.set, FARE_CONFIG_FLOWLET_SLOTS);
+	CHECK_INT(back.flowlet_slots, 65536);
+
+	cfg.flowlet_slots = 3000;
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 1);
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, &err), -EINVAL);
+	CHECK_STR(err.msg,
+		  "flowlet-slots 3000 is not a power of two in 256..4194304");
+	cfg.flowlet_slots = 128;
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, &err), -EINVAL);
+	cfg.flowlet_slots = FARE_FLOWLET_SLOTS_MAX * 2;
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, &err), -EINVAL);
+
+	/* A reply whose size attribute is not a u32 is refused. */
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_GET, 0, 1);
+	mnl_attr_put_u16(nlh, FARE_A_CONFIG_FLOWLET_SLOTS, 256);
+	CHECK(fare_msg_parse_config(nlh, &back, &err) < 0);
+}
+
 TEST(nexthop_bandwidth_is_sent_only_when_set_and_reads_back)
 {
 	const struct nlattr *hops, *e;

@@ -332,6 +332,29 @@ TEST(config_without_seed_shows_limits_and_counts)
 	capture_end(&c);
 }
 
+TEST(config_shows_flowlet_slots)
+{
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_FLOWLET_SLOTS | FARE_CONFIG_MAX_GROUPS,
+		.mode = FARE_MODE_FLOWLET, .flowlet_us = 100,
+		.max_groups = 16, .flowlet_slots = 65536,
+	};
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_config(&o, &cfg, NULL);
+	fc_out_init(&o, c.f, true, false);
+	fc_out_config(&o, &cfg, NULL);
+	CHECK_STR(capture_text(&c),
+		  "mode flowlet flowlet-timeout 100 group-limit 16 flowlet-slots 65536 dev none\n"
+		  "{\"mode\":\"flowlet\",\"flowlet_timeout_us\":100,\"hash_seed\":null,"
+		  "\"ifindex\":0,\"dev\":null,\"group_limit\":16,"
+		  "\"flowlet_slots\":65536}\n");
+	capture_end(&c);
+}
+
 TEST(drops_line_names_each_counter)
 {
 	struct fare_stats s = {

@@ -477,7 +477,7 @@ TEST(unknown_keywords_list_the_choices)
 	PARSE_USAGE("plane add 1 device eth0",
 		    "plane add: unknown keyword \"device\" (dev, via) at argument 4");
 	PARSE_USAGE("config set seed 1",
-		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit) at argument 3");
+		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots) at argument 3");
 }
 
 TEST(unknown_objects_commands_and_options_are_usage_errors)
@@ -541,7 +541,7 @@ TEST(plane_add_needs_a_device_and_a_gateway)
 
 TEST(config_set_needs_something_to_set)
 {
-	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit)");
+	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots)");
 	PARSE_USAGE("config set hash-seed 1 hash-seed 2",
 		    "config set: hash-seed given twice at argument 5");
 	PARSE_USAGE("config set flowlet-timeout 0",
@@ -759,6 +759,30 @@ TEST(route_add_takes_a_group_or_next_hops_and_stats)
 		    "route add: a route takes a group or next hops, not both at argument 9");
 	PARSE_USAGE("route add 10.0.0.0/24 group 7 stats maybe",
 		    "route add: unknown stats \"maybe\" (on, off) at argument 7");
+}
+
+TEST(config_set_reads_flowlet_slots)
+{
+	PARSE_OK("config set flowlet-slots 65536");
+	CHECK_INT(req.config.set, FARE_CONFIG_FLOWLET_SLOTS);
+	CHECK_INT(req.config.flowlet_slots, 65536);
+	PARSE_OK("config set flowlet-slots 256 flowlet-timeout 50");
+	CHECK_INT(req.config.flowlet_slots, 256);
+	PARSE_OK("config set flowlet-slots 4194304");
+	PARSE_USAGE("config set flowlet-slots 3000",
+		    "config set: flowlet-slots 3000 is not a power of two at argument 4");
+	PARSE_USAGE("config set flowlet-slots 128",
+		    "config set: flowlet-slots 128 out of range (256..4194304) at argument 4");
+	PARSE_USAGE("config set flowlet-slots 8388608",
+		    "config set: flowlet-slots 8388608 out of range (256..4194304) at argument 4");
+	/* Prefixes it shares with flowlet-timeout keep meaning that. */
+	PARSE_OK("config set flowlet 7 flowlet-s 512");
+	CHECK_INT(req.config.set,
+		  FARE_CONFIG_FLOWLET_US | FARE_CONFIG_FLOWLET_SLOTS);
+	CHECK_INT(req.config.flowlet_us, 7);
+	CHECK_INT(req.config.flowlet_slots, 512);
+	PARSE_USAGE("config set flowlet-slots 0x100",
+		    "config set: flowlet-slots \"0x100\" is not a number at argument 4");
 }
 
 TEST(config_set_reads_route_stats_and_group_limit)

@@ -41,6 +41,15 @@
 #define FARE_FLOWLET_US_MIN	1
 #define FARE_FLOWLET_US_MAX	10000000
 /*
+ * FARE_A_CONFIG_FLOWLET_SLOTS, the size of the namespace's flowlet table:
+ * a power of two in this range (anything else is refused, not rounded).
+ * A slot is 16 bytes. A size above the default needs CAP_NET_ADMIN in the
+ * initial user namespace. A resize starts every flowlet anew.
+ */
+#define FARE_FLOWLET_SLOTS_MIN		256
+#define FARE_FLOWLET_SLOTS_MAX		4194304
+#define FARE_FLOWLET_SLOTS_DEFAULT	4096
+/*
  * Tier spill-over (Documentation/datapath.md, "Tier spill-over (UGAL-L)").
  * Per-tier counters cover tiers 0..FARE_TIER_MAX; a next hop of a higher
  * tier counts in FARE_TIER_MAX. FARE_A_CONFIG_TIER_HOPS holds 1 to
@@ -157,6 +166,9 @@ enum fare_attr {
 					 */
 	FARE_A_CONFIG_MAX_GROUPS,	/* u32, groups in the namespace */
 	FARE_A_CONFIG_NUM_GROUPS,	/* u32, groups now (read only) */
+	FARE_A_CONFIG_FLOWLET_SLOTS,	/* u32, flowlet table slots, a power
+					 * of two, FARE_FLOWLET_SLOTS_MIN..MAX
+					 */
 	__FARE_A_MAX,
 };
 

@@ -279,6 +279,8 @@ static void config_json(struct fc_out *o, const struct fare_config *cfg,
 	}
 	if (cfg->set & FARE_CONFIG_NUM_GROUPS)
 		json_kv_u64(&o->j, "groups", cfg->num_groups);
+	if (cfg->set & FARE_CONFIG_FLOWLET_SLOTS)
+		json_kv_u64(&o->j, "flowlet_slots", cfg->flowlet_slots);
 	json_close_object(&o->j);
 }
 
@@ -304,9 +306,10 @@ static void config_spill_text(FILE *f, const struct fare_config *cfg)
 }
 
 /*
- * " route-limit 262144 plane-limit 64 nexthop-limit 64", each if the
- * kernel sent it; for config show only: a monitor line replayed by
- * -batch must not try to raise a limit.
+ * " route-limit 262144 plane-limit 64 nexthop-limit 64 group-limit 262144
+ * flowlet-slots 4096", each if the kernel sent it; for config show only: a
+ * monitor line replayed by -batch must not try to raise a limit (or grow
+ * the flowlet table, or restart every flowlet).
  */
 static void config_limits_text(FILE *f, const struct fare_config *cfg)
 {
@@ -318,6 +321,9 @@ static void config_limits_text(FILE *f, const struct fare_config *cfg)
 		fprintf(f, " nexthop-limit %u", cfg->max_nexthops);
 	if (cfg->set & FARE_CONFIG_MAX_GROUPS)
 		fprintf(f, " group-limit %u", cfg->max_groups);
+	/* Above the default it also needs the initial namespace's right. */
+	if (cfg->set & FARE_CONFIG_FLOWLET_SLOTS)
+		fprintf(f, " flowlet-slots %u", cfg->flowlet_slots);
 }
 
 void fc_out_config(struct fc_out *o, const struct fare_config *cfg,

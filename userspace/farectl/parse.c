@@ -26,10 +26,16 @@ struct kw {
 	const char *name;
 	int value;
 	bool alias;		/* accepted, not listed */
+	/*
+	 * Added after shorter prefixes of an older keyword were in use: a
+	 * prefix both share keeps meaning the older keyword.
+	 */
+	bool late;
 };
 
 #define KW(n, v)	{ .name = (n), .value = (v) }
 #define KW_ALIAS(n, v)	{ .name = (n), .value = (v), .alias = true }
+#define KW_LATE(n, v)	{ .name = (n), .value = (v), .late = true }
 #define KW_END		{ .name = NULL }
 
 static void vfail(struct cur *c, int argn, const char *fmt, va_list ap)
@@ -97,12 +103,14 @@ static void kw_list(const struct kw *t, const char *prefix, char *buf,
 
 /*
  * The value of word w in t: an exact name, or a prefix of names that all
- * mean the same. Returns 0, -ENOENT or -EEXIST (ambiguous).
+ * mean the same, looked for among the older names first (struct kw, late).
+ * Returns 0, -ENOENT or -EEXIST (ambiguous).
  */
 static int kw_match(const struct kw *t, const char *w, int *value)
 {
 	size_t len = strlen(w);
 	const struct kw *k, *found = NULL;
+	int late;
 
 	if (!len)
 		return -ENOENT;
@@ -112,12 +120,14 @@ static int kw_match(const struct kw *t, const char *w, int *value)
 			return 0;
 		}
 	}
-	for (k = t; k->name; k++) {
-		if (strncmp(k->name, w, len))
-			continue;
-		if (found && found->value != k->value)
-			return -EEXIST;
-		found = k;
+	for (late = 0; late < 2 && !found; late++) {
+		for (k = t; k->name; k++) {
+			if (k->late != late || strncmp(k->name, w, len))
+				continue;
+			if (found && found->value != k->value)
+				return -EEXIST;
+			found = k;
+		}
 	}
 	if (!found)
 		return -ENOENT;
@@ -646,10 +656,24 @@ static int get_tier_hops(struct cur *c, struct fare_config *cfg)
 	return 0;
 }
 
+/* flowlet-slots N: a power of two, FARE_FLOWLET_SLOTS_MIN..MAX. */
+static int get_flowlet_slots(struct cur *c, uint32_t *out)
+{
+	int at = c->i, ret;
+
+	ret = get_u32(c, "flowlet-slots", FARE_FLOWLET_SLOTS_MIN,
+		      FARE_FLOWLET_SLOTS_MAX, false, out);
+	if (!ret && (*out & (*out - 1)))
+		return fail_at(c, at, "flowlet-slots %u is not a power of two",
+			       *out);
+	return ret;
+}
+
 /*
  * config set [mode M] [flowlet-timeout USEC] [hash-seed N]
  *	[tier-hops H[,H...]] [spill-bias BYTES] [route-limit N]
- *	[plane-limit N] [nexthop-limit N]
+ *	[plane-limit N] [nexthop-limit N] [group-limit N]
+ *	[route-stats on|off] [flowlet-slots N]
  */
 static int parse_config_set(struct cur *c, struct fc_request *req)
 {
@@ -665,6 +689,7 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		K_NEXTHOPS = FARE_CONFIG_MAX_NEXTHOPS,
 		K_RSTATS = FARE_CONFIG_ROUTE_STATS,
 		K_GROUPS = FARE_CONFIG_MAX_GROUPS,
+		K_SLOTS = FARE_CONFIG_FLOWLET_SLOTS,
 	};
 	static const struct kw keys[] = {
 		KW("mode", K_MODE), KW("flowlet-timeout", K_FLOWLET),
@@ -672,6 +697,8 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		KW("spill-bias", K_BIAS), KW("route-limit", K_ROUTES),
 		KW("plane-limit", K_PLANES), KW("nexthop-limit", K_NEXTHOPS),
 		KW("route-stats", K_RSTATS), KW("group-limit", K_GROUPS),
+		/* "f" and "flowlet" still mean flowlet-timeout. */
+		KW_LATE("flowlet-slots", K_SLOTS),
 		KW_END
 	};
 	struct fare_config *cfg = &req->config;
@@ -731,13 +758,16 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 			ret = get_u32(c, "group-limit", 0, FARE_MAX_GROUPS_LIMIT,
 				      false, &cfg->max_groups);
 			break;
+		case K_SLOTS:
+			ret = get_flowlet_slots(c, &cfg->flowlet_slots);
+			break;
 		}
 		if (ret)
 			return ret;
 		cfg->set |= key;
 	}
 	if (!cfg->set)
-		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit)");
+		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots)");
 	return 0;
 }
 
@@ -1204,6 +1234,7 @@ static const char help_config[] =
 	"                          [tier-hops H[,H...]] [spill-bias BYTES]\n"
 	"                          [route-limit R] [plane-limit P] [nexthop-limit K]\n"
 	"                          [group-limit G] [route-stats { on | off }]\n"
+	"                          [flowlet-slots S]\n"
 	"MODE := { packet | flow | flowlet }\n"
 	"USEC := 1..10000000 microseconds   N := 0..4294967295 (or 0x...)\n"
 	"H := 1..255, the hop count of tiers 0, 1, ... (at most 8)\n"
@@ -1212,7 +1243,10 @@ static const char help_config[] =
 	"     next hops per route of the namespace (raising one needs\n"
 	"     CAP_NET_ADMIN in the initial user namespace)\n"
 	"G := 0..16777216 next-hop groups, named and anonymous\n"
-	"route-stats: whether new routes get their own counters (default on)\n";
+	"route-stats: whether new routes get their own counters (default on)\n"
+	"S := 256..4194304, a power of two: flowlet table slots, 16 bytes each\n"
+	"     (default 4096; above it needs CAP_NET_ADMIN in the initial user\n"
+	"     namespace; a resize starts every flowlet anew)\n";
 
 static const char help_stats[] =
 	"Usage: farectl stats [show]\n"

@@ -115,6 +115,7 @@ struct fare_group {
 #define FARE_CONFIG_MAX_GROUPS	(1U << 10)
 /* Read only: num_groups was sent. */
 #define FARE_CONFIG_NUM_GROUPS	(1U << 11)
+#define FARE_CONFIG_FLOWLET_SLOTS (1U << 12)
 
 struct fare_config {
 	unsigned int set;	/* FARE_CONFIG_* mask, for fare_config_set() */
@@ -136,6 +137,8 @@ struct fare_config {
 	bool route_stats;
 	uint32_t max_groups;
 	uint32_t num_groups;	/* read only, named and anonymous */
+	/* Flowlet table size: a power of two, FARE_FLOWLET_SLOTS_MIN..MAX. */
+	uint32_t flowlet_slots;
 };
 
 /* Counters of one tier; a tier above FARE_TIER_MAX counts in the last. */

@@ -296,6 +296,18 @@ int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
 		return fare_err_set(err, -EINVAL,
 				    "group-limit %u out of range (0..%u)",
 				    cfg->max_groups, FARE_MAX_GROUPS_LIMIT);
+	if ((cfg->set & FARE_CONFIG_FLOWLET_SLOTS) &&
+	    (cfg->flowlet_slots < FARE_FLOWLET_SLOTS_MIN ||
+	     cfg->flowlet_slots > FARE_FLOWLET_SLOTS_MAX ||
+	     (cfg->flowlet_slots & (cfg->flowlet_slots - 1))))
+		return fare_err_set(err, -EINVAL,
+				    "flowlet-slots %u is not a power of two in %u..%u",
+				    cfg->flowlet_slots, FARE_FLOWLET_SLOTS_MIN,
+				    FARE_FLOWLET_SLOTS_MAX);
+	if ((cfg->set & FARE_CONFIG_FLOWLET_SLOTS) &&
+	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_FLOWLET_SLOTS,
+				    cfg->flowlet_slots))
+		return too_long(err);
 	if ((cfg->set & FARE_CONFIG_MAX_GROUPS) &&
 	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_MAX_GROUPS,
 				    cfg->max_groups))
@@ -538,7 +550,8 @@ int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 	    bad_len(tb[FARE_A_CONFIG_NUM_PLANES], 4) ||
 	    bad_len(tb[FARE_A_CONFIG_ROUTE_STATS], 1) ||
 	    bad_len(tb[FARE_A_CONFIG_MAX_GROUPS], 4) ||
-	    bad_len(tb[FARE_A_CONFIG_NUM_GROUPS], 4))
+	    bad_len(tb[FARE_A_CONFIG_NUM_GROUPS], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_FLOWLET_SLOTS], 4))
 		return malformed(err, "config attribute of the wrong size");
 	if (tb[FARE_A_CONFIG_ROUTE_STATS]) {
 		out->route_stats = mnl_attr_get_u8(tb[FARE_A_CONFIG_ROUTE_STATS]);
@@ -551,6 +564,11 @@ int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 	if (tb[FARE_A_CONFIG_NUM_GROUPS]) {
 		out->num_groups = mnl_attr_get_u32(tb[FARE_A_CONFIG_NUM_GROUPS]);
 		out->set |= FARE_CONFIG_NUM_GROUPS;
+	}
+	if (tb[FARE_A_CONFIG_FLOWLET_SLOTS]) {
+		out->flowlet_slots =
+			mnl_attr_get_u32(tb[FARE_A_CONFIG_FLOWLET_SLOTS]);
+		out->set |= FARE_CONFIG_FLOWLET_SLOTS;
 	}
 	if (tb[FARE_A_CONFIG_MODE]) {
 		out->mode = mnl_attr_get_u8(tb[FARE_A_CONFIG_MODE]);
