@@ -133,7 +133,8 @@ static const char *pipe_scenario(struct fare *f)
 	       "first failure at %zu (%s)", pp.first_fail, pp.fail_err.msg);
 	fare_pipe_free(&pp);
 	out = routes("-o -4 route show table 249 proto 249");
-	EXPECT(!out || (strstr(out, "10.7.0.0/24") && strstr(out, "10.7.3.0/24") &&
+	EXPECT(!out || (strstr(out, "10.7.0.0/24") &&
+			strstr(out, "10.7.3.0/24") &&
 			!strstr(out, "10.7.1.0/24")),
 	       "the FIB after the pipe: %s", out);
 	return NULL;
