@@ -99,10 +99,11 @@ int fare_talk(struct fare *f, struct mnl_socket *nl, struct nlmsghdr *req,
 	      fare_msg_cb cb, void *arg, struct fare_err *err);
 
 /*
- * A pipeline: requests sent back to back on one socket, each with NLM_F_ACK
- * and its own sequence number, the acks read in bulk. Before the queued
- * replies could overflow the receive buffer, the pipeline reads them
- * (fare_pipe_sync), so its length is bounded by memory only.
+ * A pipeline: requests sent back to back on one socket, each with its own
+ * sequence number, the answers read in bulk (every request of a pipe with
+ * a reply callback asks for an ack; see ack_last for one without). Before
+ * the queued replies could overflow the receive buffer, the pipeline reads
+ * them (fare_pipe_sync), so its length is bounded by memory only.
  */
 struct fare_pipe {
 	struct fare *f;
