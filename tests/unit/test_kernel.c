@@ -80,6 +80,66 @@ static int lo_up(void)
 #define BAD_SRC_MSG \
 	"installing the kernel route 10.9.0.0/24 dev fare0 proto 249 src 192.0.2.99: "
 
+/*
+ * A pipeline without a reply callback asks for the ack of the last
+ * request of each sendmsg only; the kernel still answers each failed
+ * request, so every result lands at its own position.
+ */
+static const char *pipe_scenario(struct fare *f)
+{
+	static const char *const dst[] = {
+		"10.7.0.0/24", "10.7.1.0/24", "10.7.2.0/24", "10.7.3.0/24",
+	};
+	union fare_addr bad_src;
+	struct fare_prefix p;
+	struct fare_pipe pp;
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+	const char *out;
+	size_t i, off = 0;
+	void *buf;
+	int ret;
+
+	inet_pton(AF_INET, "192.0.2.99", &bad_src.v4);
+	f->ack_budget = 1 << 20;
+	ret = fare_pipe_init(&pp, f, f->rtnl, 4, NULL, NULL, &err);
+	EXPECT(!ret, "pipe: %s", err.msg);
+	EXPECT(pp.ack_last, "a pipe without a callback acks every request");
+	for (i = 0; i < 4; i++) {
+		fare_prefix_parse(dst[i], &p, NULL);
+		buf = fare_pipe_next(&pp, FARE_ACK_COST, &err);
+		EXPECT(buf, "pipe_next: %s", err.msg);
+		/* 1: a non-local source, refused; 2: a delete of nothing. */
+		nlh = fare_rtnl_msg_route(buf, FARE_TX_SIZE,
+					  i == 2 ? RTM_DELROUTE : RTM_NEWROUTE,
+					  fare_pipe_seq(&pp, pp.n), &p,
+					  i == 1 ? &bad_src : NULL, 1);
+		fare_pipe_commit(&pp, nlh);
+	}
+	/* Nothing sent yet: none asks for an ack before the send. */
+	for (i = 0; i < 4; i++) {
+		nlh = (struct nlmsghdr *)(pp.buf + off);
+		EXPECT(!(nlh->nlmsg_flags & NLM_F_ACK),
+		       "request %zu asks for an ack before the send", i);
+		off += MNL_ALIGN(nlh->nlmsg_len);
+	}
+	ret = fare_pipe_sync(&pp, &err);
+	EXPECT(!ret, "sync: %s", err.msg);
+	EXPECT(pp.acked == 4, "%zu of 4 answered", pp.acked);
+	EXPECT(!pp.rets[0] && pp.rets[1] == -EINVAL && pp.rets[2] == -ESRCH &&
+	       !pp.rets[3], "results %d %d %d %d", pp.rets[0], pp.rets[1],
+	       pp.rets[2], pp.rets[3]);
+	EXPECT(pp.first_fail == 1 && pp.fail_err.msg[0],
+	       "first failure at %zu (%s)", pp.first_fail, pp.fail_err.msg);
+	fare_pipe_free(&pp);
+	out = routes("-o -4 route show table 249 proto 249");
+	EXPECT(!out || (strstr(out, "10.7.0.0/24") &&
+			strstr(out, "10.7.3.0/24") &&
+			!strstr(out, "10.7.1.0/24")),
+	       "the FIB after the pipe: %s", out);
+	return NULL;
+}
+
 static const char *scenario(struct fare *f)
 {
 	struct fare_route r = { 0 };
@@ -166,7 +226,7 @@ static const char *scenario(struct fare *f)
 	out = routes("-o -4 route show table 249 10.8.0.0/24");
 	EXPECT(!out || strstr(out, "proto static"),
 	       "the static route went: %s", out);
-	return NULL;
+	return pipe_scenario(f);
 }
 
 static void child(int fd)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -217,6 +218,25 @@ static size_t unreach_sweep(struct fare_sync *fs)
 	return n;
 }
 
+/* Wall-clock and CPU time (ms) at one moment, for the start-up log. */
+struct cpu_mark {
+	uint64_t wall_ms, user_ms, sys_ms;
+};
+
+static void cpu_mark(struct cpu_mark *m)
+{
+	struct rusage ru;
+
+	memset(m, 0, sizeof(*m));
+	m->wall_ms = loop_now_ms();
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	m->user_ms = (uint64_t)ru.ru_utime.tv_sec * 1000 +
+		     (uint64_t)ru.ru_utime.tv_usec / 1000;
+	m->sys_ms = (uint64_t)ru.ru_stime.tv_sec * 1000 +
+		    (uint64_t)ru.ru_stime.tv_usec / 1000;
+}
+
 /*
  * The start-up wait is over: every prefix is programmed, once. Routes
  * adopted at start that the RIB still wants stay untouched when equal
@@ -228,13 +248,35 @@ static void first_tables_in(struct fare_sync *fs, const char *why)
 	struct fared *d = fs->d;
 	size_t swept, stale_unreach;
 
+	struct cpu_mark m0, m1, m2;
+	size_t queued;
+	uint64_t ops;
+
 	fs->first_tables = false;
 	timer_stop(&d->loop, &fs->update_delay);
-	fared_log("fare: %s after %llu ms: programming", why,
-		  (unsigned long long)(loop_now_ms() - fs->started_ms));
+	cpu_mark(&m0);
+	fared_log("fare: %s after %llu ms (CPU so far: user %llu ms, "
+		  "system %llu ms): programming", why,
+		  (unsigned long long)(loop_now_ms() - fs->started_ms),
+		  (unsigned long long)m0.user_ms,
+		  (unsigned long long)m0.sys_ms);
 	rib_walk(d->rib, reweigh, d);
 	swept = fare_fib_sweep(fs->fib);
+	queued = fare_fib_pending(fs->fib);
+	cpu_mark(&m1);
+	ops = fs->ops;
 	fare_sync_flush(d);
+	cpu_mark(&m2);
+	fared_log("fare: weighed every prefix in %llu ms (user %llu, system "
+		  "%llu), %zu queued; programmed %llu ops in %llu ms (user "
+		  "%llu, system %llu)",
+		  (unsigned long long)(m1.wall_ms - m0.wall_ms),
+		  (unsigned long long)(m1.user_ms - m0.user_ms),
+		  (unsigned long long)(m1.sys_ms - m0.sys_ms), queued,
+		  (unsigned long long)(fs->ops - ops),
+		  (unsigned long long)(m2.wall_ms - m1.wall_ms),
+		  (unsigned long long)(m2.user_ms - m1.user_ms),
+		  (unsigned long long)(m2.sys_ms - m1.sys_ms));
 	stale_unreach = unreach_sweep(fs);
 	if (fs->adopted)
 		fared_log("fare: restart: %zu adopted route%s, %zu swept, "
@@ -619,13 +661,25 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 	if (!fs)
 		return;
 	fare_upa_classify(&fs->cfg, e, &ui);
+	if (fs->cfg.opts.role == FARE_ROLE_HOST &&
+	    upa_track(fs, &e->prefix, ui.n_upa > 0))
+		err = -ENOMEM;
+	/*
+	 * Start-up: first_tables_in() weighs every prefix once, at the end;
+	 * weighing each of the first tables' paths as it comes would be
+	 * thrown away (it was a third of fared's CPU while they came in).
+	 */
+	if (fs->first_tables) {
+		if (err)
+			fared_log("fare: %s: out of memory",
+				  bgp_prefix_str(&e->prefix, pfx,
+						 sizeof(pfx)));
+		return;
+	}
 	if (fs->cfg.opts.role == FARE_ROLE_HOST && ui.n_upa)
 		unreach = upa_compute(d, e, &ui, &want, &fr);
 	else
 		fare_fib_compute(&fs->cfg, e, NULL, &fr, &want);
-	if (fs->cfg.opts.role == FARE_ROLE_HOST &&
-	    upa_track(fs, &e->prefix, ui.n_upa > 0))
-		err = -ENOMEM;
 	if (adj_out_originates(&d->cfg, &e->prefix))
 		want.n_nexthops = 0;
 	/*
@@ -638,9 +692,6 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 		want.n_nexthops = 0;
 		unreach = false;
 	}
-	/* Start-up: first_tables_in() takes every prefix at once. */
-	if (fs->first_tables)
-		return;
 	/* Without fare.ko there is nothing to keep in step with. */
 	if (fs->nl)
 		err = fare_fib_queue(fs->fib, &want);

@@ -39,6 +39,7 @@ int fare_pipe_init(struct fare_pipe *p, struct fare *f, struct mnl_socket *nl,
 	p->first_fail = SIZE_MAX;
 	p->cb = cb;
 	p->cb_arg = cb_arg;
+	p->ack_last = !cb;
 	p->buf = malloc(FARE_PIPE_SEND + FARE_TX_SIZE);
 	p->rets = calloc(cap ? cap : 1, sizeof(*p->rets));
 	if (!p->buf || !p->rets) {
@@ -63,6 +64,9 @@ static int pipe_send(struct fare_pipe *p, struct fare_err *err)
 {
 	if (!p->len)
 		return 0;
+	if (p->ack_last)
+		((struct nlmsghdr *)(p->buf + p->last_off))->nlmsg_flags |=
+			NLM_F_ACK;
 	if (mnl_socket_sendto(p->nl, p->buf, p->len) < 0)
 		return pipe_errno(err, -errno, "sending a batch");
 	p->len = 0;
@@ -157,8 +161,12 @@ void *fare_pipe_next(struct fare_pipe *p, size_t reply_cost,
 	return p->buf + p->len;
 }
 
-void fare_pipe_commit(struct fare_pipe *p, const struct nlmsghdr *nlh)
+void fare_pipe_commit(struct fare_pipe *p, struct nlmsghdr *nlh)
 {
+	/* pipe_send() asks for the ack of the last one sent. */
+	if (p->ack_last)
+		nlh->nlmsg_flags &= ~NLM_F_ACK;
+	p->last_off = p->len;
 	p->len += MNL_ALIGN(nlh->nlmsg_len);
 	p->cost += p->next_cost;
 	p->n++;

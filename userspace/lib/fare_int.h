@@ -99,10 +99,11 @@ int fare_talk(struct fare *f, struct mnl_socket *nl, struct nlmsghdr *req,
 	      fare_msg_cb cb, void *arg, struct fare_err *err);
 
 /*
- * A pipeline: requests sent back to back on one socket, each with NLM_F_ACK
- * and its own sequence number, the acks read in bulk. Before the queued
- * replies could overflow the receive buffer, the pipeline reads them
- * (fare_pipe_sync), so its length is bounded by memory only.
+ * A pipeline: requests sent back to back on one socket, each with its own
+ * sequence number, the answers read in bulk (every request of a pipe with
+ * a reply callback asks for an ack; see ack_last for one without). Before
+ * the queued replies could overflow the receive buffer, the pipeline reads
+ * them (fare_pipe_sync), so its length is bounded by memory only.
  */
 struct fare_pipe {
 	struct fare *f;
@@ -120,6 +121,16 @@ struct fare_pipe {
 	struct fare_err fail_err;	/* and its message */
 	fare_msg_cb cb;		/* data messages of the replies */
 	void *cb_arg;
+	/*
+	 * Without cb: only the last request of each sendmsg asks for an ack.
+	 * The kernel handles a sendmsg's requests in order and answers a
+	 * failed one whether or not it asked, so that ack tells every earlier
+	 * request of the pipe succeeded unless its own error came first;
+	 * 100,000 route requests cost 100,000 fewer messages to build, queue
+	 * and read.
+	 */
+	bool ack_last;
+	size_t last_off;	/* in buf: the last request built */
 };
 
 int fare_pipe_init(struct fare_pipe *p, struct fare *f, struct mnl_socket *nl,
@@ -133,7 +144,7 @@ void fare_pipe_free(struct fare_pipe *p);
  */
 void *fare_pipe_next(struct fare_pipe *p, size_t reply_cost,
 		     struct fare_err *err);
-void fare_pipe_commit(struct fare_pipe *p, const struct nlmsghdr *nlh);
+void fare_pipe_commit(struct fare_pipe *p, struct nlmsghdr *nlh);
 /* Send what is built and read every outstanding reply. */
 int fare_pipe_sync(struct fare_pipe *p, struct fare_err *err);
 static inline uint32_t fare_pipe_seq(const struct fare_pipe *p, size_t i)
