@@ -41,14 +41,21 @@ plane_add_all 2
 "$FARECTL" -n host route add 198.51.100.0/24 mode flowlet src 192.0.2.7 \
 	nexthop plane 1 weight 3 nexthop plane 2 weight 1
 
+# send_bursts LOG PORT COUNT: the paced flows to PORT, COUNT datagrams in
+# all, counted by a sink into LOG; sets rc to the sink's status.
+send_bursts()
+{
+	sink_start "$1" --bind 198.51.100.1 --port "$2" --count "$3" \
+		--flows $FLOWS --burst $BURST --timeout 120
+	ip netns exec host "$FARE_UDP" send --src 192.0.2.7 \
+		--dst 198.51.100.1 --port "$2" --count "$3" --flows $FLOWS \
+		--burst $BURST --gap-us $GAP_US
+	rc=0
+	sink_wait "$1" || rc=$?
+}
+
 log=$(mktemp)
-sink_start "$log" --bind 198.51.100.1 --port 9000 --count $COUNT \
-	--flows $FLOWS --burst $BURST --timeout 120
-ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
-	--port 9000 --count $COUNT --flows $FLOWS --burst $BURST \
-	--gap-us $GAP_US
-rc=0
-sink_wait "$log" || rc=$?
+send_bursts "$log" 9000 $COUNT
 expect_eq "every datagram arrived once" $rc 0
 expect_eq "flowlets seen" "$(sink_field "$log" bursts 2)" $((FLOWS * ROUNDS))
 expect_eq "flowlets split over planes" "$(sink_field "$log" bursts 4)" 0
@@ -92,13 +99,7 @@ echo 0 >"$resizes"
 resizer=$!
 LAB_PIDS+=("$resizer")
 log2=$(mktemp)
-sink_start "$log2" --bind 198.51.100.1 --port 9001 --count $COUNT2 \
-	--flows $FLOWS --burst $BURST --timeout 120
-ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
-	--port 9001 --count $COUNT2 --flows $FLOWS --burst $BURST \
-	--gap-us $GAP_US
-rc=0
-sink_wait "$log2" || rc=$?
+send_bursts "$log2" 9001 $COUNT2
 touch "$stop"
 resizer_rc=0
 wait "$resizer" || resizer_rc=$?
