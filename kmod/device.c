@@ -853,22 +853,6 @@ static bool fare_dev_is_fare(const struct net_device *dev)
 	return dev->rtnl_link_ops == &fare_link_ops;
 }
 
-/*
- * Allocates what the packet path needs before the namespace's first fare
- * device can transmit. Called under RTNL; the memory stays until the
- * namespace goes away.
- */
-static int fare_net_prepare(struct fare_net *fn)
-{
-	int err;
-
-	ASSERT_RTNL();
-	mutex_lock(&fn->lock);
-	err = fare_flowlets_prepare(fn);
-	mutex_unlock(&fn->lock);
-	return err;
-}
-
 static int fare_newlink_common(struct net_device *dev,
 			       struct netlink_ext_ack *extack)
 {
@@ -881,7 +865,7 @@ static int fare_newlink_common(struct net_device *dev,
 			       "this namespace already has a fare device");
 		return -EEXIST;
 	}
-	err = fare_net_prepare(fn);
+	err = fare_flowlets_prepare(fn);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "no memory for the flowlet table");
 		return err;
@@ -926,7 +910,7 @@ int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
 	ASSERT_RTNL();
 	if (rtnl_dereference(fn->dev))
 		return 0;
-	err = fare_net_prepare(fn);
+	err = fare_flowlets_prepare(fn);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "no memory for the flowlet table");
 		return err;

@@ -45,23 +45,28 @@ static void fare_flowlets_free_rcu(struct rcu_head *head)
 
 /*
  * Makes @fn's table, of fare_net.flowlet_slots slots, unless it has one:
- * before the namespace's fare device registers, with RTNL and the lock
- * held. It then stays (replaced by resizes) until the namespace goes.
+ * under RTNL, before the namespace's fare device registers; takes the
+ * lock. It then stays (replaced by resizes) until the namespace goes.
  */
 int fare_flowlets_prepare(struct fare_net *fn)
 {
 	struct fare_flowlets *ft;
+	int err = 0;
 
 	ASSERT_RTNL();
-	lockdep_assert_held(&fn->lock);
+	mutex_lock(&fn->lock);
 	if (rcu_access_pointer(fn->flowlets))
-		return 0;
+		goto out;
 	ft = fare_flowlets_alloc(fn->flowlet_slots);
-	if (!ft)
-		return -ENOMEM;
+	if (!ft) {
+		err = -ENOMEM;
+		goto out;
+	}
 	/* Published before the device registers, which orders it for xmit. */
 	rcu_assign_pointer(fn->flowlets, ft);
-	return 0;
+out:
+	mutex_unlock(&fn->lock);
+	return err;
 }
 
 /*

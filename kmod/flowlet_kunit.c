@@ -46,9 +46,7 @@ static int prepare(struct fare_net *fn)
 	int err;
 
 	rtnl_lock();
-	mutex_lock(&fn->lock);
 	err = fare_flowlets_prepare(fn);
-	mutex_unlock(&fn->lock);
 	rtnl_unlock();
 	return err;
 }
