@@ -664,16 +664,22 @@ int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 		err = -EINVAL;
 		goto err_free;
 	}
+	nhg = fare_nhg_find(fn, id);
+	if (nhg && !replace) {
+		NL_SET_ERR_MSG(extack, "group already exists (use replace)");
+		err = -EEXIST;
+		goto err_free;
+	}
+	if (!nhg) {
+		err = fare_limit_groups(fn->num_groups, fn->max_groups, extack);
+		if (err)
+			goto err_free;
+	}
+	/* Refusals first: the per-CPU state is made only for a group kept. */
 	err = fare_group_finish(grp);
 	if (err)
 		goto err_nomem;
-	nhg = fare_nhg_find(fn, id);
 	if (nhg) {
-		if (!replace) {
-			NL_SET_ERR_MSG(extack, "group already exists (use replace)");
-			err = -EEXIST;
-			goto err_free;
-		}
 		/* Readers see the old next hops or the new, never a mix. */
 		old = rcu_dereference_protected(nhg->grp,
 						lockdep_is_held(&fn->lock));
@@ -684,9 +690,6 @@ int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 		*nhgp = nhg;
 		return 0;
 	}
-	err = fare_limit_groups(fn->num_groups, fn->max_groups, extack);
-	if (err)
-		goto err_free;
 	err = -ENOMEM;
 	nhg = fare_nhg_alloc(grp);
 	if (!nhg)
