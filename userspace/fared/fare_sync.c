@@ -246,10 +246,8 @@ static void cpu_mark(struct cpu_mark *m)
 static void first_tables_in(struct fare_sync *fs, const char *why)
 {
 	struct fared *d = fs->d;
-	size_t swept, stale_unreach;
-
+	size_t swept, stale_unreach, queued;
 	struct cpu_mark m0, m1, m2;
-	size_t queued;
 	uint64_t ops;
 
 	fs->first_tables = false;
