@@ -80,11 +80,10 @@ static u32 farevm_ubsan_shift(void)
 }
 
 /*
- * Drop several objects, not one: a stale copy of the last pointer may
- * survive in a register spilled to a stack that kmemleak still scans (an
- * exited task's stack kept in the vmap stack cache), and a single object
- * then goes unreported. Each pointer lives only in a register until the
- * next allocation overwrites it.
+ * Drop several objects, not one, so that a stale copy of a pointer left
+ * in some scanned memory cannot hide the whole leak. This alone did not
+ * end the reports CI missed; see the kmemleak scans in tests/vm/guest-init.
+ * Each pointer lives only in a register until the next allocation.
  */
 static void farevm_leak(void)
 {
