@@ -71,6 +71,8 @@ static int apply(void *arg, const struct fare_op *ops, size_t n,
 		return -ENOENT;
 	}
 	ret = fare_routes_apply(fs->nl, ops, n, failed, &err);
+	/* A batch of many chunks takes seconds: the sessions must not wait. */
+	loop_busy(&fs->d->loop);
 	/* The first refusal of a flush; fare_sync_flush() counts them. */
 	if (ret && !fs->flush_refused++)
 		fared_log("fare: route op %zu of %zu: %s", *failed, n,

@@ -97,9 +97,14 @@ static void make_parent(const char *path)
  */
 static void rib_changed(const struct rib_entry *e, void *arg)
 {
+	static unsigned int since_busy;
+	struct fared *d = arg;
 	char pfx[BGP_PREFIX_STRLEN];
 
-	fare_sync_changed(arg, e);
+	fare_sync_changed(d, e);
+	/* A drain of a whole table (a flushed peer) takes seconds too. */
+	if (++since_busy % 4096 == 0)
+		loop_busy(&d->loop);
 	if (verbose)
 		fared_log("rib: %s now has %zu path%s",
 			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)),
@@ -122,6 +127,11 @@ static void idle(struct loop *l)
 		rib_drain(d->rib, rib_changed, d);
 	/* One batch per loop iteration, however many prefixes changed. */
 	fare_sync_flush(d);
+}
+
+static void busy(struct loop *l)
+{
+	peers_keepalives_due(l->arg);
 }
 
 static struct peer *peer_by_addr(struct fared *d, int family,
@@ -453,6 +463,7 @@ static int start(struct fared *d, bool force_restart)
 	d->loop.arg = d;
 	d->loop.on_signal = on_signal;
 	d->loop.on_idle = idle;
+	d->loop.on_busy = busy;
 	d->rib = rib_new();
 	d->out = adj_out_new(d);
 	d->hooks = &hooks;

@@ -225,3 +225,9 @@ int loop_run(struct loop *l)
 	}
 	return 0;
 }
+
+void loop_busy(struct loop *l)
+{
+	if (l->on_busy)
+		l->on_busy(l);
+}

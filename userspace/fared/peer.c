@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,6 +85,23 @@ static void conn_ready(struct io *io, uint32_t events);
 static void conn_close(struct conn *c, const char *why, bool notified);
 static void hold_expired(struct timer *t);
 static void keepalive_due(struct timer *t);
+void peers_keepalives_due(struct fared *d)
+{
+	uint64_t now = loop_now_ms();
+	struct conn *c;
+	size_t i, k;
+
+	for (i = 0; i < d->n_peers; i++) {
+		for (k = 0; k < 2; k++) {
+			c = k ? d->peers[i]->in : d->peers[i]->out;
+			if (!c || !c->keepalive.armed || c->keepalive.when > now)
+				continue;
+			timer_stop(&d->loop, &c->keepalive);
+			keepalive_due(&c->keepalive);
+		}
+	}
+}
+
 static void send_hold_expired(struct timer *t);
 
 static struct conn *conn_new(struct peer *p, int fd, bool outgoing)
@@ -1534,9 +1552,11 @@ static bool handle(struct conn *c, const struct bgp_header *h,
 	struct peer *p = c->peer;
 	bool alive;
 
-	if (c->params.hold_time && c->state >= PEER_OPENCONFIRM)
+	if (c->params.hold_time && c->state >= PEER_OPENCONFIRM) {
 		timer_set(&p->d->loop, &c->hold,
 			  c->params.hold_time * 1000ull);
+		c->hold_deferred = false;
+	}
 	switch (h->type) {
 	case BGP_MSG_OPEN:
 		got_open(c, msg, h->length);
@@ -1649,10 +1669,29 @@ static void conn_ready(struct io *io, uint32_t events)
 		conn_read(c);
 }
 
+/*
+ * Grace for a peer whose messages wait unread: fared, not the peer, was
+ * late (a long FIB batch held the loop), and the loop reads them before
+ * this runs out.
+ */
+#define HOLD_UNREAD_GRACE_MS	1000
+
 static void hold_expired(struct timer *t)
 {
 	struct conn *c = t->arg;
+	int unread = 0;
 
+	/*
+	 * Once only until a whole message restarts the timer, so that a
+	 * peer trickling bytes of a message it never ends cannot keep its
+	 * session alive.
+	 */
+	if (!c->broken && !c->hold_deferred &&
+	    ioctl(c->io.fd, FIONREAD, &unread) == 0 && unread > 0) {
+		c->hold_deferred = true;
+		timer_set(&c->peer->d->loop, &c->hold, HOLD_UNREAD_GRACE_MS);
+		return;
+	}
 	if (c->broken) {
 		if (c->broken_why)
 			snprintf(c->peer->last_error,

@@ -51,6 +51,7 @@ struct conn {
 	uint8_t *wbuf;
 	size_t wlen, wcap;
 	struct timer hold, keepalive, send_hold;
+	bool hold_deferred;		/* hold_expired() waited for unread input */
 	struct bgp_open open;		/* the peer's */
 	bool open_rx;			/* ... has arrived */
 	uint8_t gr_flags_tx;		/* our OPEN's restart flags (gr.h) */
@@ -108,6 +109,14 @@ enum peer_state peer_state(const struct peer *p);
 bool peer_has_first_table(const struct peer *p);
 struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb);
 void peer_start(struct peer *p);
+
+/*
+ * Sends every KEEPALIVE that is due now. Work that holds the loop for long
+ * (a FIB batch of many routes) calls it through loop_busy(): otherwise
+ * every peer's hold timer runs out while fared is busy with one peer's
+ * routes, and one hostile peer ends every session.
+ */
+void peers_keepalives_due(struct fared *d);
 /* Sends a Cease (subcode, RFC 9003 text) on any session and frees p. */
 void peer_free(struct peer *p, uint8_t subcode, const char *text);
 /*
