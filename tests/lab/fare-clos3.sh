@@ -31,13 +31,8 @@
 #   (-> l1 200, l2 200).
 #   N 1000: 500 and 500.
 #
-# Not run on the debug kernel (tests/run-all): fared in transit roles
-# (leaf, spine) is fared's behaviour, which tests/bgp (fare-transit.sh)
-# runs under valgrind; what it asks of fare.ko (routes added, replaced and deleted
-# over netlink, packets steered) the scenarios that do run there,
-# genl-fuzz and stress do under the detectors, and at about 3x its 6.1
-# time under KASAN it would take a cold CI past 60 minutes
-# (tests/run-all's top has the arithmetic).
+# Runs on the debug kernel only (tests/run-all's top says why); every
+# check stands as is there.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

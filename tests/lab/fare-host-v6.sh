@@ -13,14 +13,8 @@
 #
 # Per-packet mode: each plane's count at the receiver is exact within 1.
 #
-# Not run on the debug kernel (tests/run-all): fare-host runs there, and
-# fare-restart runs IPv6 sessions and IPv6 routes through fare.ko there;
-# the rest is fared over IPv6 sessions, which tests/bgp runs under
-# valgrind; what it asks of fare.ko (routes added, replaced and deleted
-# over netlink, packets steered) the scenarios that do run there,
-# genl-fuzz and stress do under the detectors, and at about 3x its 6.1
-# time under KASAN it would take a cold CI past 60 minutes
-# (tests/run-all's top has the arithmetic).
+# Runs on the debug kernel only (tests/run-all's top says why); every
+# check stands as is there.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

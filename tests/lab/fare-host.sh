@@ -19,10 +19,8 @@
 #
 # On the debug kernel (FARE_DEBUG_KERNEL=1) each phase sends 10 periods
 # instead of 100 (1010/1210/810 datagrams): the same checks, exact within
-# 1, on a tenth of the packets. Nothing is relaxed. It passes there (240 s)
-# but tests/run-all runs it on 6.1 only, for CI's cold time: what it asks
-# of fare.ko (routes replaced in place, a plane leaving a route) stress
-# and group-share ask under the detectors.
+# 1, on a tenth of the packets. Nothing is relaxed. tests/run-all runs it
+# there only (its top says why).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

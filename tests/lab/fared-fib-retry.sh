@@ -2,13 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # fared keeps fare.ko in step through refusals and reloads (issue 15 §3).
-# Not run on the debug kernel (tests/run-all): what it adds is fared's
-# retry and resynchronisation; fare.ko's side of it (a route refused at
-# the route limit, routes added and deleted) genl-limits and genl-fuzz
-# run under the detectors.
 # The host of topo_planes 1 runs fared with fare.ko; its BIRD leaf
 # advertises 198.51.100.1/32 .. 198.51.100.20/32. What fare.ko did is
 # read from its own route table and event stream (farectl monitor).
+# Runs on the debug kernel only (tests/run-all's top says why); every
+# check stands as is there.
 #
 #  1. fare.ko's route limit is 5 when fared starts: 5 routes go in, the
 #     rest are refused; fared retries with backoff. The limit raised to

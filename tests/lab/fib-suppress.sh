@@ -22,13 +22,9 @@
 # plane 1, weights renormalised to A's sum). h1 back: UPA withdrawn,
 # 60/60 again.
 #
-# Not run on the debug kernel in tests/run-all, for the cold CI budget
-# only: it passes there unchanged (220 s, 37 checks, 2026-11-23; by
-# hand: tests/vm/run --kernel test --env FARE_DEBUG_KERNEL=1 -- tests/lab/run
-# tests/lab/fib-suppress.sh). Its time there is BGP convergence through
-# fared leaves and spines, not traffic (120 datagrams a phase); what it
-# asks of fare.ko (forwarded traffic steered, routes replaced and
-# deleted) the fare.ko scenarios, stress and fare-restart do there.
+# Runs on the debug kernel only (tests/run-all's top says why); every
+# check stands as is there. Its time there is BGP convergence through
+# fared leaves and spines, not traffic (120 datagrams a phase).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -27,14 +27,8 @@
 #   6     farectl bgp orf del 198.51.100.100/32     back to 50; .100 follows
 #                                                   the main route again
 #
-# Not run on the debug kernel (tests/run-all): Prefix ORF with FRR
-# leaves is fared's behaviour (tests/bgp/orf.sh runs it under
-# valgrind), and a graceful-restart connection collision at start-up once
-# cost it a session there (fared's issue, noted on issue 15); what it asks of fare.ko (routes added, replaced and deleted
-# over netlink, packets steered) the scenarios that do run there,
-# genl-fuzz and stress do under the detectors, and at about 3x its 6.1
-# time under KASAN it would take a cold CI past 60 minutes
-# (tests/run-all's top has the arithmetic).
+# Runs on the debug kernel only (tests/run-all's top says why); every
+# check stands as is there.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -22,14 +22,9 @@
 # so each plane's count at the receiver is exact within 1. (120, not more:
 # a paced send costs ~10 ms a datagram under TCG.)
 #
-# Not run on the debug kernel in tests/run-all, for the cold CI budget
-# only: it passes there unchanged (306 s on 2026-11-23, 44 checks; by
-# hand: tests/vm/run --kernel test --env FARE_DEBUG_KERNEL=1 --
-# tests/lab/run tests/lab/upa.sh). Its time there is BGP convergence
-# under KASAN, not traffic (120 datagrams a phase), so it does not scale
-# down; what it asks of fare.ko (a route's plane set shrinking and
-# growing, a route refused for want of a plane) fare-host's dead leaf,
-# fallback and genl-basics ask there too.
+# Runs on the debug kernel only (tests/run-all's top says why); every
+# check stands as is there. Its time there is BGP convergence under
+# KASAN, not traffic (120 datagrams a phase).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -21,13 +21,8 @@
 # fared logged "update-delay ... over" before that check, the check says so
 # instead of passing.
 #
-# Not run on the debug kernel (tests/run-all): update-delay is when fared
-# programs fare.ko, not what it programs (the same batch fare-host and
-# fare-restart send there); what it asks of fare.ko (routes added, replaced and deleted
-# over netlink, packets steered) the scenarios that do run there,
-# genl-fuzz and stress do under the detectors, and at about 3x its 6.1
-# time under KASAN it would take a cold CI past 60 minutes
-# (tests/run-all's top has the arithmetic).
+# Runs on the debug kernel only (tests/run-all's top says why); every
+# check stands as is there.
 set -eu
 . "$(dirname "$0")/lib.sh"
 

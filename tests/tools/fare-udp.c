@@ -21,7 +21,8 @@
  * "received R of N", one "iface NAME PACKETS" line per interface, and
  * "flows F split S" and "bursts B split S": how many flows and bursts had
  * datagrams arrive on more than one interface. It exits 0 only if every
- * datagram arrived once. SIGTERM or SIGINT ends the wait early, with the
+ * datagram arrived once. SIGTERM or SIGINT ends the wait early (what
+ * already waits in the socket still counts), with the
  * same report (a script stops it once its sender is done).
  */
 #define _GNU_SOURCE
@@ -265,9 +266,25 @@ static int do_sink(const struct opts *o)
 		int ifindex;
 		ssize_t n;
 
-		if (sink_stop || left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+		int ready;
+
+		/*
+		 * Stopped (SIGTERM): what already waits in the socket still
+		 * counts, so read on without waiting until it is empty.
+		 */
+		if (!sink_stop && left <= 0)
 			break;
-		n = recvmsg(fd, &msg, 0);
+		ready = poll(&pfd, 1, sink_stop ? 0 : (int)left);
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0)
+			break;
+		/*
+		 * Not blocking: a datagram that poll() saw may still be dropped
+		 * by recvmsg() (a bad checksum), and a blocking read would
+		 * then wait past the deadline for the next one.
+		 */
+		n = recvmsg(fd, &msg, MSG_DONTWAIT);
 		if (n < (ssize_t)sizeof(pl))
 			continue;
 		memcpy(&pl, buf, sizeof(pl));
