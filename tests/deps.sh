@@ -20,6 +20,20 @@ PACKAGES=(
 	bird2 iputils-ping frr
 )
 
+# --kernel-build: only what tests/vm/build-test-kernel needs, so that
+# tests/run-all can start that build (the longest step of a cold run)
+# while the rest installs.
+KERNEL_BUILD=(
+	build-essential bc bison flex libelf-dev libssl-dev kmod cpio
+	xz-utils linux-source-6.12
+)
+kernel_only=0
+case ${1-} in
+'') ;;
+--kernel-build) kernel_only=1 ;;
+*) echo "usage: tests/deps.sh [--kernel-build]" >&2; exit 2 ;;
+esac
+
 installed()
 {
 	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = \
@@ -40,6 +54,16 @@ newest_612()
 }
 
 missing=()
+if [ $kernel_only -eq 1 ]; then
+	for p in "${KERNEL_BUILD[@]}"; do
+		installed "$p" || missing+=("$p")
+	done
+	[ ${#missing[@]} -ne 0 ] || { echo "deps: kernel build packages present"; exit 0; }
+	apt-get update -q
+	echo "deps: installing ${missing[*]}"
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+	exit 0
+fi
 for p in "${PACKAGES[@]}"; do
 	installed "$p" || missing+=("$p")
 done
