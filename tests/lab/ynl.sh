@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The YNL spec against the real module: the kernel's own ynl CLI
-# (tools/net/ynl/cli.py from linux-source-6.12) drives fare.ko through
-# Documentation/netlink/specs/fare.yaml alone. Every do and dump it makes
-# must be accepted (the family validates strictly) and read back the same
-# through farectl, and farectl's changes must read back the same through
-# ynl, events included.
+# The YNL spec against the real module: the kernel's own ynl library
+# (tools/net/ynl from linux-source-6.12; its CLI for the first request and
+# a refusal, then the same library in one process, ynl-batch.py) drives
+# fare.ko through Documentation/netlink/specs/fare.yaml alone. Every do
+# and dump it makes must be accepted (the family validates strictly) and
+# read back the same through farectl, and farectl's changes must read
+# back the same through ynl, events included.
 #
 # Runs on the debug kernel only (tests/run-all's top says why); every
 # check stands as is there.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+LAB_DIR=$(mktemp -d /tmp/ynl.XXXXXX)
 SPEC=$FARE_ROOT/Documentation/netlink/specs/fare.yaml
 tree=$("$FARE_ROOT/tests/ynl/ynl-tree")
 
@@ -31,16 +33,38 @@ ifb=$(ip -n yn -j link show eth-b | jq '.[0].ifindex')
 fc() { "$FARECTL" -n yn "$@"; }
 # Debian's python3 with python3-yaml. --no-schema: tests/ynl/validate.sh
 # (run-all's ynl-spec step) validates the spec against the kernel's schema
-# once, on the host; validating it again in every call doubled each
-# call's time in TCG.
-ynl()
+# once, on the host.
+ynl_cli()
 {
 	ip netns exec yn /usr/bin/python3 "$tree/tools/net/ynl/cli.py" \
 		--spec "$SPEC" --no-schema --output-json "$@"
 }
 
-# do: planes and a route with nested next hops, as ynl encodes them
-ynl --do plane-new --json "{\"plane-id\": 1, \"plane-ifindex\": $ifa, \"plane-gw4\": \"0a010001\"}" >/dev/null
+# ynl --do|--dump OP [--json JSON]: the same request through the same
+# library in one Python process for the whole scenario (ynl-batch.py):
+# the CLI's start and the spec's parse took seconds a call in TCG, most of
+# this scenario's time. Prints what the CLI prints; 1 on a netlink error.
+mkfifo "$LAB_DIR/ynl.req" "$LAB_DIR/ynl.rep"
+ip netns exec yn /usr/bin/python3 "$FARE_ROOT/tests/lab/ynl-batch.py" \
+	"$tree" "$SPEC" <"$LAB_DIR/ynl.req" >"$LAB_DIR/ynl.rep" &
+LAB_PIDS+=("$!")
+exec 7>"$LAB_DIR/ynl.req" 8<"$LAB_DIR/ynl.rep"
+ynl()
+{
+	local kind=${1#--} op=$2 attrs='{}' reply
+
+	[ "${3:-}" != --json ] || attrs=$4
+	printf '{"%s": "%s", "attrs": %s}\n' "$kind" "$op" "$attrs" >&7
+	IFS= read -r reply <&8 || { echo "ynl-batch: no reply"; return 2; }
+	case $reply in
+	"ERROR "*) echo "${reply#ERROR }"; return 1 ;;
+	esac
+	echo "$reply"
+}
+
+# do: planes and a route with nested next hops, as ynl encodes them (the
+# first through the CLI itself)
+ynl_cli --do plane-new --json "{\"plane-id\": 1, \"plane-ifindex\": $ifa, \"plane-gw4\": \"0a010001\"}" >/dev/null
 ynl --do plane-new --json "{\"plane-id\": 2, \"plane-ifindex\": $ifb, \"plane-gw6\": \"fe800000000000000000000000000002\"}" >/dev/null
 expect_eq "ynl plane-new read by farectl" \
 	"$(fc -j plane show | jq -c '[.[] | [.id, .dev, .gw4, .gw6]]')" \
@@ -85,13 +109,15 @@ expect_eq "ynl config-set tier hops and bias read by farectl" \
 # the replace flag, and a refusal with its extack text
 ynl --do plane-new --json "{\"plane-id\": 1, \"plane-ifindex\": $ifa, \"plane-gw4\": \"0a010009\", \"replace\": true}" >/dev/null
 expect_eq "ynl replace flag" "$(fc -j plane show 1 | jq -r '.[0].gw4')" 10.1.0.9
-rc=0
-out=$(ynl --do plane-new --json "{\"plane-id\": 1, \"plane-ifindex\": $ifa, \"plane-gw4\": \"0a010001\"}" 2>&1) || rc=$?
-if [ $rc -eq 1 ] && grep -qF "plane already exists (use replace)" <<<"$out"; then
-	pass "ynl refusal carries the extack text"
-else
-	fail "ynl refusal: exit $rc, output: $out"
-fi
+for cmd in ynl_cli ynl; do
+	rc=0
+	out=$($cmd --do plane-new --json "{\"plane-id\": 1, \"plane-ifindex\": $ifa, \"plane-gw4\": \"0a010001\"}" 2>&1) || rc=$?
+	if [ $rc -eq 1 ] && grep -qF "plane already exists (use replace)" <<<"$out"; then
+		pass "$cmd: the refusal carries the extack text"
+	else
+		fail "$cmd refusal: exit $rc, output: $out"
+	fi
+done
 
 # Refusals farectl's own parser would catch first, sent raw to fare.ko:
 # the kernel's policy and handlers name the problem themselves.
@@ -162,5 +188,7 @@ ynl --do route-del --json '{"route-family": 2, "route-dst": "c6336400", "route-p
 expect_eq "ynl route-del read by farectl" "$(fc -j route show | jq length)" 0
 ynl --do plane-del --json '{"plane-id": 2}' >/dev/null
 expect_eq "ynl plane-del read by farectl" "$(fc -j plane show | jq -c '[.[].id]')" '[1]'
+exec 7>&- 8<&-
+rm -rf "$LAB_DIR"
 
 lab_result
