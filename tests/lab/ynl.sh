@@ -8,9 +8,6 @@
 # and dump it makes must be accepted (the family validates strictly) and
 # read back the same through farectl, and farectl's changes must read
 # back the same through ynl, events included.
-#
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
