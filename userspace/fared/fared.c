@@ -121,7 +121,7 @@ static void idle(struct loop *l)
 	if (rib_pending(d->rib))
 		rib_drain(d->rib, rib_changed, d);
 	/* One batch per loop iteration, however many prefixes changed. */
-	fare_sync_flush(d);
+	fare_sync_idle(d);
 }
 
 static struct peer *peer_by_addr(struct fared *d, int family,

@@ -5,6 +5,7 @@
  * straight while callbacks free the objects timers are embedded in.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,4 +225,11 @@ int loop_run(struct loop *l)
 			l->on_idle(l);
 	}
 	return 0;
+}
+
+bool loop_busy(const struct loop *l)
+{
+	struct pollfd p = { .fd = l->epfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
 }

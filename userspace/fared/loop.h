@@ -45,6 +45,8 @@ uint64_t loop_now_ms(void);
 int loop_init(struct loop *l, const int *sigs, int n_sigs);
 void loop_fini(struct loop *l);
 int loop_run(struct loop *l);
+/* Whether an event is ready now (loop_run() would not wait for one). */
+bool loop_busy(const struct loop *l);
 
 int io_add(struct loop *l, struct io *io, int fd, uint32_t events,
 	   void (*fn)(struct io *, uint32_t), void *arg);
