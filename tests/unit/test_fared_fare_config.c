@@ -237,7 +237,8 @@ TEST(config_fare_final_planes_one_session_per_plane)
 	fared_config_free(&cfg);
 
 	/* Plane 2 with an IPv6 session beside the IPv4 one. */
-	CHECK_INT(parse(planes_conf("host", 2, 2, " }\n neighbor 2001:db8::1 {\n"
+	CHECK_INT(parse(planes_conf("host", 2, 2,
+				    " }\n neighbor 2001:db8::1 {\n"
 				    "  remote-as 65002\n  interface eth2\n"),
 			&cfg, &cap), 0);
 	capture_end(&cap);

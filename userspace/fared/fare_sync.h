@@ -59,11 +59,12 @@ struct fare_sync {
 	struct timer update_delay;
 	uint64_t started_ms;
 	/*
-	 * ... except where a prefix's weights can no longer change before
-	 * then: on a host whose every plane has one session without
-	 * ADD-PATH (final_planes; empty otherwise), a prefix heard from
-	 * each of them is weighed and programmed at once, final
-	 * (fare_fib_every_plane()).
+	 * ... except a prefix whose path set is complete: on a host whose
+	 * every plane has one session without ADD-PATH (final_planes;
+	 * empty otherwise), a prefix with a path that is not stale from
+	 * each of them has its final weights; it is weighed and programmed
+	 * at once, and every later change to it is an ordinary one
+	 * (fare_sync.c, weigh_now()).
 	 */
 	struct fare_plane_set final_planes;
 	/*
