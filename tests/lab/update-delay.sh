@@ -15,11 +15,22 @@
 #     fare.ko has no route and saw no route event; once update-delay is
 #     over the route comes with planes 1 and 2, in one event; when leaf3
 #     is back, plane 3 joins.
+#  3. A prefix heard from every plane is final (one session per plane, no
+#     ADD-PATH), also over a route adopted at restart: fared killed
+#     (SIGKILL: its route, 1:2 2:2 3:1, stays in fare.ko), leaf3's BIRD
+#     down, fared started again, and on plane 3 the project's raw peer
+#     (tests/bgp/hostile.py "speak", which sends no End-of-RIB) announces
+#     the route without a PB, and 198.51.100.3/32 that no leaf has. While
+#     update-delay still runs (plane 3 never sends End-of-RIB), the
+#     adopted route is replaced by its final weights (1:1 2:1 3:1: a path
+#     without PB makes it ECMP) in one event, and 198.51.100.3/32, missing
+#     planes 1 and 2, is not programmed; it comes once update-delay is
+#     over, and the adopted route is not swept.
 #
-# Step 2 checks "nothing yet" as soon as leaves 1 and 2 are in, which takes
-# a few seconds; DELAY (40 s) leaves a wide margin on the debug kernel. If
-# fared logged "update-delay ... over" before that check, the check says so
-# instead of passing.
+# Steps 2 and 3 check "nothing yet" as soon as leaves 1 and 2 are in,
+# which takes a few seconds; DELAY (40 s) leaves a wide margin on the debug
+# kernel. If fared logged "update-delay ... over" before that check, the
+# check says so instead of passing.
 #
 # Runs on the debug kernel only (tests/run-all's top says why); every
 # check stands as is there.
@@ -106,6 +117,51 @@ expect_eq "2: fare.ko route events by then" \
 leaf_bird_start 3
 wait_for 30 weights_are "1:2 2:2 3:1" || true
 expect_eq "2: leaf3 back: weights" "$(weights)" "1:2 2:2 3:1"
+grep "fare:" "$LAB_DIR/fared.log" || true
 
+# 3. Plane 3 is the raw peer, without End-of-RIB.
+DST3=198.51.100.3/32
+kill -KILL "$FARED_PID"
+wait "$FARED_PID" 2>/dev/null || true
+expect_eq "3: fare.ko after fared was killed" "$(weights)" "1:2 2:2 3:1"
+bird3=$(cat "$LAB_DIR/bird3.pid")
+kill "$bird3"
+wait_for 10 bash -c "! kill -0 $bird3 2>/dev/null" || true
+mark_events
+fared_host_start 30 400G 3
+ip netns exec leaf3 env HOSTILE_AS=65103 python3 \
+	"$FARE_ROOT/tests/bgp/hostile.py" 10.3.0.1 10.3.0.2 \
+	speak v4 "$DST" v4 "$DST3" >"$LAB_DIR/raw.log" 2>&1 &
+LAB_PIDS+=("$!")
+wait_for 30 first_table 10.1.0.1 || fail "leaf1 never sent its first table"
+wait_for 30 first_table 10.2.0.1 || fail "leaf2 never sent its first table"
+if ! wait_for 30 weights_are "1:1 2:1 3:1"; then
+	cat "$LAB_DIR/raw.log" "$LAB_DIR/fared.log"
+fi
+if grep -q "update-delay .* over" "$LAB_DIR/fared.log"; then
+	fail "3: update-delay ran out before the checks: check void"
+fi
+expect_eq "3: adopted, heard from every plane, before update-delay: weights" \
+	"$(weights)" "1:1 2:1 3:1"
+expect_eq "3: ... while plane 3's session is up without End-of-RIB" \
+	"$("$FARECTL" -j bgp -s "$CTL" neighbors | jq -r '.[] |
+	   select(.address == "10.3.0.1") | "\(.state) \(.eor_received)"')" \
+	"Established 0"
+expect_eq "3: $DST3, planes 1 and 2 missing: fare.ko route" \
+	"$(host_weights $DST3)" none
+sleep 1
+expect_eq "3: fare.ko route events by then" \
+	"$(events_since | awk '{ print $1, $2, $3 }')" "route replace $DST"
+if ! wait_for $((DELAY + 30)) host_weights_are $DST3 "3:1"; then
+	cat "$LAB_DIR/fared.log"
+fi
+expect_eq "3: after update-delay: $DST3" "$(host_weights $DST3)" "3:1"
+sleep 1
+expect_eq "3: ... and the route heard from every plane" "$(weights)" \
+	"1:1 2:1 3:1"
+expect_eq "3: fare.ko route events in all" \
+	"$(events_since | awk '{ print $1, $2, $3 }')" \
+	"route replace $DST
+route replace $DST3"
 grep "fare:" "$LAB_DIR/fared.log" || true
 lab_result

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "ctl.h"
+#include "fare_sync.h"
 #include "fared.h"
 #include "harness.h"
 #include "linux/fare.h"
@@ -185,4 +186,74 @@ TEST(ctl_fare_request_without_a_role)
 		  "error: unknown request; try \"neighbors [json]\", "
 		  "\"routes [json] [PREFIX]\" or \"clear NEIGHBOR\"\n");
 	free(out);
+}
+
+/* "plane N { neighbor 10.N.0.1 { ... EXTRA } }" for N = 1 to n. */
+static const char *planes_conf(const char *role, unsigned int n,
+			       unsigned int extra_on, const char *extra)
+{
+	static char buf[2048];
+	size_t at;
+	unsigned int i;
+
+	at = (size_t)snprintf(buf, sizeof(buf), HEAD "role %s\n", role);
+	for (i = 1; i <= n; i++)
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at,
+				       "interface eth%u bandwidth 400G\n", i);
+	for (i = 1; i <= n; i++)
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at,
+				       "plane %u {\n neighbor 10.%u.0.1 {\n"
+				       "  remote-as 6500%u\n  interface eth%u\n"
+				       "%s }\n}\n", i, i, i, i,
+				       i == extra_on ? extra : "");
+	return buf;
+}
+
+/*
+ * The planes whose paths make a prefix final during the start-up wait: a
+ * host's, when each plane has one session that brings one path; none as
+ * soon as one session may bring a second path (ADD-PATH, a second
+ * neighbor on a plane), or for another role.
+ */
+TEST(config_fare_final_planes_one_session_per_plane)
+{
+	struct fare_plane_set s;
+	struct fared_config cfg;
+	struct capture cap;
+
+	CHECK_INT(parse(planes_conf("host", 4, 0, ""), &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK(fare_sync_final_planes(&cfg, &s));
+	CHECK_INT(s.n, 4);
+	CHECK(fare_plane_set_has(&s, 1) && fare_plane_set_has(&s, 4));
+	CHECK(!fare_plane_set_has(&s, 5));
+	fared_config_free(&cfg);
+
+	CHECK_INT(parse(planes_conf("host", 4, 3, "  add-path receive\n"),
+			&cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK(!fare_sync_final_planes(&cfg, &s));
+	CHECK_INT(s.n, 0);
+	fared_config_free(&cfg);
+
+	/* Plane 2 with an IPv6 session beside the IPv4 one. */
+	CHECK_INT(parse(planes_conf("host", 2, 2,
+				    " }\n neighbor 2001:db8::1 {\n"
+				    "  remote-as 65002\n  interface eth2\n"),
+			&cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.n_neighbors, 3);
+	CHECK(!fare_sync_final_planes(&cfg, &s));
+	fared_config_free(&cfg);
+
+	CHECK_INT(parse(planes_conf("leaf", 4, 0, ""), &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK(!fare_sync_final_planes(&cfg, &s));
+	fared_config_free(&cfg);
+
+	/* No neighbor at all. */
+	CHECK_INT(parse(HEAD "role host\n", &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK(!fare_sync_final_planes(&cfg, &s));
+	fared_config_free(&cfg);
 }

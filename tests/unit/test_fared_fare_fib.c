@@ -486,3 +486,131 @@ TEST(fare_fib_picks_each_planes_best_path_and_weighs_the_multipath_set)
 	CHECK_STR(nh_str(&want), "1:1 2:1 3:1");
 	entry_set(&en, "10.9.0.1/32", 0, NULL, NULL);
 }
+
+/*
+ * Start-up (fare_sync.h): on a host whose every plane has one session, a
+ * prefix heard from each plane, with no stale path among those, has its
+ * final path set; a missing plane, a stale path, a second path of a plane
+ * or a planeless path does not make up for a plane.
+ */
+TEST(fare_fib_prefix_heard_from_every_plane_is_final)
+{
+	static const double pb3[] = { 50, 50, 25 };
+	static const double pb4[] = { 50, 50, 25, 50 };
+	static const unsigned int p1259[] = { 1, 2, 5, 9 };
+	struct fare_plane_set planes = { .n = 0 }, none = { .n = 0 };
+	struct entry a = { 0 };
+
+	CHECK(fare_plane_set_add(&planes, 1));
+	CHECK(fare_plane_set_add(&planes, 2));
+	CHECK(fare_plane_set_add(&planes, 3));
+	CHECK(!fare_plane_set_add(&planes, 3));
+	CHECK(!fare_plane_set_add(&planes, 0));
+	CHECK(!fare_plane_set_add(&planes, FARE_PLANE_ID_MAX + 1));
+	CHECK(fare_plane_set_add(&planes, FARE_PLANE_ID_MAX));
+	CHECK(fare_plane_set_has(&planes, FARE_PLANE_ID_MAX));
+	CHECK(!fare_plane_set_has(&planes, 4));
+	CHECK_INT(planes.n, 4);
+
+	/* Planes 1, 2, 3 and 4 (peers 1 to 4). */
+	memset(&planes, 0, sizeof(planes));
+	fare_plane_set_add(&planes, 1);
+	fare_plane_set_add(&planes, 2);
+	fare_plane_set_add(&planes, 3);
+	fare_plane_set_add(&planes, 4);
+	entry_set(&a, "10.9.0.1/32", 3, p1234, pb3);
+	CHECK(!fare_fib_every_plane(&cfg, &a.e, &planes));
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
+	CHECK(fare_fib_every_plane(&cfg, &a.e, &planes));
+	/* No planes: nothing is ever final. */
+	CHECK(!fare_fib_every_plane(&cfg, &a.e, &none));
+	/* Plane 4's path kept for its restarting peer. */
+	a.paths[3].stale = true;
+	CHECK(!fare_fib_every_plane(&cfg, &a.e, &planes));
+	/* Peer 5 is plane 2 again, peer 9 has no plane: plane 3, 4 missing. */
+	entry_set(&a, "10.9.0.1/32", 4, p1259, pb4);
+	CHECK(!fare_fib_every_plane(&cfg, &a.e, &planes));
+	/* Three planes wanted: 1, 2 and 2 again (peer 5) are not enough. */
+	memset(&planes, 0, sizeof(planes));
+	fare_plane_set_add(&planes, 1);
+	fare_plane_set_add(&planes, 2);
+	fare_plane_set_add(&planes, 3);
+	CHECK(!fare_fib_every_plane(&cfg, &a.e, &planes));
+	entry_set(&a, "10.9.0.1/32", 0, NULL, NULL);
+}
+
+/*
+ * A route adopted at start is not confirmed until its prefix is queued;
+ * a prefix queued since is, until its route is deleted.
+ */
+TEST(fare_fib_confirmed_is_queued_or_programmed_since_start)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	static struct fare_route want;
+	struct fare_fib_result fr;
+	struct fare_prefix x, y;
+	struct entry a = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
+	fare_fib_compute(&cfg, &a.e, NULL, &fr, &want);
+	fare_fib_prefix(&a.e.prefix, &x);
+	CHECK_INT(fare_fib_adopt(fib, &want), 1);
+	CHECK(!fare_fib_confirmed(fib, &x));
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK(fare_fib_confirmed(fib, &x));
+	CHECK_INT(fare_fib_pending(fib), 0);
+
+	entry_set(&a, "10.9.0.2/32", 4, p1234, pb4);
+	fare_fib_prefix(&a.e.prefix, &y);
+	CHECK(!fare_fib_confirmed(fib, &y));
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK(fare_fib_confirmed(fib, &y));
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK(fare_fib_confirmed(fib, &y));
+	entry_set(&a, "10.9.0.2/32", 0, NULL, NULL);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK(!fare_fib_confirmed(fib, &y));
+	fare_fib_free(fib);
+}
+
+/*
+ * A partial flush (fared's idle time during the start-up wait) sends the
+ * first prefixes queued, ordered among themselves, and keeps the rest in
+ * the order they came for the next one.
+ */
+TEST(fare_fib_partial_flush_sends_the_first_queued_and_keeps_the_rest)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	struct entry a = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	n_applied = 0;
+	entry_set(&a, "10.9.0.0/24", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	entry_set(&a, "10.8.0.0/16", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	fare_fib_flush_part(fib, 0, 2, NULL, NULL, &st);
+	CHECK_INT(st.ops, 2);
+	CHECK_INT(n_applied, 1);
+	CHECK_STR(applied[0], "+10.9.0.1/32 +10.9.0.0/24");
+	CHECK_INT(fare_fib_pending(fib), 1);
+	CHECK_INT(fare_fib_count(fib), 2);
+	/* More than is queued: all of it. */
+	entry_set(&a, "10.7.0.0/16", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	fare_fib_flush_part(fib, 0, 5, NULL, NULL, &st);
+	CHECK_INT(st.ops, 2);
+	CHECK_STR(applied[1], "+10.7.0.0/16 +10.8.0.0/16");
+	CHECK_INT(fare_fib_pending(fib), 0);
+	CHECK_INT(fare_fib_count(fib), 4);
+	entry_set(&a, "10.7.0.0/16", 0, NULL, NULL);
+	fare_fib_free(fib);
+}

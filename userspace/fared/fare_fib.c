@@ -667,25 +667,34 @@ void fare_fib_flush(struct fare_fib *fib, size_t chunk,
 		    void (*fail)(void *arg, const struct fare_op *op, int err),
 		    void *fail_arg, struct fare_fib_flush_stats *stats)
 {
+	fare_fib_flush_part(fib, chunk, SIZE_MAX, fail, fail_arg, stats);
+}
+
+void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
+			 void (*fail)(void *arg, const struct fare_op *op,
+				      int err),
+			 void *fail_arg, struct fare_fib_flush_stats *stats)
+{
 	struct fib_ent **ents;
 	struct fare_op *ops;
-	size_t i = 0, n, k, failed;
+	size_t i = 0, n, k, failed, end;
 	int err;
 
 	memset(stats, 0, sizeof(*stats));
 	if (!fib->n_queue)
 		return;
+	end = max < fib->n_queue ? max : fib->n_queue;
 	if (!chunk)
 		chunk = DEFAULT_CHUNK;
-	if (chunk > fib->n_queue)
-		chunk = fib->n_queue;
+	if (chunk > end)
+		chunk = end;
 	/* Compare what is queued in the order the whole batch needs. */
-	qsort(fib->queue, fib->n_queue, sizeof(*fib->queue), queue_cmp);
+	qsort(fib->queue, end, sizeof(*fib->queue), queue_cmp);
 	ops = malloc(chunk * sizeof(*ops));
 	ents = malloc(chunk * sizeof(*ents));
-	while (i < fib->n_queue) {
+	while (i < end) {
 		n = 0;
-		while (i < fib->n_queue && n < chunk && ops && ents) {
+		while (i < end && n < chunk && ops && ents) {
 			struct fib_ent *ent = fib->queue[i++];
 			static struct fare_route want, have;
 
@@ -701,8 +710,8 @@ void fare_fib_flush(struct fare_fib *fib, size_t chunk,
 			ents[n++] = ent;
 		}
 		if (!ops || !ents) {
-			/* No memory to send anything: forget the queue. */
-			for (; i < fib->n_queue; i++) {
+			/* No memory to send anything: forget the batch. */
+			for (; i < end; i++) {
 				if (fail)
 					fail(fail_arg, NULL, -ENOMEM);
 				stats->failed++;
@@ -728,9 +737,12 @@ void fare_fib_flush(struct fare_fib *fib, size_t chunk,
 			settle(fib, ents[k++], false);
 		}
 	}
-	fib->n_queue = 0;
+	/* What is left waits, in the order it came. */
+	memmove(fib->queue, fib->queue + end,
+		(fib->n_queue - end) * sizeof(*fib->queue));
+	fib->n_queue -= end;
 	/* A big batch (the first full table) leaves no big queue behind. */
-	if (fib->queue_cap > 4096) {
+	if (!fib->n_queue && fib->queue_cap > 4096) {
 		free(fib->queue);
 		fib->queue = NULL;
 		fib->queue_cap = 0;
@@ -831,6 +843,45 @@ bool fare_fib_get(const struct fare_fib *fib, const struct fare_prefix *dst,
 		return false;
 	rt_to(dst, (*pe)->have, out);
 	return true;
+}
+
+bool fare_fib_confirmed(const struct fare_fib *fib,
+			const struct fare_prefix *dst)
+{
+	struct fib_ent **pe = slot(fib, dst);
+
+	/* An entry lives while it has a route or is queued. */
+	return pe && *pe && !(*pe)->stale;
+}
+
+bool fare_plane_set_add(struct fare_plane_set *s, unsigned int plane)
+{
+	if (!plane || plane > FARE_PLANE_ID_MAX ||
+	    fare_plane_set_has(s, plane))
+		return false;
+	s->bits[plane / 64] |= 1ull << (plane % 64);
+	s->n++;
+	return true;
+}
+
+bool fare_fib_every_plane(const struct fare_fib_cfg *cfg,
+			  const struct rib_entry *e,
+			  const struct fare_plane_set *planes)
+{
+	struct fare_plane_set seen = { .n = 0 };
+	struct fare_fib_peer peer;
+	uint32_t i;
+
+	if (!planes->n || e->n_paths < planes->n)
+		return false;
+	for (i = 0; i < e->n_paths && seen.n < planes->n; i++) {
+		if (e->paths[i].stale)
+			continue;
+		cfg->peer_of(cfg->arg, e->paths[i].peer, &peer);
+		if (fare_plane_set_has(planes, peer.plane))
+			fare_plane_set_add(&seen, peer.plane);
+	}
+	return seen.n == planes->n;
 }
 
 char *fare_fib_nexthops_str(const struct fare_route *r, char *buf, size_t len)

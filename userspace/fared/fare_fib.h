@@ -149,6 +149,14 @@ struct fare_fib_flush_stats {
 void fare_fib_flush(struct fare_fib *fib, size_t chunk,
 		    void (*fail)(void *arg, const struct fare_op *op, int err),
 		    void *fail_arg, struct fare_fib_flush_stats *stats);
+/*
+ * The same for the first max queued prefixes only (in the order they were
+ * queued, ordered among themselves): the rest stays queued.
+ */
+void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
+			 void (*fail)(void *arg, const struct fare_op *op,
+				      int err),
+			 void *fail_arg, struct fare_fib_flush_stats *stats);
 size_t fare_fib_pending(const struct fare_fib *fib);
 /* Routes recorded as programmed. */
 size_t fare_fib_count(const struct fare_fib *fib);
@@ -168,6 +176,39 @@ int fare_fib_adopt(struct fare_fib *fib, const struct fare_route *r);
 size_t fare_fib_sweep(struct fare_fib *fib);
 /* Routes adopted and not yet confirmed or swept. */
 size_t fare_fib_stale(const struct fare_fib *fib);
+/*
+ * Start-up (fare_sync.h): whether dst was queued or programmed by this
+ * fared since its start, rather than adopted and not yet confirmed.
+ */
+bool fare_fib_confirmed(const struct fare_fib *fib,
+			const struct fare_prefix *dst);
+
+/* A set of fare.ko planes, 1 to FARE_PLANE_ID_MAX. */
+struct fare_plane_set {
+	uint64_t bits[(FARE_PLANE_ID_MAX + 64) / 64];
+	unsigned int n;			/* planes in it */
+};
+
+static inline bool fare_plane_set_has(const struct fare_plane_set *s,
+				      unsigned int plane)
+{
+	return plane && plane <= FARE_PLANE_ID_MAX &&
+	       (s->bits[plane / 64] >> (plane % 64) & 1);
+}
+
+/* Adds plane (1 to FARE_PLANE_ID_MAX); false when it was there already. */
+bool fare_plane_set_add(struct fare_plane_set *s, unsigned int plane);
+
+/*
+ * Whether e has a path that is not stale (RFC 4724) from each plane of
+ * planes, planes not empty. When each of those planes has one session
+ * without ADD-PATH (fared_config_final_planes()), such a prefix has its
+ * full path set: whatever comes for it later is an ordinary change.
+ */
+bool fare_fib_every_plane(const struct fare_fib_cfg *cfg,
+			  const struct rib_entry *e,
+			  const struct fare_plane_set *planes);
+
 /* The programmed route for dst into *out; false when there is none. */
 bool fare_fib_get(const struct fare_fib *fib, const struct fare_prefix *dst,
 		  struct fare_route *out);

@@ -3,6 +3,7 @@
  * fared's FARE side (see fare_sync.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -72,7 +73,7 @@ static int apply(void *arg, const struct fare_op *ops, size_t n,
 	}
 	ret = fare_routes_apply(fs->nl, ops, n, failed, &err);
 	/* A batch of many chunks takes seconds: the sessions must not wait. */
-	loop_busy(&fs->d->loop);
+	loop_tick(&fs->d->loop);
 	/* The first refusal of a flush; fare_sync_flush() counts them. */
 	if (ret && !fs->flush_refused++)
 		fared_log("fare: route op %zu of %zu: %s", *failed, n,
@@ -146,6 +147,26 @@ static void set_opts(struct fare_sync *fs)
 	fs->cfg.tiers = cfg->tiers;
 	fs->cfg.route_stats = cfg->route_stats ? FARE_ROUTE_STATS_ON :
 						 FARE_ROUTE_STATS_OFF;
+	fare_sync_final_planes(cfg, &fs->final_planes);
+}
+
+bool fare_sync_final_planes(const struct fared_config *cfg,
+			    struct fare_plane_set *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; cfg->role == FARE_ROLE_HOST && i < cfg->n_neighbors; i++) {
+		const struct fared_neighbor *nb = &cfg->neighbors[i];
+
+		/* A second session on a plane may bring a path later. */
+		if (nb->add_path_rx || nb->rnic || nb->upstream ||
+		    !fare_plane_set_add(out, nb->plane))
+			break;
+	}
+	if (!cfg->n_neighbors || i < cfg->n_neighbors)
+		memset(out, 0, sizeof(*out));
+	return out->n > 0;
 }
 
 
@@ -154,6 +175,7 @@ static void set_opts(struct fare_sync *fs)
 
 static int reweigh(const struct rib_entry *e, void *arg);
 static void resync(struct timer *t);
+static void idle_again(struct timer *t);
 static void rnic_reset(struct fare_sync *fs);
 
 /*
@@ -239,16 +261,45 @@ static void cpu_mark(struct cpu_mark *m)
 		    (uint64_t)ru.ru_stime.tv_usec / 1000;
 }
 
+struct rest_walk {
+	struct fared *d;
+	bool all;
+	size_t early, now;
+};
+
 /*
- * The start-up wait is over: every prefix is programmed, once. Routes
- * adopted at start that the RIB still wants stay untouched when equal
- * (fare_fib_queue() sends nothing), are replaced when not, and the rest
- * are swept in the same batch, after the adds (fib_ops_order()).
+ * A prefix programmed during the wait (weigh_now()) had every change
+ * since weighed then, or has one in the RIB's feed still: it is left,
+ * unless fare.ko refused an op during the wait (w->all: resync() does not
+ * run then, so every prefix is weighed again and the differences sent).
+ */
+static int reweigh_rest(const struct rib_entry *e, void *arg)
+{
+	struct rest_walk *w = arg;
+	struct fare_prefix dst;
+
+	fare_fib_prefix(&e->prefix, &dst);
+	if (!w->all && fare_fib_confirmed(w->d->fare->fib, &dst)) {
+		w->early++;
+		return 0;
+	}
+	w->now++;
+	fare_sync_changed(w->d, e);
+	return 0;
+}
+
+/*
+ * The start-up wait is over: every prefix not programmed during it is
+ * programmed, once. Routes adopted at start that the RIB still wants stay
+ * untouched when equal (fare_fib_queue() sends nothing), are replaced when
+ * not, and the rest are swept in the same batch, after the adds
+ * (fib_ops_order()).
  */
 static void first_tables_in(struct fare_sync *fs, const char *why)
 {
 	struct fared *d = fs->d;
 	size_t swept, stale_unreach, queued;
+	struct rest_walk w = { .d = d };
 	struct cpu_mark m0, m1, m2;
 	uint64_t ops;
 
@@ -260,16 +311,19 @@ static void first_tables_in(struct fare_sync *fs, const char *why)
 		  (unsigned long long)(loop_now_ms() - fs->started_ms),
 		  (unsigned long long)m0.user_ms,
 		  (unsigned long long)m0.sys_ms);
-	rib_walk(d->rib, reweigh, d);
+	w.all = fs->failed > 0;
+	rib_walk(d->rib, reweigh_rest, &w);
 	swept = fare_fib_sweep(fs->fib);
 	queued = fare_fib_pending(fs->fib);
 	cpu_mark(&m1);
 	ops = fs->ops;
 	fare_sync_flush(d);
 	cpu_mark(&m2);
-	fared_log("fare: weighed every prefix in %llu ms (user %llu, system "
-		  "%llu), %zu queued; programmed %llu ops in %llu ms (user "
-		  "%llu, system %llu)",
+	fared_log("fare: %zu prefix%s final and weighed while the tables "
+		  "came in (%llu ops programmed then); weighed the other %zu "
+		  "in %llu ms (user %llu, system %llu), %zu queued; programmed "
+		  "%llu ops in %llu ms (user %llu, system %llu)", w.early,
+		  w.early == 1 ? "" : "es", (unsigned long long)ops, w.now,
 		  (unsigned long long)(m1.wall_ms - m0.wall_ms),
 		  (unsigned long long)(m1.user_ms - m0.user_ms),
 		  (unsigned long long)(m1.sys_ms - m0.sys_ms), queued,
@@ -442,6 +496,7 @@ int fare_sync_start(struct fared *d)
 	rnic_reset(fs);
 	timer_init(&fs->update_delay, update_delay_over, fs);
 	timer_init(&fs->retry, resync, fs);
+	timer_init(&fs->idle, idle_again, fs);
 	wait_s = fare_sync_wait_s(&d->cfg, fs->adopted + fs->n_stale_unreach);
 	if (fs->nl && wait_s) {
 		fs->first_tables = true;
@@ -477,6 +532,7 @@ void fare_sync_stop(struct fared *d, bool keep)
 	leaf_upa_free(&fs->leaf);
 	timer_stop(&d->loop, &fs->update_delay);
 	timer_stop(&d->loop, &fs->retry);
+	timer_stop(&d->loop, &fs->idle);
 	free(fs);
 	d->fare = NULL;
 }
@@ -646,6 +702,25 @@ static void unreach_sync(struct fared *d, const struct fare_route *want,
 		fare_sync_flush(d);
 }
 
+/*
+ * During the start-up wait: whether e is programmed now. Yes when its
+ * weights are final (every plane's one session has a path to it, and no
+ * UPA path makes it depend on its aggregate), and for every later change
+ * of a prefix programmed so, which is an ordinary change then.
+ */
+static bool weigh_now(struct fare_sync *fs, const struct rib_entry *e,
+		      const struct fare_upa_info *ui)
+{
+	struct fare_prefix dst;
+
+	if (!fs->final_planes.n)
+		return false;
+	if (!ui->n_upa && fare_fib_every_plane(&fs->cfg, e, &fs->final_planes))
+		return true;
+	fare_fib_prefix(&e->prefix, &dst);
+	return fare_fib_confirmed(fs->fib, &dst);
+}
+
 void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 {
 	struct fare_sync *fs = d->fare;
@@ -668,8 +743,9 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 	 * Start-up: first_tables_in() weighs every prefix once, at the end;
 	 * weighing each of the first tables' paths as it comes would be
 	 * thrown away (it was a third of fared's CPU while they came in).
+	 * Not so for a prefix whose weights are final already.
 	 */
-	if (fs->first_tables) {
+	if (fs->first_tables && !weigh_now(fs, e, &ui)) {
 		if (err)
 			fared_log("fare: %s: out of memory",
 				  bgp_prefix_str(&e->prefix, pfx,
@@ -715,8 +791,41 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 
 #define RETRY_FIRST_MS	1000
 #define RETRY_MAX_MS	64000
+/* About 60 ms of fare.ko and FIB work in TCG, a few ms on hardware. */
+#define FARE_SYNC_IDLE_CHUNK	1024
+
+/* Nothing to do: the loop's idle callback comes after it. */
+static void idle_again(struct timer *t)
+{
+	(void)t;
+}
+
+static void flush(struct fared *d, size_t max);
 
 void fare_sync_flush(struct fared *d)
+{
+	flush(d, SIZE_MAX);
+}
+
+void fare_sync_idle(struct fared *d)
+{
+	struct fare_sync *fs = d->fare;
+
+	/*
+	 * During the start-up wait the prefixes programmed early go in idle
+	 * time: with a table's next UPDATEs waiting, they wait.
+	 */
+	if (fs && fs->first_tables && fare_fib_pending(fs->fib)) {
+		if (!loop_busy(&d->loop))
+			flush(d, FARE_SYNC_IDLE_CHUNK);
+		else
+			adj_out_flush(d->out);
+		return;
+	}
+	flush(d, SIZE_MAX);
+}
+
+static void flush(struct fared *d, size_t max)
 {
 	struct fare_sync *fs = d->fare;
 	struct fare_fib_flush_stats st;
@@ -726,7 +835,7 @@ void fare_sync_flush(struct fared *d)
 	/* Forwarding first: a route is passed on once it is in place. */
 	if (fare_fib_pending(fs->fib)) {
 		fs->flush_refused = 0;
-		fare_fib_flush(fs->fib, 0, NULL, NULL, &st);
+		fare_fib_flush_part(fs->fib, 0, max, NULL, NULL, &st);
 		fs->batches++;
 		fs->ops += st.ops;
 		fs->failed += st.failed;
@@ -740,6 +849,8 @@ void fare_sync_flush(struct fared *d)
 				  fs->retry_ms);
 			timer_set(&d->loop, &fs->retry, fs->retry_ms);
 		}
+		if (fare_fib_pending(fs->fib))
+			timer_set(&d->loop, &fs->idle, 0);
 	}
 	adj_out_flush(d->out);
 }

@@ -59,6 +59,21 @@ struct fare_sync {
 	struct timer update_delay;
 	uint64_t started_ms;
 	/*
+	 * ... except a prefix whose path set is complete: on a host whose
+	 * every plane has one session without ADD-PATH (final_planes;
+	 * empty otherwise), a prefix with a path that is not stale from
+	 * each of them has its final weights; it is weighed and programmed
+	 * at once, and every later change to it is an ordinary one
+	 * (fare_sync.c, weigh_now()).
+	 */
+	struct fare_plane_set final_planes;
+	/*
+	 * They go to fare.ko in fared's idle time, FARE_SYNC_IDLE_CHUNK
+	 * at a time (the tables coming in are read first); idle brings
+	 * the loop back for the next chunk.
+	 */
+	struct timer idle;
+	/*
 	 * Restart: fare routes found in fare.ko at start (the stale ones
 	 * are in fib), and fare's unreachable kernel routes found then, to
 	 * be swept when the first tables are in unless wanted again.
@@ -90,6 +105,14 @@ void fare_sync_stop(struct fared *d, bool keep);
  * fare.ko to hold routes of the family, adopted or programmed).
  */
 bool fare_sync_forwarding(const struct fared *d, unsigned int fam);
+/*
+ * The planes whose paths make a prefix final during the start-up wait
+ * (struct fare_sync's final_planes) into *out: with role host, every
+ * neighbor's plane when each neighbor has a plane of its own, no ADD-PATH,
+ * is not an RNIC and not upstream; otherwise none (false).
+ */
+bool fare_sync_final_planes(const struct fared_config *cfg,
+			    struct fare_plane_set *out);
 /* How long the start-up wait lasts, in seconds (see fare_sync_start()). */
 unsigned int fare_sync_wait_s(const struct fared_config *cfg, size_t adopted);
 /* The configuration was reloaded: planes again, every prefix again. */
@@ -99,6 +122,12 @@ void fare_sync_eor(struct fared *d);
 /* The change-feed consumer and the once-per-iteration flush. */
 void fare_sync_changed(struct fared *d, const struct rib_entry *e);
 void fare_sync_flush(struct fared *d);
+/*
+ * The event loop's once-per-iteration flush: fare_sync_flush(), except
+ * that during the start-up wait the prefixes programmed early go only
+ * when no event is ready, FARE_SYNC_IDLE_CHUNK at a time.
+ */
+void fare_sync_idle(struct fared *d);
 /*
  * Each of e's paths' fate (paths: e->n_paths of them) and the route fared
  * programs for e (want), the same one fare_sync_changed() programs: for a

@@ -104,7 +104,7 @@ static void rib_changed(const struct rib_entry *e, void *arg)
 	fare_sync_changed(d, e);
 	/* A drain of a whole table (a flushed peer) takes seconds too. */
 	if (++since_busy % 4096 == 0)
-		loop_busy(&d->loop);
+		loop_tick(&d->loop);
 	if (verbose)
 		fared_log("rib: %s now has %zu path%s",
 			  bgp_prefix_str(&e->prefix, pfx, sizeof(pfx)),
@@ -126,10 +126,10 @@ static void idle(struct loop *l)
 	if (rib_pending(d->rib))
 		rib_drain(d->rib, rib_changed, d);
 	/* One batch per loop iteration, however many prefixes changed. */
-	fare_sync_flush(d);
+	fare_sync_idle(d);
 }
 
-static void busy(struct loop *l)
+static void tick(struct loop *l)
 {
 	peers_keepalives_due(l->arg);
 }
@@ -463,7 +463,7 @@ static int start(struct fared *d, bool force_restart)
 	d->loop.arg = d;
 	d->loop.on_signal = on_signal;
 	d->loop.on_idle = idle;
-	d->loop.on_busy = busy;
+	d->loop.on_tick = tick;
 	d->rib = rib_new();
 	d->out = adj_out_new(d);
 	d->hooks = &hooks;

@@ -5,6 +5,7 @@
  * straight while callbacks free the objects timers are embedded in.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,8 +227,15 @@ int loop_run(struct loop *l)
 	return 0;
 }
 
-void loop_busy(struct loop *l)
+void loop_tick(struct loop *l)
 {
-	if (l->on_busy)
-		l->on_busy(l);
+	if (l->on_tick)
+		l->on_tick(l);
+}
+
+bool loop_busy(const struct loop *l)
+{
+	struct pollfd p = { .fd = l->epfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
 }

@@ -36,8 +36,8 @@ struct loop {
 	uint64_t armed_at;		/* what the timerfd is set to, 0: none */
 	void (*on_signal)(struct loop *l, int sig);
 	void (*on_idle)(struct loop *l);	/* after each event */
-	/* What must not wait for long work: see loop_busy(). */
-	void (*on_busy)(struct loop *l);
+	/* What must not wait for long work: see loop_tick(). */
+	void (*on_tick)(struct loop *l);
 	void *arg;
 	bool stop;
 };
@@ -51,7 +51,9 @@ int loop_run(struct loop *l);
  * Called now and then by work that holds the loop for long (seconds: a FIB
  * batch of many routes), so that what cannot wait (KEEPALIVEs) still runs.
  */
-void loop_busy(struct loop *l);
+void loop_tick(struct loop *l);
+/* Whether an event is ready now (loop_run() would not wait for one). */
+bool loop_busy(const struct loop *l);
 
 int io_add(struct loop *l, struct io *io, int fd, uint32_t events,
 	   void (*fn)(struct io *, uint32_t), void *arg);

@@ -112,7 +112,7 @@ void peer_start(struct peer *p);
 
 /*
  * Sends every KEEPALIVE that is due now. Work that holds the loop for long
- * (a FIB batch of many routes) calls it through loop_busy(): otherwise
+ * (a FIB batch of many routes) calls it through loop_tick(): otherwise
  * every peer's hold timer runs out while fared is busy with one peer's
  * routes, and one hostile peer ends every session.
  */
