@@ -241,10 +241,15 @@ sys.stdout.write(out.decode())
 EOP
 }
 
-# wait_for SECONDS DESCRIPTION CMD...: polls CMD every 0.2 s.
+# wait_for SECONDS DESCRIPTION CMD...: polls CMD every 0.2 s, for SECONDS
+# times FBGP_WAIT_SCALE (tests/bgp/run sets 3 under CI=true, where the
+# guests of tests/run-all share both CPUs). It waits for something that
+# must happen, so a longer wait weakens nothing: where a scenario asserts
+# how long something took, it measures that itself.
+FBGP_WAIT_SCALE=${FBGP_WAIT_SCALE:-1}
 wait_for()
 {
-	local limit=$1 what=$2 end
+	local limit=$((${1} * FBGP_WAIT_SCALE)) what=$2 end
 	shift 2
 	end=$((SECONDS + limit))
 	while ! "$@" >/dev/null 2>&1; do

@@ -110,6 +110,10 @@ frr_prefixes()
 }
 frr_has() { [ "$(frr_prefixes)" = "$1" ]; }
 wait_for 60 "FRR to accept 400 prefixes" frr_has 400
+# The End-of-RIB follows the routes; on a loaded machine FRR may count it
+# later than the routes show. Then one second more for anything extra.
+frr_updates_at_least() { [ "$(frr_json messageStats.updatesRecv)" -ge "$1" ]; }
+wait_for 30 "FRR to count the End-of-RIB" frr_updates_at_least 3
 sleep 1
 n=$(frr_json messageStats.updatesRecv)
 echo "FRR: $n UPDATEs received for 400 prefixes in 2 attribute sets (End-of-RIB included)"
