@@ -891,8 +891,12 @@ static bool worker_flush(struct fare_sync *fs)
 	}
 	if (fare_fib_take(fs->fib, FARE_SYNC_WORKER_BATCH, &fs->batch))
 		return false;	/* no memory: flush() tries in chunks */
-	if (!fs->batch.n)
+	if (!fs->batch.n) {
+		/* Nothing to send in these: the loop comes back for more. */
+		if (fare_fib_pending(fs->fib))
+			timer_set(&d->loop, &fs->idle, 0);
 		return true;
+	}
 	ret = fib_worker_start(&fs->worker, fs->batch.ops, fs->batch.n);
 	if (ret) {
 		/* Not sent: every prefix of it is queued again. */
