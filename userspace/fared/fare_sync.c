@@ -877,7 +877,8 @@ static bool worker_flush(struct fare_sync *fs)
 
 	if (fs->worker_off)
 		return false;
-	if (fs->worker.busy)
+	/* A batch done is settled now: the next one goes at once. */
+	if (fs->worker.busy && !fib_worker_poll(&fs->worker))
 		return true;
 	if (!fib_worker_is_open(&fs->worker)) {
 		ret = fib_worker_open(&fs->worker, &d->loop, worker_done, fs);

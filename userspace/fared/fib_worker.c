@@ -23,6 +23,7 @@ static void *run(void *arg)
 	if (write(w->efd, &one, sizeof(one)) < 0) {
 		/* Only on overflow, impossible at one write per batch. */
 	}
+	atomic_store_explicit(&w->finished, true, memory_order_release);
 	return NULL;
 }
 
@@ -93,11 +94,21 @@ int fib_worker_start(struct fib_worker *w, const struct fare_op *ops,
 	w->ret = 0;
 	w->applied = 0;
 	memset(&w->err, 0, sizeof(w->err));
+	atomic_store_explicit(&w->finished, false, memory_order_relaxed);
 	ret = pthread_create(&w->thread, NULL, run, w);
 	if (ret)
 		return -ret;
 	w->busy = true;
 	return 0;
+}
+
+bool fib_worker_poll(struct fib_worker *w)
+{
+	if (!w->busy ||
+	    !atomic_load_explicit(&w->finished, memory_order_acquire))
+		return false;
+	finish(w);
+	return true;
 }
 
 void fib_worker_wait(struct fib_worker *w)

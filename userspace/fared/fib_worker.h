@@ -17,6 +17,7 @@
 #define FARED_FIB_WORKER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,13 @@ struct fib_worker {
 	struct io io;
 	bool busy;			/* a thread started and not joined */
 	pthread_t thread;
+	/*
+	 * Set by the thread last (release), read by fib_worker_poll()
+	 * (acquire): the batch is done and the join will not wait, so the
+	 * loop hands over the next batch without waiting for its turn to
+	 * read the eventfd.
+	 */
+	atomic_bool finished;
 	/* On the main thread, after the join: the result is in the job. */
 	void (*done)(struct fib_worker *w);
 	void *arg;
@@ -53,6 +61,8 @@ bool fib_worker_is_open(const struct fib_worker *w);
 /* Starts a thread on ops[0..n-1] (kept intact until done); 0 or -errno. */
 int fib_worker_start(struct fib_worker *w, const struct fare_op *ops,
 		     size_t n);
+/* If the thread is done: joined and done() called; whether it was. */
+bool fib_worker_poll(struct fib_worker *w);
 /* The batch out, if any, is finished: joined and done() called. */
 void fib_worker_wait(struct fib_worker *w);
 /* fib_worker_wait(), then the handle and the eventfd are closed. */
