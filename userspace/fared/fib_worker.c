@@ -23,7 +23,9 @@ static void *run(void *arg)
 	if (write(w->efd, &one, sizeof(one)) < 0) {
 		/* Only on overflow, impossible at one write per batch. */
 	}
-	atomic_store_explicit(&w->finished, true, memory_order_release);
+	pthread_mutex_lock(&w->lock);
+	w->finished = true;
+	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
 
@@ -73,8 +75,10 @@ int fib_worker_open(struct fib_worker *w, struct loop *l,
 		w->nl = NULL;
 		close(w->efd);
 		w->efd = -1;
+		return ret;
 	}
-	return ret;
+	pthread_mutex_init(&w->lock, NULL);
+	return 0;
 }
 
 bool fib_worker_is_open(const struct fib_worker *w)
@@ -94,7 +98,8 @@ int fib_worker_start(struct fib_worker *w, const struct fare_op *ops,
 	w->ret = 0;
 	w->applied = 0;
 	memset(&w->err, 0, sizeof(w->err));
-	atomic_store_explicit(&w->finished, false, memory_order_relaxed);
+	/* No thread runs: no lock needed. */
+	w->finished = false;
 	ret = pthread_create(&w->thread, NULL, run, w);
 	if (ret)
 		return -ret;
@@ -104,11 +109,16 @@ int fib_worker_start(struct fib_worker *w, const struct fare_op *ops,
 
 bool fib_worker_poll(struct fib_worker *w)
 {
-	if (!w->busy ||
-	    !atomic_load_explicit(&w->finished, memory_order_acquire))
+	bool done;
+
+	if (!w->busy)
 		return false;
-	finish(w);
-	return true;
+	pthread_mutex_lock(&w->lock);
+	done = w->finished;
+	pthread_mutex_unlock(&w->lock);
+	if (done)
+		finish(w);
+	return done;
 }
 
 void fib_worker_wait(struct fib_worker *w)
@@ -127,4 +137,5 @@ void fib_worker_close(struct fib_worker *w)
 	w->efd = -1;
 	fare_close(w->nl);
 	w->nl = NULL;
+	pthread_mutex_destroy(&w->lock);
 }

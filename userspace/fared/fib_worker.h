@@ -17,7 +17,6 @@
 #define FARED_FIB_WORKER_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,12 +32,12 @@ struct fib_worker {
 	bool busy;			/* a thread started and not joined */
 	pthread_t thread;
 	/*
-	 * Set by the thread last (release), read by fib_worker_poll()
-	 * (acquire): the batch is done and the join will not wait, so the
-	 * loop hands over the next batch without waiting for its turn to
-	 * read the eventfd.
+	 * lock protects finished alone: set by the thread last, read by
+	 * fib_worker_poll(), so that the loop hands over the next batch as
+	 * soon as one is done rather than when the eventfd's turn comes.
 	 */
-	atomic_bool finished;
+	pthread_mutex_t lock;
+	bool finished;
 	/* On the main thread, after the join: the result is in the job. */
 	void (*done)(struct fib_worker *w);
 	void *arg;
