@@ -775,3 +775,39 @@ TEST(fare_fib_free_with_a_batch_out_and_prefixes_requeued)
 	entry_set(&a, "10.9.0.1/32", 0, NULL, NULL);
 	fare_fib_free(fib);
 }
+
+/*
+ * A batch that could not be sent (no thread) goes back to the queue as it
+ * was: nothing counts as programmed, a newer route queued meanwhile wins.
+ */
+TEST(fare_fib_untaken_batch_is_queued_again)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	static const double pb4b[] = { 50, 50, 50, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	struct fare_fib_batch b;
+	struct entry a = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	n_applied = 0;
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	entry_set(&a, "10.9.0.2/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_take(fib, 8, &b), 0);
+	CHECK_INT(b.n, 2);
+	CHECK_INT(fare_fib_pending(fib), 0);
+	entry_set(&a, "10.9.0.2/32", 4, p1234, pb4b);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_untake(fib, &b), 0);
+	CHECK_INT(fare_fib_inflight(fib), 0);
+	CHECK_INT(fare_fib_pending(fib), 2);
+	CHECK_INT(fare_fib_count(fib), 0);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_INT(st.ops, 2);
+	CHECK_STR(applied[0], "+10.9.0.1/32 +10.9.0.2/32");
+	CHECK_STR(weights(fib, "10.9.0.2/32"), "1:1 2:1 3:1 4:1");
+	entry_set(&a, "10.9.0.2/32", 0, NULL, NULL);
+	fare_fib_free(fib);
+}

@@ -824,17 +824,20 @@ int fare_fib_take(struct fare_fib *fib, size_t max, struct fare_fib_batch *b)
 	return 0;
 }
 
-void fare_fib_done(struct fare_fib *fib, struct fare_fib_batch *b,
-		   size_t applied, int err,
-		   void (*fail)(void *arg, const struct fare_op *op, int err),
-		   void *fail_arg, struct fare_fib_flush_stats *stats)
+/*
+ * b's ops before applied were applied, the one at refused (SIZE_MAX: none)
+ * was refused with err, the others were never sent.
+ */
+static void batch_settle(struct fare_fib *fib, struct fare_fib_batch *b,
+			 size_t applied, size_t refused, int err,
+			 void (*fail)(void *arg, const struct fare_op *op,
+				      int err),
+			 void *fail_arg, struct fare_fib_flush_stats *stats)
 {
 	size_t k;
 
 	memset(stats, 0, sizeof(*stats));
-	if (!err || applied > b->n)
-		applied = b->n;
-	stats->calls = b->n > 0;
+	stats->calls = applied > 0 || refused < b->n;
 	for (k = 0; k < b->n; k++) {
 		struct fib_ent *ent = b->ents[k];
 
@@ -847,7 +850,7 @@ void fare_fib_done(struct fare_fib *fib, struct fare_fib_batch *b,
 			rt_put(fib, ent->have);
 			ent->have = ent->sent;
 			stats->ops++;
-		} else if (k == applied) {
+		} else if (k == refused) {
 			/* Refused: the caller repairs it (fare_sync.c). */
 			if (fail)
 				fail(fail_arg, &b->ops[k], err);
@@ -871,6 +874,25 @@ void fare_fib_done(struct fare_fib *fib, struct fare_fib_batch *b,
 	free(b->ops);
 	free(b->ents);
 	memset(b, 0, sizeof(*b));
+}
+
+void fare_fib_done(struct fare_fib *fib, struct fare_fib_batch *b,
+		   size_t applied, int err,
+		   void (*fail)(void *arg, const struct fare_op *op, int err),
+		   void *fail_arg, struct fare_fib_flush_stats *stats)
+{
+	if (!err || applied >= b->n)
+		applied = b->n;
+	batch_settle(fib, b, applied, err ? applied : SIZE_MAX, err, fail,
+		     fail_arg, stats);
+}
+
+size_t fare_fib_untake(struct fare_fib *fib, struct fare_fib_batch *b)
+{
+	struct fare_fib_flush_stats st;
+
+	batch_settle(fib, b, 0, SIZE_MAX, 0, NULL, NULL, &st);
+	return st.failed;
 }
 
 size_t fare_fib_inflight(const struct fare_fib *fib)

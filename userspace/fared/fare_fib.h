@@ -186,6 +186,12 @@ void fare_fib_done(struct fare_fib *fib, struct fare_fib_batch *b,
 		   size_t applied, int err,
 		   void (*fail)(void *arg, const struct fare_op *op, int err),
 		   void *fail_arg, struct fare_fib_flush_stats *stats);
+/*
+ * The batch could not be sent at all: its prefixes are queued again as
+ * before the take (a newer want queued since stands). Returns how many
+ * could not be, for want of memory: they count as refused.
+ */
+size_t fare_fib_untake(struct fare_fib *fib, struct fare_fib_batch *b);
 /* Prefixes in the batch taken and not yet done. */
 size_t fare_fib_inflight(const struct fare_fib *fib);
 /* Routes recorded as programmed. */

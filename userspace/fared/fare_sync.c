@@ -324,12 +324,13 @@ static void first_tables_in(struct fare_sync *fs, const char *why)
 	cpu_mark(&m2);
 	fared_log("fare: %zu prefix%s final and weighed while the tables "
 		  "came in (%llu ops programmed then, %llu of them by the FIB "
-		  "worker in %llu batches, %llu ms of its time); weighed the "
+		  "worker in %llu batch%s, %llu ms of its time); weighed the "
 		  "other %zu in %llu ms (user %llu, system %llu), %zu queued; "
 		  "programmed %llu ops in %llu ms (user %llu, system %llu)",
 		  w.early, w.early == 1 ? "" : "es", (unsigned long long)ops,
 		  (unsigned long long)fs->worker_ops,
 		  (unsigned long long)fs->worker_batches,
+		  fs->worker_batches == 1 ? "" : "es",
 		  (unsigned long long)fs->worker_ms, w.now,
 		  (unsigned long long)(m1.wall_ms - m0.wall_ms),
 		  (unsigned long long)(m1.user_ms - m0.user_ms),
@@ -900,9 +901,12 @@ static bool worker_flush(struct fare_sync *fs)
 	}
 	ret = fib_worker_start(&fs->worker, fs->batch.ops, fs->batch.n);
 	if (ret) {
+		struct fare_fib_flush_stats st = { 0 };
+
 		/* Not sent: every prefix of it is queued again. */
-		fare_fib_done(fs->fib, &fs->batch, 0, -EAGAIN, NULL, NULL,
-			      &(struct fare_fib_flush_stats){ 0 });
+		st.failed = fare_fib_untake(fs->fib, &fs->batch);
+		if (st.failed)
+			flushed(fs, &st);
 		fared_log("fare: FIB worker: %s: programming on the event "
 			  "loop's thread", strerror(-ret));
 		fib_worker_close(&fs->worker);
