@@ -811,3 +811,58 @@ TEST(fare_fib_untaken_batch_is_queued_again)
 	entry_set(&a, "10.9.0.2/32", 0, NULL, NULL);
 	fare_fib_free(fib);
 }
+
+/*
+ * After End-of-RIB: the run at the queue's head that may go in any order
+ * is the adds of one prefix length; a batch of it goes out, and the next
+ * of the run is flushed beside it, never a prefix of the batch itself.
+ */
+TEST(fare_fib_order_run_and_flush_beside_a_batch)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	static const double pb4b[] = { 50, 50, 50, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	struct fare_fib_batch b;
+	struct entry a = { 0 };
+	static const char *const pfx[] = {
+		"10.9.0.0/24", "10.9.0.4/32", "10.9.0.3/32", "10.9.0.2/32",
+		"10.9.0.1/32",
+	};
+	size_t i;
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	n_applied = 0;
+	for (i = 0; i < 5; i++) {
+		entry_set(&a, pfx[i], 4, p1234, pb4);
+		CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	}
+	/* The four /32s, then the /24 that covers them. */
+	CHECK_INT(fare_fib_order(fib), 4);
+	CHECK_INT(fare_fib_take(fib, 2, &b), 0);
+	CHECK_STR(taken(&b), "+10.9.0.1/32 +10.9.0.2/32");
+	fare_fib_flush_beside(fib, 2, &st);
+	CHECK_INT(st.ops, 2);
+	CHECK_STR(applied[1], "+10.9.0.3/32 +10.9.0.4/32");
+	/* A prefix of the batch queued again: not flushed beside it. */
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4b);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_order(fib), 0);
+	fare_fib_flush_beside(fib, 8, &st);
+	CHECK_INT(st.ops, 0);
+	CHECK_INT(n_applied, 2);
+	fare_fib_done(fib, &b, 2, 0, NULL, NULL, &st);
+	CHECK_INT(fare_fib_count(fib), 4);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_STR(applied[2], "~10.9.0.1/32 +10.9.0.0/24");
+	CHECK_INT(fare_fib_count(fib), 5);
+	/* Deletes never make a run. */
+	entry_set(&a, "10.9.0.4/32", 0, NULL, NULL);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_order(fib), 0);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_STR(applied[3], "-10.9.0.4/32");
+	for (i = 0; i < 4; i++)
+		entry_set(&a, pfx[i], 0, NULL, NULL);
+	fare_fib_free(fib);
+}
