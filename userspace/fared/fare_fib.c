@@ -697,64 +697,22 @@ void fare_fib_flush(struct fare_fib *fib, size_t chunk,
 	fare_fib_flush_part(fib, chunk, SIZE_MAX, fail, fail_arg, stats);
 }
 
-static void flush_part(struct fare_fib *fib, size_t chunk, size_t max,
-		       void (*fail)(void *arg, const struct fare_op *op,
-				    int err),
-		       void *fail_arg, struct fare_fib_flush_stats *stats);
-
 void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
 			 void (*fail)(void *arg, const struct fare_op *op,
 				      int err),
 			 void *fail_arg, struct fare_fib_flush_stats *stats)
-{
-	memset(stats, 0, sizeof(*stats));
-	/*
-	 * A taken batch comes back first (fare_fib_done()): an op sent now
-	 * could overtake one of its ops for the same prefix, or for a
-	 * prefix nested in it.
-	 */
-	if (fib->n_inflight)
-		return;
-	flush_part(fib, chunk, max, fail, fail_arg, stats);
-}
-
-size_t fare_fib_order(struct fare_fib *fib)
-{
-	size_t i;
-
-	qsort(fib->queue, fib->n_queue, sizeof(*fib->queue), queue_cmp);
-	/* Adds and replaces of one prefix length: none covers another. */
-	for (i = 0; i < fib->n_queue; i++)
-		if (!fib->queue[i]->want || fib->queue[i]->inflight ||
-		    fib->queue[i]->dst.plen != fib->queue[0]->dst.plen)
-			break;
-	return i;
-}
-
-void fare_fib_flush_beside(struct fare_fib *fib, size_t max,
-			   struct fare_fib_flush_stats *stats)
-{
-	size_t i, end = max < fib->n_queue ? max : fib->n_queue;
-
-	memset(stats, 0, sizeof(*stats));
-	/* Never a prefix of the batch out itself (queued again since). */
-	for (i = 0; i < end; i++)
-		if (fib->queue[i]->inflight)
-			return;
-	flush_part(fib, 0, max, NULL, NULL, stats);
-}
-
-static void flush_part(struct fare_fib *fib, size_t chunk, size_t max,
-		       void (*fail)(void *arg, const struct fare_op *op,
-				    int err),
-		       void *fail_arg, struct fare_fib_flush_stats *stats)
 {
 	struct fib_ent **ents;
 	struct fare_op *ops;
 	size_t i = 0, n, k, failed, end;
 	int err;
 
-	if (!fib->n_queue)
+	memset(stats, 0, sizeof(*stats));
+	/*
+	 * A taken batch comes back first (fare_fib_done()): an op sent now
+	 * could overtake one of its ops for the same prefix.
+	 */
+	if (!fib->n_queue || fib->n_inflight)
 		return;
 	end = max < fib->n_queue ? max : fib->n_queue;
 	if (!chunk)

@@ -192,19 +192,6 @@ void fare_fib_done(struct fare_fib *fib, struct fare_fib_batch *b,
  * could not be, for want of memory: they count as refused.
  */
 size_t fare_fib_untake(struct fare_fib *fib, struct fare_fib_batch *b);
-/*
- * After End-of-RIB, a batch beside the caller's own flush: sorts the whole
- * queue in batch order and returns how many prefixes at its head may be
- * sent in any order among themselves (adds and replaces of one prefix
- * length, none of them in flight: no route of them covers another, so
- * fib_ops_order() has nothing to say between them). Of those, the caller
- * may take a batch and flush the next ones with fare_fib_flush_beside()
- * while the batch is out; nothing may be queued in between.
- */
-size_t fare_fib_order(struct fare_fib *fib);
-/* fare_fib_flush_part(fib, 0, max, NULL, NULL, stats) with a batch out. */
-void fare_fib_flush_beside(struct fare_fib *fib, size_t max,
-			   struct fare_fib_flush_stats *stats);
 /* Prefixes in the batch taken and not yet done. */
 size_t fare_fib_inflight(const struct fare_fib *fib);
 /* Routes recorded as programmed. */

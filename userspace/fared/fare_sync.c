@@ -26,13 +26,6 @@
 #include "suppress.h"
 #include "upa.h"
 
-/*
- * The FIB worker's batch (fib_worker.h): as the idle-time chunk, so that
- * fared's peak memory stays that of one chunk of ops (2 KiB each) on each
- * thread, and the wait for the batch out at the last End-of-RIB is short.
- */
-#define FARE_SYNC_WORKER_BATCH	1024
-
 static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 {
 	struct fare_sync *fs = arg;
@@ -296,38 +289,6 @@ static int reweigh_rest(const struct rib_entry *e, void *arg)
 	return 0;
 }
 
-static bool worker_flush(struct fare_sync *fs, size_t max);
-static void flushed(struct fare_sync *fs, const struct fare_fib_flush_stats *st);
-
-/*
- * After End-of-RIB the batch goes on both CPUs where its order allows: of
- * the run at the queue's head whose ops may go in any order (fare_fib_order(),
- * the host routes of a first table), the worker takes half a batch and
- * this thread flushes the next half meanwhile (so that the ops in memory
- * are one batch's, as before), both over sockets of their own; the rest
- * goes in order on this thread. The worker is the one of the wait (none
- * when none was needed then) and ends here.
- */
-static void flush_both(struct fare_sync *fs)
-{
-	const size_t half = FARE_SYNC_WORKER_BATCH / 2;
-	struct fare_fib_flush_stats st;
-	size_t run = fare_fib_order(fs->fib);
-
-	while (run >= 2 * half && fib_worker_is_open(&fs->worker)) {
-		/* Starts the batch; false (worker_off): this thread alone. */
-		if (!worker_flush(fs, half))
-			break;
-		fs->flush_refused = 0;
-		fare_fib_flush_beside(fs->fib, half, &st);
-		flushed(fs, &st);
-		fib_worker_wait(&fs->worker);
-		run -= 2 * half;
-	}
-	fib_worker_close(&fs->worker);
-	fare_sync_flush(fs->d);
-}
-
 /*
  * The start-up wait is over: every prefix not programmed during it is
  * programmed, once. Routes adopted at start that the RIB still wants stay
@@ -338,18 +299,15 @@ static void flush_both(struct fare_sync *fs)
 static void first_tables_in(struct fare_sync *fs, const char *why)
 {
 	struct fared *d = fs->d;
-	uint64_t ops, wait_ops, wait_batches, wait_ms;
 	size_t swept, stale_unreach, queued;
 	struct rest_walk w = { .d = d };
 	struct cpu_mark m0, m1, m2;
+	uint64_t ops;
 
 	fs->first_tables = false;
 	timer_stop(&d->loop, &fs->update_delay);
-	/* The batch out goes in first. */
-	fib_worker_wait(&fs->worker);
-	wait_ops = fs->worker_ops;
-	wait_batches = fs->worker_batches;
-	wait_ms = fs->worker_ms;
+	/* The batch out goes in first; no thread after the wait. */
+	fib_worker_close(&fs->worker);
 	cpu_mark(&m0);
 	fared_log("fare: %s after %llu ms (CPU so far: user %llu ms, "
 		  "system %llu ms): programming", why,
@@ -362,24 +320,22 @@ static void first_tables_in(struct fare_sync *fs, const char *why)
 	queued = fare_fib_pending(fs->fib);
 	cpu_mark(&m1);
 	ops = fs->ops;
-	flush_both(fs);
+	fare_sync_flush(d);
 	cpu_mark(&m2);
 	fared_log("fare: %zu prefix%s final and weighed while the tables "
 		  "came in (%llu ops programmed then, %llu of them by the FIB "
 		  "worker in %llu batch%s, %llu ms of its time); weighed the "
 		  "other %zu in %llu ms (user %llu, system %llu), %zu queued; "
-		  "programmed %llu ops (%llu of them by the worker) in %llu ms "
-		  "(user %llu, system %llu)",
+		  "programmed %llu ops in %llu ms (user %llu, system %llu)",
 		  w.early, w.early == 1 ? "" : "es", (unsigned long long)ops,
-		  (unsigned long long)wait_ops,
-		  (unsigned long long)wait_batches,
-		  wait_batches == 1 ? "" : "es",
-		  (unsigned long long)wait_ms, w.now,
+		  (unsigned long long)fs->worker_ops,
+		  (unsigned long long)fs->worker_batches,
+		  fs->worker_batches == 1 ? "" : "es",
+		  (unsigned long long)fs->worker_ms, w.now,
 		  (unsigned long long)(m1.wall_ms - m0.wall_ms),
 		  (unsigned long long)(m1.user_ms - m0.user_ms),
 		  (unsigned long long)(m1.sys_ms - m0.sys_ms), queued,
 		  (unsigned long long)(fs->ops - ops),
-		  (unsigned long long)(fs->worker_ops - wait_ops),
 		  (unsigned long long)(m2.wall_ms - m1.wall_ms),
 		  (unsigned long long)(m2.user_ms - m1.user_ms),
 		  (unsigned long long)(m2.sys_ms - m1.sys_ms));
@@ -851,6 +807,12 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 #define RETRY_MAX_MS	64000
 /* About 60 ms of fare.ko and FIB work in TCG, a few ms on hardware. */
 #define FARE_SYNC_IDLE_CHUNK	1024
+/*
+ * The worker's batch: the same, so that fared's peak memory stays that of
+ * one chunk of ops (2 KiB each) and the wait for the batch out at the last
+ * End-of-RIB is short.
+ */
+#define FARE_SYNC_WORKER_BATCH	1024
 
 /* Nothing to do: the loop's idle callback comes after it. */
 static void idle_again(struct timer *t)
@@ -909,7 +871,7 @@ static void worker_done(struct fib_worker *w)
  * prefixes to the worker unless a batch is out. false: no worker (it
  * could not be opened or started), the caller programs them itself.
  */
-static bool worker_flush(struct fare_sync *fs, size_t max)
+static bool worker_flush(struct fare_sync *fs)
 {
 	struct fared *d = fs->d;
 	int ret;
@@ -929,7 +891,7 @@ static bool worker_flush(struct fare_sync *fs, size_t max)
 			return false;
 		}
 	}
-	if (fare_fib_take(fs->fib, max, &fs->batch))
+	if (fare_fib_take(fs->fib, FARE_SYNC_WORKER_BATCH, &fs->batch))
 		return false;	/* no memory: flush() tries in chunks */
 	if (!fs->batch.n) {
 		/* Nothing to send in these: the loop comes back for more. */
@@ -966,8 +928,7 @@ void fare_sync_idle(struct fared *d)
 	 */
 	if (fs && fs->first_tables && (fare_fib_pending(fs->fib) ||
 				       fs->worker.busy)) {
-		if (!worker_flush(fs, FARE_SYNC_WORKER_BATCH) &&
-		    !loop_busy(&d->loop))
+		if (!worker_flush(fs) && !loop_busy(&d->loop))
 			flush(d, FARE_SYNC_IDLE_CHUNK);
 		else
 			adj_out_flush(d->out);
