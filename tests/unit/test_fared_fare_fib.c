@@ -614,3 +614,200 @@ TEST(fare_fib_partial_flush_sends_the_first_queued_and_keeps_the_rest)
 	entry_set(&a, "10.7.0.0/16", 0, NULL, NULL);
 	fare_fib_free(fib);
 }
+
+/* A batch taken (the FIB worker's), as record() would see it applied. */
+static const char *taken(const struct fare_fib_batch *b)
+{
+	size_t failed;
+
+	record(NULL, b->ops, b->n, &failed);
+	return applied[(n_applied - 1) % 8];
+}
+
+/*
+ * A batch out with the FIB worker: nothing else is sent meanwhile; what
+ * was applied is programmed, a prefix changed or withdrawn in flight is
+ * queued again with its newer route, and the flush after sends the
+ * difference from what the batch did.
+ */
+TEST(fare_fib_batch_in_flight_settles_applied_and_requeues_changes)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	static const double pb4b[] = { 50, 50, 50, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	struct fare_fib_batch b;
+	struct entry a = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	n_applied = 0;
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	entry_set(&a, "10.9.0.2/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	entry_set(&a, "10.9.0.3/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_take(fib, 2, &b), 0);
+	CHECK_INT(b.n, 2);
+	CHECK_STR(taken(&b), "+10.9.0.1/32 +10.9.0.2/32");
+	CHECK_INT(fare_fib_inflight(fib), 2);
+	CHECK_INT(fare_fib_pending(fib), 1);
+	/* Nothing else goes while it is out. */
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_INT(st.ops, 0);
+	CHECK_INT(n_applied, 1);
+	{
+		struct fare_fib_batch b2;
+
+		CHECK_INT(fare_fib_take(fib, 8, &b2), 0);
+		CHECK_INT(b2.n, 0);
+	}
+	/* In flight: .1 changes, .2 is withdrawn; .2 stays confirmed. */
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4b);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	entry_set(&a, "10.9.0.2/32", 0, NULL, NULL);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_pending(fib), 3);
+	CHECK_STR(weights(fib, "10.9.0.1/32"), "none");
+	CHECK_INT(fare_fib_count(fib), 0);
+	fare_fib_done(fib, &b, 2, 0, NULL, NULL, &st);
+	CHECK_INT(st.ops, 2);
+	CHECK_INT(st.failed, 0);
+	CHECK_INT(fare_fib_inflight(fib), 0);
+	/* What fare.ko got: the batch's routes. */
+	CHECK_INT(fare_fib_count(fib), 2);
+	CHECK_STR(weights(fib, "10.9.0.1/32"), "1:2 2:2 3:1 4:2");
+	CHECK_STR(weights(fib, "10.9.0.2/32"), "1:2 2:2 3:1 4:2");
+	/* Then the differences from it. */
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_INT(st.ops, 3);
+	CHECK_STR(applied[1], "~10.9.0.1/32 +10.9.0.3/32 -10.9.0.2/32");
+	CHECK_STR(weights(fib, "10.9.0.1/32"), "1:1 2:1 3:1 4:1");
+	CHECK_STR(weights(fib, "10.9.0.2/32"), "none");
+	CHECK_STR(weights(fib, "10.9.0.3/32"), "1:2 2:2 3:1 4:2");
+	CHECK_INT(fare_fib_count(fib), 2);
+	entry_set(&a, "10.9.0.3/32", 0, NULL, NULL);
+	fare_fib_free(fib);
+}
+
+/*
+ * A batch stopped by a refusal: the ops before it are programmed, the
+ * refused one is not (and not queued: the caller resynchronises), the ops
+ * after it were never sent and are queued again, unless queued since with
+ * a newer route; a prefix added and withdrawn while its add was not sent
+ * goes without an op.
+ */
+TEST(fare_fib_refused_batch_programs_the_ops_before_and_requeues_after)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	static const double pb4b[] = { 50, 50, 50, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	struct fare_fib_batch b;
+	struct fare_prefix x;
+	struct entry a = { 0 };
+	size_t i;
+	static const char *const pfx[] = {
+		"10.9.0.1/32", "10.9.0.2/32", "10.9.0.3/32", "10.9.0.4/32",
+		"10.9.0.5/32",
+	};
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	n_applied = 0;
+	for (i = 0; i < 5; i++) {
+		entry_set(&a, pfx[i], 4, p1234, pb4);
+		CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	}
+	CHECK_INT(fare_fib_take(fib, 5, &b), 0);
+	CHECK_INT(b.n, 5);
+	/* In flight: .4 changes, .5 is withdrawn, .3 queued as it is. */
+	entry_set(&a, pfx[3], 4, p1234, pb4b);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	entry_set(&a, pfx[4], 0, NULL, NULL);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	entry_set(&a, pfx[2], 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	/* The same route as sent: nothing more to do for it. */
+	CHECK_INT(fare_fib_pending(fib), 2);
+	/* Op 1 (.2) refused. */
+	fare_fib_done(fib, &b, 1, -ENOSPC, NULL, NULL, &st);
+	CHECK_INT(st.ops, 1);
+	CHECK_INT(st.failed, 1);
+	CHECK_INT(fare_fib_count(fib), 1);
+	CHECK_STR(weights(fib, "10.9.0.1/32"), "1:2 2:2 3:1 4:2");
+	CHECK_STR(weights(fib, "10.9.0.2/32"), "none");
+	bgp_prefix_parse("10.9.0.2/32", &a.e.prefix);
+	fare_fib_prefix(&a.e.prefix, &x);
+	CHECK(!fare_fib_confirmed(fib, &x));
+	/* .3 again as sent, .4 with its newer route, .5 gone. */
+	CHECK_INT(fare_fib_pending(fib), 3);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_INT(st.ops, 2);
+	CHECK_STR(applied[0], "+10.9.0.3/32 +10.9.0.4/32");
+	CHECK_STR(weights(fib, "10.9.0.4/32"), "1:1 2:1 3:1 4:1");
+	CHECK_STR(weights(fib, "10.9.0.5/32"), "none");
+	bgp_prefix_parse("10.9.0.5/32", &a.e.prefix);
+	fare_fib_prefix(&a.e.prefix, &x);
+	CHECK(!fare_fib_confirmed(fib, &x));
+	CHECK_INT(fare_fib_count(fib), 3);
+	entry_set(&a, pfx[0], 0, NULL, NULL);
+	fare_fib_free(fib);
+}
+
+/* fared exits with a batch out: freeing the table frees what it holds. */
+TEST(fare_fib_free_with_a_batch_out_and_prefixes_requeued)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	static const double pb4b[] = { 50, 50, 50, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_batch b;
+	struct entry a = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_take(fib, 1, &b), 0);
+	CHECK_INT(b.n, 1);
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4b);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	free(b.ops);
+	free(b.ents);
+	entry_set(&a, "10.9.0.1/32", 0, NULL, NULL);
+	fare_fib_free(fib);
+}
+
+/*
+ * A batch that could not be sent (no thread) goes back to the queue as it
+ * was: nothing counts as programmed, a newer route queued meanwhile wins.
+ */
+TEST(fare_fib_untaken_batch_is_queued_again)
+{
+	static const double pb4[] = { 50, 50, 25, 50 };
+	static const double pb4b[] = { 50, 50, 50, 50 };
+	struct fare_fib *fib = fare_fib_new(record, NULL);
+	struct fare_fib_flush_stats st;
+	struct fare_fib_batch b;
+	struct entry a = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	n_applied = 0;
+	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	entry_set(&a, "10.9.0.2/32", 4, p1234, pb4);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_take(fib, 8, &b), 0);
+	CHECK_INT(b.n, 2);
+	CHECK_INT(fare_fib_pending(fib), 0);
+	entry_set(&a, "10.9.0.2/32", 4, p1234, pb4b);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(fare_fib_untake(fib, &b), 0);
+	CHECK_INT(fare_fib_inflight(fib), 0);
+	CHECK_INT(fare_fib_pending(fib), 2);
+	CHECK_INT(fare_fib_count(fib), 0);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_INT(st.ops, 2);
+	CHECK_STR(applied[0], "+10.9.0.1/32 +10.9.0.2/32");
+	CHECK_STR(weights(fib, "10.9.0.2/32"), "1:1 2:1 3:1 4:1");
+	entry_set(&a, "10.9.0.2/32", 0, NULL, NULL);
+	fare_fib_free(fib);
+}

@@ -43,8 +43,15 @@ struct fib_ent {
 	bool queued;
 	/* Found in fare.ko at start (adopted), not yet confirmed by the RIB. */
 	bool stale;
+	/*
+	 * In a batch handed out by fare_fib_take() and not yet given back
+	 * through fare_fib_done(): fare.ko gets sent (NULL: delete) or keeps
+	 * have. It may be queued again meanwhile (a newer want).
+	 */
+	bool inflight;
 	struct fib_rt *have;		/* NULL: fare.ko has no route */
 	struct fib_rt *want;		/* queued: NULL means delete */
+	struct fib_rt *sent;		/* in flight: what was sent */
 };
 
 struct fare_fib {
@@ -58,6 +65,7 @@ struct fare_fib {
 	size_t n_queue, queue_cap;
 	struct fib_rt **rt_buckets;	/* interned routes */
 	size_t n_rt_buckets, n_rts;
+	size_t n_inflight;		/* entries in the taken batch */
 };
 
 void fare_fib_prefix(const struct bgp_prefix *p, struct fare_prefix *out)
@@ -542,6 +550,8 @@ void fare_fib_free(struct fare_fib *fib)
 			rt_put(fib, e->have);
 			if (e->queued)
 				rt_put(fib, e->want);
+			if (e->inflight)
+				rt_put(fib, e->sent);
 			free(e);
 		}
 	}
@@ -623,7 +633,11 @@ int fare_fib_queue(struct fare_fib *fib, const struct fare_route *r)
 		ent->want = rt;
 		return 0;
 	}
-	if (rt_eq(rt, ent->have)) {
+	/*
+	 * In flight: fare.ko gets sent unless the batch fails, and a failure
+	 * is repaired by its own path (fare_fib_done()); compare with sent.
+	 */
+	if (rt_eq(rt, ent->inflight ? ent->sent : ent->have)) {
 		rt_put(fib, rt);
 		return 0;
 	}
@@ -633,7 +647,7 @@ int fare_fib_queue(struct fare_fib *fib, const struct fare_route *r)
 nomem:
 	rt_put(fib, rt);
 	pe = slot(fib, &r->dst);
-	if (pe && *pe && !(*pe)->have && !(*pe)->queued)
+	if (pe && *pe && !(*pe)->have && !(*pe)->queued && !(*pe)->inflight)
 		drop_ent(fib, *pe);
 	return -ENOMEM;
 }
@@ -659,8 +673,21 @@ static void settle(struct fare_fib *fib, struct fib_ent *ent, bool applied)
 	}
 	ent->want = NULL;
 	ent->queued = false;
-	if (!ent->have)
+	if (!ent->have && !ent->inflight)
 		drop_ent(fib, ent);
+}
+
+/* The queue's first end entries are gone: the rest waits, in its order. */
+static void queue_consumed(struct fare_fib *fib, size_t end)
+{
+	memmove(fib->queue, fib->queue + end,
+		(fib->n_queue - end) * sizeof(*fib->queue));
+	fib->n_queue -= end;
+	if (!fib->n_queue && fib->queue_cap > 4096) {
+		free(fib->queue);
+		fib->queue = NULL;
+		fib->queue_cap = 0;
+	}
 }
 
 void fare_fib_flush(struct fare_fib *fib, size_t chunk,
@@ -681,7 +708,11 @@ void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
 	int err;
 
 	memset(stats, 0, sizeof(*stats));
-	if (!fib->n_queue)
+	/*
+	 * A taken batch comes back first (fare_fib_done()): an op sent now
+	 * could overtake one of its ops for the same prefix.
+	 */
+	if (!fib->n_queue || fib->n_inflight)
 		return;
 	end = max < fib->n_queue ? max : fib->n_queue;
 	if (!chunk)
@@ -737,18 +768,136 @@ void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
 			settle(fib, ents[k++], false);
 		}
 	}
-	/* What is left waits, in the order it came. */
-	memmove(fib->queue, fib->queue + end,
-		(fib->n_queue - end) * sizeof(*fib->queue));
-	fib->n_queue -= end;
-	/* A big batch (the first full table) leaves no big queue behind. */
-	if (!fib->n_queue && fib->queue_cap > 4096) {
-		free(fib->queue);
-		fib->queue = NULL;
-		fib->queue_cap = 0;
-	}
+	/*
+	 * What is left waits, in the order it came; a big batch (the first
+	 * full table) leaves no big queue behind.
+	 */
+	queue_consumed(fib, end);
 	free(ops);
 	free(ents);
+}
+
+int fare_fib_take(struct fare_fib *fib, size_t max, struct fare_fib_batch *b)
+{
+	static struct fare_route want, have;
+	size_t i, end;
+
+	memset(b, 0, sizeof(*b));
+	if (!fib->n_queue || fib->n_inflight || !max)
+		return 0;
+	end = max < fib->n_queue ? max : fib->n_queue;
+	b->ops = malloc(end * sizeof(*b->ops));
+	b->ents = malloc(end * sizeof(*b->ents));
+	if (!b->ops || !b->ents) {
+		free(b->ops);
+		free(b->ents);
+		memset(b, 0, sizeof(*b));
+		return -ENOMEM;
+	}
+	qsort(fib->queue, end, sizeof(*fib->queue), queue_cmp);
+	for (i = 0; i < end; i++) {
+		struct fib_ent *ent = fib->queue[i];
+
+		if (ent->want)
+			rt_to(&ent->dst, ent->want, &want);
+		if (ent->have)
+			rt_to(&ent->dst, ent->have, &have);
+		if (!fib_diff_one(ent->want ? &want : NULL,
+				  ent->have ? &have : NULL, &b->ops[b->n])) {
+			settle(fib, ent, true);
+			continue;
+		}
+		/* The queue's reference to want becomes the batch's. */
+		ent->sent = ent->want;
+		ent->want = NULL;
+		ent->queued = false;
+		ent->inflight = true;
+		b->ents[b->n++] = ent;
+	}
+	queue_consumed(fib, end);
+	fib->n_inflight = b->n;
+	if (!b->n) {
+		free(b->ops);
+		free(b->ents);
+		memset(b, 0, sizeof(*b));
+	}
+	return 0;
+}
+
+/*
+ * b's ops before applied were applied, the one at refused (SIZE_MAX: none)
+ * was refused with err, the others were never sent.
+ */
+static void batch_settle(struct fare_fib *fib, struct fare_fib_batch *b,
+			 size_t applied, size_t refused, int err,
+			 void (*fail)(void *arg, const struct fare_op *op,
+				      int err),
+			 void *fail_arg, struct fare_fib_flush_stats *stats)
+{
+	size_t k;
+
+	memset(stats, 0, sizeof(*stats));
+	stats->calls = applied > 0 || refused < b->n;
+	for (k = 0; k < b->n; k++) {
+		struct fib_ent *ent = b->ents[k];
+
+		ent->inflight = false;
+		if (k < applied) {
+			/* fare.ko has it now, whatever was queued since. */
+			fib->n_programmed += !ent->have - !ent->sent;
+			*family_count(fib, &ent->dst) +=
+				!ent->have - !ent->sent;
+			rt_put(fib, ent->have);
+			ent->have = ent->sent;
+			stats->ops++;
+		} else if (k == refused) {
+			/* Refused: the caller repairs it (fare_sync.c). */
+			if (fail)
+				fail(fail_arg, &b->ops[k], err);
+			stats->failed++;
+			rt_put(fib, ent->sent);
+		} else if (ent->queued || enqueue(fib, ent, ent->sent)) {
+			/*
+			 * Never sent: a newer want queued meanwhile stands;
+			 * otherwise it waits again (failing that, for want
+			 * of memory, it counts as refused).
+			 */
+			if (!ent->queued)
+				stats->failed++;
+			rt_put(fib, ent->sent);
+		}
+		ent->sent = NULL;
+		if (!ent->have && !ent->queued)
+			drop_ent(fib, ent);
+	}
+	fib->n_inflight = 0;
+	free(b->ops);
+	free(b->ents);
+	memset(b, 0, sizeof(*b));
+}
+
+void fare_fib_done(struct fare_fib *fib, struct fare_fib_batch *b,
+		   size_t applied, int err,
+		   void (*fail)(void *arg, const struct fare_op *op, int err),
+		   void *fail_arg, struct fare_fib_flush_stats *stats)
+{
+	if (!err || applied >= b->n)
+		applied = b->n;
+	batch_settle(fib, b, applied, err ? applied : SIZE_MAX, err, fail,
+		     fail_arg, stats);
+}
+
+size_t fare_fib_untake(struct fare_fib *fib, struct fare_fib_batch *b)
+{
+	struct fare_fib_flush_stats st;
+
+	batch_settle(fib, b, 0, SIZE_MAX, 0, NULL, NULL, &st);
+	return st.failed;
+}
+
+size_t fare_fib_inflight(const struct fare_fib *fib)
+{
+	return fib->n_inflight;
 }
 
 int fare_fib_adopt(struct fare_fib *fib, const struct fare_route *r)

@@ -158,6 +158,42 @@ void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
 				      int err),
 			 void *fail_arg, struct fare_fib_flush_stats *stats);
 size_t fare_fib_pending(const struct fare_fib *fib);
+
+/*
+ * A batch applied elsewhere (fared's FIB worker thread, fib_worker.h):
+ * fare_fib_take() hands out the ops for the first max queued prefixes
+ * (ordered among themselves, as fare_fib_flush_part() would send them),
+ * self-contained, so that another thread can apply them while the caller
+ * goes on queueing; fare_fib_done() settles them. One batch at a time:
+ * while it is out, fare_fib_flush*() and fare_fib_take() send nothing.
+ *
+ * A prefix in flight may be queued again (changed, withdrawn): fare.ko
+ * gets the batch's op first, then, queued, the difference from what the
+ * batch did. fare_fib_done(): ops[0..applied-1] were applied (fare.ko has
+ * them); with err, ops[applied] was refused (reported through fail, and
+ * counted, as by fare_fib_flush()) and the ops after it were not sent:
+ * their prefixes are queued again unless queued since.
+ */
+struct fare_fib_batch {
+	struct fare_op *ops;		/* n ops, in the order to apply */
+	size_t n;
+	struct fib_ent **ents;		/* fare_fib's: ops[i]'s prefix */
+};
+
+/* 0 (b->n ops taken; 0 when nothing is to be sent), -ENOMEM. */
+int fare_fib_take(struct fare_fib *fib, size_t max, struct fare_fib_batch *b);
+void fare_fib_done(struct fare_fib *fib, struct fare_fib_batch *b,
+		   size_t applied, int err,
+		   void (*fail)(void *arg, const struct fare_op *op, int err),
+		   void *fail_arg, struct fare_fib_flush_stats *stats);
+/*
+ * The batch could not be sent at all: its prefixes are queued again as
+ * before the take (a newer want queued since stands). Returns how many
+ * could not be, for want of memory: they count as refused.
+ */
+size_t fare_fib_untake(struct fare_fib *fib, struct fare_fib_batch *b);
+/* Prefixes in the batch taken and not yet done. */
+size_t fare_fib_inflight(const struct fare_fib *fib);
 /* Routes recorded as programmed. */
 size_t fare_fib_count(const struct fare_fib *fib);
 /* Of them, those of one address family (AF_INET, AF_INET6). */

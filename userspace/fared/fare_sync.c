@@ -225,6 +225,7 @@ static size_t unreach_sweep(struct fare_sync *fs)
 	struct fare_err err;
 	size_t i, n = 0;
 
+	fib_worker_wait(&fs->worker);
 	for (i = 0; fs->nl && i < fs->n_stale_unreach; i++) {
 		const struct fare_prefix *x = &fs->stale_unreach[i];
 
@@ -305,6 +306,8 @@ static void first_tables_in(struct fare_sync *fs, const char *why)
 
 	fs->first_tables = false;
 	timer_stop(&d->loop, &fs->update_delay);
+	/* The batch out goes in first; no thread after the wait. */
+	fib_worker_close(&fs->worker);
 	cpu_mark(&m0);
 	fared_log("fare: %s after %llu ms (CPU so far: user %llu ms, "
 		  "system %llu ms): programming", why,
@@ -320,10 +323,15 @@ static void first_tables_in(struct fare_sync *fs, const char *why)
 	fare_sync_flush(d);
 	cpu_mark(&m2);
 	fared_log("fare: %zu prefix%s final and weighed while the tables "
-		  "came in (%llu ops programmed then); weighed the other %zu "
-		  "in %llu ms (user %llu, system %llu), %zu queued; programmed "
-		  "%llu ops in %llu ms (user %llu, system %llu)", w.early,
-		  w.early == 1 ? "" : "es", (unsigned long long)ops, w.now,
+		  "came in (%llu ops programmed then, %llu of them by the FIB "
+		  "worker in %llu batch%s, %llu ms of its time); weighed the "
+		  "other %zu in %llu ms (user %llu, system %llu), %zu queued; "
+		  "programmed %llu ops in %llu ms (user %llu, system %llu)",
+		  w.early, w.early == 1 ? "" : "es", (unsigned long long)ops,
+		  (unsigned long long)fs->worker_ops,
+		  (unsigned long long)fs->worker_batches,
+		  fs->worker_batches == 1 ? "" : "es",
+		  (unsigned long long)fs->worker_ms, w.now,
 		  (unsigned long long)(m1.wall_ms - m0.wall_ms),
 		  (unsigned long long)(m1.user_ms - m0.user_ms),
 		  (unsigned long long)(m1.sys_ms - m0.sys_ms), queued,
@@ -514,6 +522,8 @@ void fare_sync_stop(struct fared *d, bool keep)
 
 	if (!fs)
 		return;
+	/* What the worker programs is recorded before anything else. */
+	fib_worker_close(&fs->worker);
 	if (fs->nl && keep) {
 		fared_log("fare: leaving %zu route%s in fare.ko for the next "
 			  "fared", fare_fib_count(fs->fib),
@@ -593,6 +603,8 @@ void fare_sync_reload(struct fared *d)
 			  fs ? "removed" : "added");
 	if (!fs)
 		return;
+	/* The worker's routes go in before the planes change under them. */
+	fib_worker_wait(&fs->worker);
 	set_opts(fs);
 	setup_planes(fs);
 	rib_walk(d->rib, reweigh, d);
@@ -691,6 +703,8 @@ static void unreach_sync(struct fared *d, const struct fare_route *want,
 	}
 	if (!unreach && want->n_nexthops)
 		return;
+	/* Its fare route may be in the worker's batch: that goes first. */
+	fib_worker_wait(&fs->worker);
 	if (fare_route_unreachable(fs->nl, &want->dst, unreach, &err))
 		fared_log("fare: %s: %s", bgp_prefix_str(x, pfx, sizeof(pfx)),
 			  err.msg);
@@ -793,6 +807,12 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 #define RETRY_MAX_MS	64000
 /* About 60 ms of fare.ko and FIB work in TCG, a few ms on hardware. */
 #define FARE_SYNC_IDLE_CHUNK	1024
+/*
+ * The worker's batch: the same, so that fared's peak memory stays that of
+ * one chunk of ops (2 KiB each) and the wait for the batch out at the last
+ * End-of-RIB is short.
+ */
+#define FARE_SYNC_WORKER_BATCH	1024
 
 /* Nothing to do: the loop's idle callback comes after it. */
 static void idle_again(struct timer *t)
@@ -807,16 +827,108 @@ void fare_sync_flush(struct fared *d)
 	flush(d, SIZE_MAX);
 }
 
+/*
+ * A batch's outcome: counted, and a refusal arms the resync (which, during
+ * the start-up wait, first_tables_in() stands in for: fs->failed).
+ */
+static void flushed(struct fare_sync *fs, const struct fare_fib_flush_stats *st)
+{
+	struct fared *d = fs->d;
+
+	fs->batches++;
+	fs->ops += st->ops;
+	fs->failed += st->failed;
+	if (st->failed && !fs->retry.armed) {
+		fs->retry_ms = !fs->retry_ms ? RETRY_FIRST_MS :
+			       fs->retry_ms >= RETRY_MAX_MS / 2 ?
+			       RETRY_MAX_MS : 2 * fs->retry_ms;
+		fared_log("fare: %zu route op%s refused: resynchronising "
+			  "with fare.ko in %u ms", st->failed,
+			  st->failed == 1 ? "" : "s", fs->retry_ms);
+		timer_set(&d->loop, &fs->retry, fs->retry_ms);
+	}
+}
+
+/* On the loop's thread: the worker's batch is back. */
+static void worker_done(struct fib_worker *w)
+{
+	struct fare_sync *fs = w->arg;
+	struct fare_fib_flush_stats st;
+
+	fare_fib_done(fs->fib, &fs->batch, w->applied, w->ret, NULL, NULL,
+		      &st);
+	if (w->ret)
+		fared_log("fare: route op %zu of %zu: %s", w->applied, w->n,
+			  w->err.msg);
+	fs->worker_batches++;
+	fs->worker_ops += st.ops;
+	fs->worker_ms += w->wall_ms;
+	flushed(fs, &st);
+}
+
+/*
+ * During the start-up wait: the next FARE_SYNC_WORKER_BATCH queued
+ * prefixes to the worker unless a batch is out. false: no worker (it
+ * could not be opened or started), the caller programs them itself.
+ */
+static bool worker_flush(struct fare_sync *fs)
+{
+	struct fared *d = fs->d;
+	int ret;
+
+	if (fs->worker_off)
+		return false;
+	/* A batch done is settled now: the next one goes at once. */
+	if (fs->worker.busy && !fib_worker_poll(&fs->worker))
+		return true;
+	if (!fib_worker_is_open(&fs->worker)) {
+		ret = fib_worker_open(&fs->worker, &d->loop, worker_done, fs);
+		if (ret) {
+			fared_log("fare: FIB worker: %s: programming on the "
+				  "event loop's thread", fs->worker.err.msg[0] ?
+				  fs->worker.err.msg : strerror(-ret));
+			fs->worker_off = true;
+			return false;
+		}
+	}
+	if (fare_fib_take(fs->fib, FARE_SYNC_WORKER_BATCH, &fs->batch))
+		return false;	/* no memory: flush() tries in chunks */
+	if (!fs->batch.n) {
+		/* Nothing to send in these: the loop comes back for more. */
+		if (fare_fib_pending(fs->fib))
+			timer_set(&d->loop, &fs->idle, 0);
+		return true;
+	}
+	ret = fib_worker_start(&fs->worker, fs->batch.ops, fs->batch.n);
+	if (ret) {
+		struct fare_fib_flush_stats st = { 0 };
+
+		/* Not sent: every prefix of it is queued again. */
+		st.failed = fare_fib_untake(fs->fib, &fs->batch);
+		if (st.failed)
+			flushed(fs, &st);
+		fared_log("fare: FIB worker: %s: programming on the event "
+			  "loop's thread", strerror(-ret));
+		fib_worker_close(&fs->worker);
+		fs->worker_off = true;
+		return false;
+	}
+	return true;
+}
+
 void fare_sync_idle(struct fared *d)
 {
 	struct fare_sync *fs = d->fare;
 
 	/*
-	 * During the start-up wait the prefixes programmed early go in idle
-	 * time: with a table's next UPDATEs waiting, they wait.
+	 * During the start-up wait the prefixes programmed early go to the
+	 * worker thread, one batch at a time, while the loop reads on;
+	 * without it in idle time: with a table's next UPDATEs waiting,
+	 * they wait.
 	 */
-	if (fs && fs->first_tables && fare_fib_pending(fs->fib)) {
-		if (!loop_busy(&d->loop))
+	if (fs && fs->first_tables && (fare_fib_pending(fs->fib) ||
+				       fs->worker.busy)) {
+		if (!worker_flush(fs) && !loop_busy(&d->loop))
 			flush(d, FARE_SYNC_IDLE_CHUNK);
 		else
 			adj_out_flush(d->out);
@@ -832,23 +944,13 @@ static void flush(struct fared *d, size_t max)
 
 	if (!fs)
 		return;
+	/* The worker's batch goes first: ops for a prefix stay in order. */
+	fib_worker_wait(&fs->worker);
 	/* Forwarding first: a route is passed on once it is in place. */
 	if (fare_fib_pending(fs->fib)) {
 		fs->flush_refused = 0;
 		fare_fib_flush_part(fs->fib, 0, max, NULL, NULL, &st);
-		fs->batches++;
-		fs->ops += st.ops;
-		fs->failed += st.failed;
-		if (st.failed && !fs->retry.armed) {
-			fs->retry_ms = !fs->retry_ms ? RETRY_FIRST_MS :
-				       fs->retry_ms >= RETRY_MAX_MS / 2 ?
-				       RETRY_MAX_MS : 2 * fs->retry_ms;
-			fared_log("fare: %zu route op%s refused: "
-				  "resynchronising with fare.ko in %u ms",
-				  st.failed, st.failed == 1 ? "" : "s",
-				  fs->retry_ms);
-			timer_set(&d->loop, &fs->retry, fs->retry_ms);
-		}
+		flushed(fs, &st);
 		if (fare_fib_pending(fs->fib))
 			timer_set(&d->loop, &fs->idle, 0);
 	}
@@ -878,6 +980,8 @@ static void resync(struct timer *t)
 
 	if (fs->first_tables || !fs->nl)
 		return;	/* first_tables_in() programs everything anyway */
+	fib_worker_close(&fs->worker);
+	old = fs->fib;
 	fs->fib = fare_fib_new(apply, fs);
 	if (!fs->fib || fare_route_dump(fs->nl, resync_adopt, fs, &err)) {
 		fared_log("fare: resynchronising: %s", fs->fib ? err.msg :

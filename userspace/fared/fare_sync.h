@@ -27,6 +27,7 @@
 
 #include "config.h"
 #include "fare_fib.h"
+#include "fib_worker.h"
 #include "leaf_upa.h"
 #include "loop.h"
 #include "suppress.h"
@@ -73,6 +74,17 @@ struct fare_sync {
 	 * the loop back for the next chunk.
 	 */
 	struct timer idle;
+	/*
+	 * ... by a worker thread (fib_worker.h), so that the loop reads
+	 * the tables on while they go in: one batch out at a time, open
+	 * during the wait only. Every other flush waits for the batch to be
+	 * back first (flush()). worker_off: it could not be opened or
+	 * started; the idle time on the loop's thread does it then.
+	 */
+	struct fib_worker worker;
+	struct fare_fib_batch batch;
+	bool worker_off;
+	uint64_t worker_batches, worker_ops, worker_ms;
 	/*
 	 * Restart: fare routes found in fare.ko at start (the stale ones
 	 * are in fib), and fare's unreachable kernel routes found then, to

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fared's event loop: one epoll set, one timerfd armed at the earliest
- * software timer, and a signalfd. Single-threaded; callbacks may add and
- * remove fds and timers, including their own.
+ * software timer, and a signalfd. Single-threaded: its callbacks run on
+ * the thread of loop_run() and may add and remove fds and timers,
+ * including their own; another thread (fib_worker.h) reaches it through
+ * an fd of its own only.
  */
 #ifndef FARED_LOOP_H
 #define FARED_LOOP_H
