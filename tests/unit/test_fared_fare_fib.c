@@ -615,6 +615,18 @@ TEST(fare_fib_partial_flush_sends_the_first_queued_and_keeps_the_rest)
 	fare_fib_free(fib);
 }
 
+/* Path bandwidths of four planes: weights 2:2:1:2, and all equal. */
+static const double pb_2221[] = { 50, 50, 25, 50 };
+static const double pb_even[] = { 50, 50, 50, 50 };
+
+/* Queues pfx with a path on each of planes 1-4; fare_fib_update()'s. */
+static int put4(struct fare_fib *fib, struct entry *a, const char *pfx,
+		const double *pb)
+{
+	entry_set(a, pfx, 4, p1234, pb);
+	return fare_fib_update(fib, &cfg, &a->e);
+}
+
 /* A batch taken (the FIB worker's), as record() would see it applied. */
 static const char *taken(const struct fare_fib_batch *b)
 {
@@ -632,8 +644,6 @@ static const char *taken(const struct fare_fib_batch *b)
  */
 TEST(fare_fib_batch_in_flight_settles_applied_and_requeues_changes)
 {
-	static const double pb4[] = { 50, 50, 25, 50 };
-	static const double pb4b[] = { 50, 50, 50, 50 };
 	struct fare_fib *fib = fare_fib_new(record, NULL);
 	struct fare_fib_flush_stats st;
 	struct fare_fib_batch b;
@@ -641,12 +651,9 @@ TEST(fare_fib_batch_in_flight_settles_applied_and_requeues_changes)
 
 	links[1] = links[2] = links[3] = links[4] = GBPS(400);
 	n_applied = 0;
-	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
-	entry_set(&a, "10.9.0.2/32", 4, p1234, pb4);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
-	entry_set(&a, "10.9.0.3/32", 4, p1234, pb4);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.1/32", pb_2221), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.2/32", pb_2221), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.3/32", pb_2221), 0);
 	CHECK_INT(fare_fib_take(fib, 2, &b), 0);
 	CHECK_INT(b.n, 2);
 	CHECK_STR(taken(&b), "+10.9.0.1/32 +10.9.0.2/32");
@@ -663,8 +670,7 @@ TEST(fare_fib_batch_in_flight_settles_applied_and_requeues_changes)
 		CHECK_INT(b2.n, 0);
 	}
 	/* In flight: .1 changes, .2 is withdrawn; .2 stays confirmed. */
-	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4b);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.1/32", pb_even), 0);
 	entry_set(&a, "10.9.0.2/32", 0, NULL, NULL);
 	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
 	CHECK_INT(fare_fib_pending(fib), 3);
@@ -699,8 +705,6 @@ TEST(fare_fib_batch_in_flight_settles_applied_and_requeues_changes)
  */
 TEST(fare_fib_refused_batch_programs_the_ops_before_and_requeues_after)
 {
-	static const double pb4[] = { 50, 50, 25, 50 };
-	static const double pb4b[] = { 50, 50, 50, 50 };
 	struct fare_fib *fib = fare_fib_new(record, NULL);
 	struct fare_fib_flush_stats st;
 	struct fare_fib_batch b;
@@ -715,18 +719,15 @@ TEST(fare_fib_refused_batch_programs_the_ops_before_and_requeues_after)
 	links[1] = links[2] = links[3] = links[4] = GBPS(400);
 	n_applied = 0;
 	for (i = 0; i < 5; i++) {
-		entry_set(&a, pfx[i], 4, p1234, pb4);
-		CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+		CHECK_INT(put4(fib, &a, pfx[i], pb_2221), 0);
 	}
 	CHECK_INT(fare_fib_take(fib, 5, &b), 0);
 	CHECK_INT(b.n, 5);
 	/* In flight: .4 changes, .5 is withdrawn, .3 queued as it is. */
-	entry_set(&a, pfx[3], 4, p1234, pb4b);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(put4(fib, &a, pfx[3], pb_even), 0);
 	entry_set(&a, pfx[4], 0, NULL, NULL);
 	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
-	entry_set(&a, pfx[2], 4, p1234, pb4);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(put4(fib, &a, pfx[2], pb_2221), 0);
 	/* The same route as sent: nothing more to do for it. */
 	CHECK_INT(fare_fib_pending(fib), 2);
 	/* Op 1 (.2) refused. */
@@ -757,19 +758,15 @@ TEST(fare_fib_refused_batch_programs_the_ops_before_and_requeues_after)
 /* fared exits with a batch out: freeing the table frees what it holds. */
 TEST(fare_fib_free_with_a_batch_out_and_prefixes_requeued)
 {
-	static const double pb4[] = { 50, 50, 25, 50 };
-	static const double pb4b[] = { 50, 50, 50, 50 };
 	struct fare_fib *fib = fare_fib_new(record, NULL);
 	struct fare_fib_batch b;
 	struct entry a = { 0 };
 
 	links[1] = links[2] = links[3] = links[4] = GBPS(400);
-	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.1/32", pb_2221), 0);
 	CHECK_INT(fare_fib_take(fib, 1, &b), 0);
 	CHECK_INT(b.n, 1);
-	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4b);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.1/32", pb_even), 0);
 	free(b.ops);
 	free(b.ents);
 	entry_set(&a, "10.9.0.1/32", 0, NULL, NULL);
@@ -782,8 +779,6 @@ TEST(fare_fib_free_with_a_batch_out_and_prefixes_requeued)
  */
 TEST(fare_fib_untaken_batch_is_queued_again)
 {
-	static const double pb4[] = { 50, 50, 25, 50 };
-	static const double pb4b[] = { 50, 50, 50, 50 };
 	struct fare_fib *fib = fare_fib_new(record, NULL);
 	struct fare_fib_flush_stats st;
 	struct fare_fib_batch b;
@@ -791,15 +786,12 @@ TEST(fare_fib_untaken_batch_is_queued_again)
 
 	links[1] = links[2] = links[3] = links[4] = GBPS(400);
 	n_applied = 0;
-	entry_set(&a, "10.9.0.1/32", 4, p1234, pb4);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
-	entry_set(&a, "10.9.0.2/32", 4, p1234, pb4);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.1/32", pb_2221), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.2/32", pb_2221), 0);
 	CHECK_INT(fare_fib_take(fib, 8, &b), 0);
 	CHECK_INT(b.n, 2);
 	CHECK_INT(fare_fib_pending(fib), 0);
-	entry_set(&a, "10.9.0.2/32", 4, p1234, pb4b);
-	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.2/32", pb_even), 0);
 	CHECK_INT(fare_fib_untake(fib, &b), 0);
 	CHECK_INT(fare_fib_inflight(fib), 0);
 	CHECK_INT(fare_fib_pending(fib), 2);
