@@ -660,14 +660,21 @@ static int queue_cmp(const void *x, const void *y)
 	return fib_op_cmp(!a->want, &a->dst, !b->want, &b->dst);
 }
 
+/* fare.ko has rt (NULL: no route) for ent now; takes rt's reference. */
+static void programmed(struct fare_fib *fib, struct fib_ent *ent,
+		       struct fib_rt *rt)
+{
+	fib->n_programmed += !ent->have - !rt;
+	*family_count(fib, &ent->dst) += !ent->have - !rt;
+	rt_put(fib, ent->have);
+	ent->have = rt;
+}
+
 /* Ends ent's queued state; applied: fare.ko now has ent->want. */
 static void settle(struct fare_fib *fib, struct fib_ent *ent, bool applied)
 {
 	if (applied) {
-		fib->n_programmed += !ent->have - !ent->want;
-		*family_count(fib, &ent->dst) += !ent->have - !ent->want;
-		rt_put(fib, ent->have);
-		ent->have = ent->want;
+		programmed(fib, ent, ent->want);
 	} else {
 		rt_put(fib, ent->want);
 	}
@@ -675,6 +682,26 @@ static void settle(struct fare_fib *fib, struct fib_ent *ent, bool applied)
 	ent->queued = false;
 	if (!ent->have && !ent->inflight)
 		drop_ent(fib, ent);
+}
+
+/*
+ * The op that takes fare.ko from queued ent's have to its want, in *op;
+ * false when there is none (the same route): ent is settled then.
+ */
+static bool queued_op(struct fare_fib *fib, struct fib_ent *ent,
+		      struct fare_op *op)
+{
+	static struct fare_route want, have;
+
+	if (ent->want)
+		rt_to(&ent->dst, ent->want, &want);
+	if (ent->have)
+		rt_to(&ent->dst, ent->have, &have);
+	if (fib_diff_one(ent->want ? &want : NULL, ent->have ? &have : NULL,
+			 op))
+		return true;
+	settle(fib, ent, true);
+	return false;
 }
 
 /* The queue's first end entries are gone: the rest waits, in its order. */
@@ -727,18 +754,9 @@ void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
 		n = 0;
 		while (i < end && n < chunk && ops && ents) {
 			struct fib_ent *ent = fib->queue[i++];
-			static struct fare_route want, have;
 
-			if (ent->want)
-				rt_to(&ent->dst, ent->want, &want);
-			if (ent->have)
-				rt_to(&ent->dst, ent->have, &have);
-			if (!fib_diff_one(ent->want ? &want : NULL,
-					  ent->have ? &have : NULL, &ops[n])) {
-				settle(fib, ent, true);
-				continue;
-			}
-			ents[n++] = ent;
+			if (queued_op(fib, ent, &ops[n]))
+				ents[n++] = ent;
 		}
 		if (!ops || !ents) {
 			/* No memory to send anything: forget the batch. */
@@ -779,7 +797,6 @@ void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
 
 int fare_fib_take(struct fare_fib *fib, size_t max, struct fare_fib_batch *b)
 {
-	static struct fare_route want, have;
 	size_t i, end;
 
 	memset(b, 0, sizeof(*b));
@@ -798,15 +815,8 @@ int fare_fib_take(struct fare_fib *fib, size_t max, struct fare_fib_batch *b)
 	for (i = 0; i < end; i++) {
 		struct fib_ent *ent = fib->queue[i];
 
-		if (ent->want)
-			rt_to(&ent->dst, ent->want, &want);
-		if (ent->have)
-			rt_to(&ent->dst, ent->have, &have);
-		if (!fib_diff_one(ent->want ? &want : NULL,
-				  ent->have ? &have : NULL, &b->ops[b->n])) {
-			settle(fib, ent, true);
+		if (!queued_op(fib, ent, &b->ops[b->n]))
 			continue;
-		}
 		/* The queue's reference to want becomes the batch's. */
 		ent->sent = ent->want;
 		ent->want = NULL;
@@ -844,11 +854,7 @@ static void batch_settle(struct fare_fib *fib, struct fare_fib_batch *b,
 		ent->inflight = false;
 		if (k < applied) {
 			/* fare.ko has it now, whatever was queued since. */
-			fib->n_programmed += !ent->have - !ent->sent;
-			*family_count(fib, &ent->dst) +=
-				!ent->have - !ent->sent;
-			rt_put(fib, ent->have);
-			ent->have = ent->sent;
+			programmed(fib, ent, ent->sent);
 			stats->ops++;
 		} else if (k == refused) {
 			/* Refused: the caller repairs it (fare_sync.c). */

@@ -981,7 +981,6 @@ static void resync(struct timer *t)
 	if (fs->first_tables || !fs->nl)
 		return;	/* first_tables_in() programs everything anyway */
 	fib_worker_close(&fs->worker);
-	old = fs->fib;
 	fs->fib = fare_fib_new(apply, fs);
 	if (!fs->fib || fare_route_dump(fs->nl, resync_adopt, fs, &err)) {
 		fared_log("fare: resynchronising: %s", fs->fib ? err.msg :
