@@ -174,6 +174,19 @@ expect_eq "FIB refusal: fare and FIB agree" \
 expect_eq "the line before kept its src" \
 	"$(ip -n fv -j route show table 249 10.20.0.0/16 proto 249 | jq -r '.[0].prefsrc')" 192.0.2.7
 
+# A del whose kernel route is already gone is no failure; a refusal after
+# it is reported with its own cause, not the del's "No such process".
+fc route add 10.40.0.0/16 nexthop plane 1 weight 1
+ip -n fv route del 10.40.0.0/16 table 249 proto 249
+printf '%s\n' "route del 10.40.0.0/16" \
+	"route add 10.41.0.0/16 src 192.0.2.99 nexthop plane 1 weight 1" >"$work/b3"
+expect_exit "FIB refusal after a del of a gone kernel route: its own cause" 1 \
+	"farectl: $work/b3:2: route add: installing the kernel route 10.41.0.0/16 dev fare0 proto 249: Invalid prefsrc address" \
+	fc -batch "$work/b3"
+expect_eq "the del before the refusal applied, the refused add not" \
+	"$(fc -j route show | jq -c '[.[].dst | select(startswith("10.4"))]') $(ip -n fv -j route show table 249 proto 249 | jq -c '[.[].dst | select(startswith("10.4"))]')" \
+	'[] []'
+
 expect_exit "batch usage error from stdin" 1 \
 	"farectl: <stdin>:2: route del: invalid prefix \"10.10.0.1/16\": host bits set beyond the prefix length at argument 3" \
 	fc -batch - <<EOF
@@ -230,5 +243,44 @@ t1=$(date +%s.%N)
 log "TIMING: flush of $n routes in $(elapsed "$t0" "$t1") s"
 expect_eq "$n flushed: fare routes" "$(froutes)" 0
 expect_eq "$n flushed: kernel routes" "$(kroutes)" 0
+
+# ---- a refusal in the middle of a run of many steps ----
+# libfare hands the kernel FIB each step of 128 routes that fare.ko took
+# while it sends fare.ko the next ones (from a second thread): a refusal
+# on either side, mid-run, must leave exactly the lines before it, on both
+# sides, however far the other side had got.
+# big_batch LINE SRC NH: 1500 route adds; line LINE has src SRC and NH.
+big_batch()
+{
+	awk -v bad="$1" -v src="$2" -v nh="$3" 'BEGIN {
+		for (i = 1; i <= 1500; i++)
+			printf "route add 10.%d.%d.0/24 src %s %s\n",
+				100 + int(i / 256), i % 256,
+				i == bad ? src : "192.0.2.7",
+				i == bad ? nh : "nexthop plane 1 weight 1 nexthop plane 2 weight 1"
+	}' >"$work/mid"
+}
+for bad in 700 1500; do
+	big_batch $bad 192.0.2.7 "nexthop plane 9 weight 1"
+	expect_exit "line $bad of 1500 refused by fare.ko" 1 \
+		"farectl: $work/mid:$bad: route add: no such plane" \
+		fc -batch "$work/mid"
+	expect_eq "fare.ko refused line $bad: lines before it, both sides" \
+		"$(froutes) $(kroutes)" "$((bad - 1)) $((bad - 1))"
+	fc route flush
+	big_batch $bad 192.0.2.99 "nexthop plane 1 weight 1"
+	expect_exit "line $bad of 1500 refused by the kernel FIB" 1 \
+		"farectl: $work/mid:$bad: route add: installing the kernel route 10.$((100 + bad / 256)).$((bad % 256)).0/24 dev fare0 proto 249" \
+		fc -batch "$work/mid"
+	expect_eq "the FIB refused line $bad: lines before it, both sides" \
+		"$(froutes) $(kroutes)" "$((bad - 1)) $((bad - 1))"
+	last=$((bad - 1))
+	expect_eq "the FIB refused line $bad: line $last kept its src" \
+		"$(ip -n fv -j route show table 249 10.$((100 + last / 256)).$((last % 256)).0/24 proto 249 | jq -r '.[0].prefsrc')" \
+		192.0.2.7
+	fc route flush
+done
+expect_eq "refusals mid-run: nothing left after the flushes" \
+	"$(froutes) $(kroutes)" "0 0"
 
 lab_result

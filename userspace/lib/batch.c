@@ -9,11 +9,16 @@
  *     they can be put back;
  *  2. send every fare.ko request; the first refusal, at op k, is where the
  *     batch stops, and what fare.ko did of ops after k is undone;
- *  3. point (or stop pointing) the kernel FIB at fare0 for ops before k;
- *     the first refusal there, at op j, moves the stop to j, and what was
- *     done of ops j.. on both sides is undone.
+ *  3. point (or stop pointing) the kernel FIB at fare0 for ops before k,
+ *     step by step as fare.ko answers them (from a second thread when
+ *     there is more than one step); the first refusal there, at op j,
+ *     moves the stop to j, and what was done of ops j.. on both sides is
+ *     undone.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,6 +45,8 @@ int fare_pipe_init(struct fare_pipe *p, struct fare *f, struct mnl_socket *nl,
 	p->cb = cb;
 	p->cb_arg = cb_arg;
 	p->ack_last = !cb;
+	p->rx = f->rx;
+	p->rx_size = sizeof(f->rx);
 	p->buf = malloc(FARE_PIPE_SEND + FARE_TX_SIZE);
 	p->rets = calloc(cap ? cap : 1, sizeof(*p->rets));
 	if (!p->buf || !p->rets) {
@@ -97,7 +104,8 @@ int fare_pipe_feed(struct fare_pipe *p, const void *buf, size_t len,
 			fare_err_clear(&e);
 			ret = fare_msg_parse_error(nlh, &e);
 			p->rets[idx] = ret;
-			if (ret && idx < p->first_fail) {
+			if (ret && idx < p->first_fail &&
+			    !(p->tolerated && p->tolerated(p, idx, ret))) {
 				p->first_fail = idx;
 				p->fail_err = e;
 			}
@@ -128,7 +136,7 @@ int fare_pipe_sync(struct fare_pipe *p, struct fare_err *err)
 	if (ret)
 		return ret;
 	while (p->acked < p->n) {
-		n = mnl_socket_recvfrom(p->nl, p->f->rx, sizeof(p->f->rx));
+		n = mnl_socket_recvfrom(p->nl, p->rx, p->rx_size);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -137,7 +145,7 @@ int fare_pipe_sync(struct fare_pipe *p, struct fare_err *err)
 						    "netlink receive buffer overrun: acks of the batch were lost");
 			return pipe_errno(err, -errno, "reading the acks of a batch");
 		}
-		ret = fare_pipe_feed(p, p->f->rx, n, err);
+		ret = fare_pipe_feed(p, p->rx, n, err);
 		if (ret)
 			return ret;
 	}
@@ -174,17 +182,54 @@ void fare_pipe_commit(struct fare_pipe *p, struct nlmsghdr *nlh)
 
 /* ---- fare_routes_apply ---- */
 
+/*
+ * Ops per step of stage 2. Stage 3 takes each step once fare.ko answered
+ * it, on a thread of its own when a run has more than one step: fare.ko's
+ * requests (under genl_mutex) and the kernel FIB's (under RTNL) are then
+ * handled on two CPUs at once.
+ */
+#define APPLY_STEP		128
+/* Stage 3's thread: fib_step() and the libc calls under it. */
+#define FIB_THREAD_STACK	(256 * 1024)
+
+struct fib_side;
+
 struct apply {
 	struct fare *f;
 	const struct fare_op *ops;
 	size_t n;
 	size_t limit;		/* ops limit.. are not to be applied */
 	struct fare_route **old;	/* route before a replace or del */
-	int *genl_ret;
-	int *rtnl_ret;
+	int *genl_ret;		/* stage 2's, written by its thread */
+	int *rtnl_ret;		/* stage 3's, read once it is joined */
 	struct fare_pipe *get_pipe;
 	size_t *get_op;		/* stage 1: op of each "get" request */
-	struct fare_err *err;
+	struct fare_err *err;	/* stage 2's thread writes it */
+	/* fare.ko has ops 0..genl_upto-1 done (those it did not refuse). */
+	size_t genl_upto;
+	struct fib_side *fib;	/* stage 3, NULL when it has nothing to do */
+};
+
+/*
+ * Stage 3 of a run. ready, closed and refused are shared with stage 2
+ * under lock (when threaded); the rest is stage 3's until fib_finish().
+ */
+struct fib_side {
+	bool threaded;
+	pthread_t thread;
+	pthread_mutex_t lock;	/* protects ready, closed and refused */
+	pthread_cond_t moved;	/* ready or closed changed */
+	size_t ready;		/* fare.ko took ops 0..ready-1 */
+	bool closed;		/* stage 2 is over: ready moves no more */
+	bool refused;		/* stage 3 is over early: stage 2 stops */
+	uint32_t oif;		/* fare0 */
+	struct fare_pipe pipe;	/* on f->rtnl; request i is op i's */
+	size_t sent;		/* ops 0..sent-1 went to the FIB */
+	size_t fail;		/* the first op it refused, or SIZE_MAX */
+	struct fare_err fail_err;
+	int sock_ret;		/* the socket failed: the last step is unknown */
+	/* Only acks come back: each a request's header and an extack. */
+	char rx[16384] __attribute__((aligned(8)));
 };
 
 static bool is_del(const struct fare_op *op)
@@ -385,41 +430,6 @@ static void genl_undo(struct apply *a, size_t from, size_t to)
 	fare_pipe_free(&p);
 }
 
-/* Stage 2. */
-static int genl_apply(struct apply *a)
-{
-	struct fare_pipe p;
-	size_t i, sent;
-	int ret;
-
-	ret = fare_pipe_init(&p, a->f, a->f->genl, a->limit, NULL, NULL,
-			     a->err);
-	if (ret)
-		return ret;
-	for (i = 0; i < a->limit; i++) {
-		if (!genl_push(a, &p, i, false)) {
-			ret = a->err ? a->err->code : -EIO;
-			break;
-		}
-	}
-	sent = p.n;
-	if (!ret)
-		ret = fare_pipe_sync(&p, a->err);
-	if (ret) {
-		/* The socket failed: we cannot tell what was done. */
-		fare_pipe_free(&p);
-		a->limit = 0;
-		return ret;
-	}
-	for (i = 0; i < sent; i++)
-		a->genl_ret[i] = p.rets[i];
-	if (p.first_fail < sent)
-		stop_at(a, p.first_fail, &p.fail_err);
-	fare_pipe_free(&p);
-	genl_undo(a, a->limit + 1, sent);
-	return 0;
-}
-
 static struct nlmsghdr *rtnl_msg(struct apply *a, size_t i, bool undo,
 				 uint32_t oif, void *buf, uint32_t seq)
 {
@@ -442,76 +452,264 @@ static bool gone(int ret)
 	return ret == -ESRCH || ret == -ENOENT;
 }
 
-/* Stage 3. */
-static int rtnl_apply(struct apply *a, uint32_t oif)
+/* Request idx of the FIB's pipe: a del whose route is already gone. */
+static bool fib_tolerated(const struct fare_pipe *p, size_t idx, int ret)
 {
-	struct fare_pipe p;
-	struct nlmsghdr *nlh;
+	const struct apply *a = p->tolerated_arg;
+
+	return idx < a->n && is_del(&a->ops[idx]) && gone(ret);
+}
+
+/*
+ * The FIB refused op fs->fail: say which route, and undo what it did of
+ * the ops after it (stage 2's side is undone once the thread is joined).
+ */
+static void fib_refused(struct apply *a, struct fib_side *fs)
+{
+	struct fare_pipe *p = &fs->pipe;
+	char what[FARE_PREFIX_STRLEN];
+	size_t j = fs->fail, i;
 	struct fare_err e;
-	size_t i, to = a->limit, j = SIZE_MAX;
+	struct nlmsghdr *nlh;
 	void *buf;
-	int ret;
 
-	if (!to)
-		return 0;
-	ret = fare_pipe_init(&p, a->f, a->f->rtnl, 2 * to, NULL, NULL, a->err);
-	if (ret)
-		return ret;
-	for (i = 0; i < to; i++) {
-		buf = fare_pipe_next(&p, FARE_ACK_COST, a->err);
-		if (!buf)
-			goto sock_err;
-		nlh = rtnl_msg(a, i, false, oif, buf, fare_pipe_seq(&p, i));
-		fare_pipe_commit(&p, nlh);
-	}
-	if (fare_pipe_sync(&p, a->err))
-		goto sock_err;
-	for (i = 0; i < to; i++) {
-		a->rtnl_ret[i] = p.rets[i];
-		if (is_del(&a->ops[i]) && gone(p.rets[i]))
-			a->rtnl_ret[i] = 0;
-		if (a->rtnl_ret[i] && j == SIZE_MAX)
-			j = i;
-	}
-	if (j == SIZE_MAX) {
-		fare_pipe_free(&p);
-		return 0;
-	}
-
-	/* Op j failed in the FIB: undo it and everything after it. */
-	e = p.fail_err;
+	e = p->fail_err;
 	if (!e.msg[0])
 		fare_err_set(&e, a->rtnl_ret[j], "%s", strerror(-a->rtnl_ret[j]));
-	{
-		char what[FARE_PREFIX_STRLEN];
-		char reason[sizeof(e.msg)];
-
-		snprintf(reason, sizeof(reason), "%s", e.msg);
-		fare_err_set(&e, a->rtnl_ret[j],
-			     "installing the kernel route %s dev %s proto %d: %s",
-			     fare_prefix_format(&a->ops[j].route.dst, what,
-						sizeof(what)),
-			     FARE_DEV_NAME, FARE_RTPROT, reason);
-	}
-	stop_at(a, j, &e);
-	for (i = j + 1; i < to; i++) {
+	fare_err_set(&fs->fail_err, a->rtnl_ret[j],
+		     "installing the kernel route %s dev %s proto %d: %s",
+		     fare_prefix_format(&a->ops[j].route.dst, what,
+					sizeof(what)),
+		     FARE_DEV_NAME, FARE_RTPROT, e.msg);
+	for (i = j + 1; i < fs->sent; i++) {
 		if (a->rtnl_ret[i] || a->ops[i].type == FARE_OP_ROUTE_REPLACE)
 			continue;
-		buf = fare_pipe_next(&p, FARE_ACK_COST, &e);
+		buf = fare_pipe_next(p, FARE_ACK_COST, &e);
 		if (!buf)
 			break;
-		nlh = rtnl_msg(a, i, true, oif, buf, fare_pipe_seq(&p, p.n));
-		fare_pipe_commit(&p, nlh);
+		nlh = rtnl_msg(a, i, true, fs->oif, buf, fare_pipe_seq(p, p->n));
+		fare_pipe_commit(p, nlh);
 	}
-	fare_pipe_sync(&p, &e);
-	fare_pipe_free(&p);
-	genl_undo(a, j, to);
-	return 0;
+	fare_pipe_sync(p, &e);
+}
+
+/*
+ * Stage 3 for ops fs->sent..to-1, which fare.ko took: point the kernel FIB
+ * at fare0 for them (or stop pointing). False once it refused one or the
+ * socket failed: stage 3 is over.
+ */
+static bool fib_step(struct apply *a, struct fib_side *fs, size_t to)
+{
+	struct fare_pipe *p = &fs->pipe;
+	size_t i, from = fs->sent;
+	struct nlmsghdr *nlh;
+	void *buf;
+
+	/* Request i of the pipe is op i's. */
+	for (i = from; i < to; i++) {
+		buf = fare_pipe_next(p, FARE_ACK_COST, &fs->fail_err);
+		if (!buf)
+			goto sock_err;
+		nlh = rtnl_msg(a, i, false, fs->oif, buf, fare_pipe_seq(p, i));
+		fare_pipe_commit(p, nlh);
+	}
+	fs->sent = to;
+	if (fare_pipe_sync(p, &fs->fail_err))
+		goto sock_err;
+	for (i = from; i < to; i++) {
+		a->rtnl_ret[i] = fib_tolerated(p, i, p->rets[i]) ? 0 :
+				 p->rets[i];
+		if (a->rtnl_ret[i] && fs->fail == SIZE_MAX)
+			fs->fail = i;
+	}
+	if (fs->fail == SIZE_MAX)
+		return true;
+	fib_refused(a, fs);
+	return false;
 
 sock_err:
-	ret = a->err ? a->err->code : -EIO;
+	fs->sock_ret = fs->fail_err.code ? fs->fail_err.code : -EIO;
+	return false;
+}
+
+static void *fib_thread(void *arg)
+{
+	struct apply *a = arg;
+	struct fib_side *fs = a->fib;
+	size_t to;
+
+	for (;;) {
+		pthread_mutex_lock(&fs->lock);
+		while (fs->ready == fs->sent && !fs->closed)
+			pthread_cond_wait(&fs->moved, &fs->lock);
+		to = fs->ready;
+		pthread_mutex_unlock(&fs->lock);
+		if (to == fs->sent)
+			return NULL;		/* closed, and all done */
+		if (!fib_step(a, fs, to))
+			break;
+	}
+	pthread_mutex_lock(&fs->lock);
+	fs->refused = true;
+	pthread_mutex_unlock(&fs->lock);
+	return NULL;
+}
+
+/*
+ * Hand ops 0..ready-1, which fare.ko took, to stage 3; closed: no more
+ * will come. False if stage 3 is over early (stage 2 then stops).
+ */
+static bool fib_publish(struct apply *a, size_t ready, bool closed)
+{
+	struct fib_side *fs = a->fib;
+	bool refused;
+
+	if (!fs)
+		return true;
+	if (!fs->threaded) {
+		if (!fs->refused && ready > fs->sent && !fib_step(a, fs, ready))
+			fs->refused = true;
+		return !fs->refused;
+	}
+	pthread_mutex_lock(&fs->lock);
+	if (ready > fs->ready)
+		fs->ready = ready;
+	fs->closed |= closed;
+	refused = fs->refused;
+	pthread_cond_signal(&fs->moved);
+	pthread_mutex_unlock(&fs->lock);
+	return !refused;
+}
+
+/*
+ * Stage 3's state for a run of n ops with fare0 at oif; with more than
+ * one step, its own thread (all signals blocked: they are the caller's).
+ * NULL without memory.
+ */
+static struct fib_side *fib_start(struct apply *a, uint32_t oif,
+				  struct fare_err *err)
+{
+	struct fib_side *fs;
+	pthread_attr_t attr;
+	sigset_t all, old;
+
+	fs = calloc(1, sizeof(*fs));
+	if (!fs) {
+		fare_err_set(err, -ENOMEM, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	fs->oif = oif;
+	fs->fail = SIZE_MAX;
+	/* Room for every op and the undo of every op. */
+	if (fare_pipe_init(&fs->pipe, a->f, a->f->rtnl, 2 * a->limit, NULL,
+			   NULL, err)) {
+		free(fs);
+		return NULL;
+	}
+	fs->pipe.rx = fs->rx;
+	fs->pipe.rx_size = sizeof(fs->rx);
+	fs->pipe.tolerated = fib_tolerated;
+	fs->pipe.tolerated_arg = a;
+	a->fib = fs;
+	if (a->limit <= APPLY_STEP || pthread_mutex_init(&fs->lock, NULL))
+		return fs;
+	if (pthread_cond_init(&fs->moved, NULL))
+		goto no_thread;
+	if (pthread_attr_init(&attr))
+		goto no_cond;
+	pthread_attr_setstacksize(&attr, FIB_THREAD_STACK);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	fs->threaded = !pthread_create(&fs->thread, &attr, fib_thread, a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (fs->threaded)
+		return fs;
+no_cond:
+	pthread_cond_destroy(&fs->moved);
+no_thread:
+	/* Stage 3 then runs step by step on the caller's thread. */
+	pthread_mutex_destroy(&fs->lock);
+	return fs;
+}
+
+/*
+ * After stage 2 closed it: wait for stage 3, then settle the run. A
+ * refusal there moves the stop back to its op and undoes fare.ko's side
+ * of the ops from it on. Returns a socket error, or 0.
+ */
+static int fib_finish(struct apply *a)
+{
+	struct fib_side *fs = a->fib;
+	int ret = 0;
+
+	if (!fs)
+		return 0;
+	if (fs->threaded) {
+		pthread_join(fs->thread, NULL);
+		pthread_cond_destroy(&fs->moved);
+		pthread_mutex_destroy(&fs->lock);
+	}
+	if (fs->sock_ret) {
+		/* What the FIB did of the last step is unknown. */
+		ret = fs->sock_ret;
+		if (a->err)
+			*a->err = fs->fail_err;
+		a->limit = 0;
+	} else if (fs->fail != SIZE_MAX) {
+		stop_at(a, fs->fail, &fs->fail_err);
+		genl_undo(a, fs->fail, a->genl_upto);
+	}
+	fare_pipe_free(&fs->pipe);
+	free(fs);
+	a->fib = NULL;
+	return ret;
+}
+
+/*
+ * Stage 2, in steps of APPLY_STEP ops: each step answered by fare.ko is
+ * handed to stage 3 (fib_publish). Stops at fare.ko's first refusal (what
+ * it did of the step's later ops is undone) or when stage 3 refused one.
+ */
+static int genl_apply(struct apply *a)
+{
+	size_t i, end, sent = 0, upto = a->limit;
+	struct fare_pipe p;
+	int ret;
+
+	ret = fare_pipe_init(&p, a->f, a->f->genl, upto, NULL, NULL, a->err);
+	if (ret)
+		return ret;
+	while (sent < upto) {
+		end = sent + APPLY_STEP < upto ? sent + APPLY_STEP : upto;
+		for (i = sent; i < end; i++) {
+			if (!genl_push(a, &p, i, false)) {
+				ret = a->err ? a->err->code : -EIO;
+				break;
+			}
+		}
+		if (!ret)
+			ret = fare_pipe_sync(&p, a->err);
+		if (ret) {
+			/* The socket failed: we cannot tell what was done. */
+			a->limit = 0;
+			break;
+		}
+		for (i = sent; i < end; i++)
+			a->genl_ret[i] = p.rets[i];
+		sent = end;
+		if (p.first_fail < sent)
+			stop_at(a, p.first_fail, &p.fail_err);
+		if (a->limit < sent) {
+			genl_undo(a, a->limit + 1, sent);
+			break;
+		}
+		if (!fib_publish(a, sent, sent == upto))
+			break;
+	}
+	a->genl_upto = a->limit < sent ? a->limit : sent;
+	fib_publish(a, ret ? 0 : a->genl_upto, true);
 	fare_pipe_free(&p);
-	a->limit = 0;
 	return ret;
 }
 
@@ -587,16 +785,46 @@ int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
 	return 0;
 }
 
+/*
+ * Before stage 2: fare0's ifindex (0 without fare0: there is no plane, so
+ * fare.ko refuses every add and stage 3 has nothing to do) and the rule
+ * that makes the kernel routes count, for each family that is added.
+ */
+static int fib_prepare(struct apply *a, uint32_t *oif)
+{
+	struct fare_config cfg;
+	struct fare_err e;
+	bool done4 = false, done6 = false;
+	size_t i;
+	int ret;
+
+	ret = fare_config_get(a->f, &cfg, &e);
+	for (i = 0; !ret && cfg.ifindex && i < a->limit; i++) {
+		uint8_t family = a->ops[i].route.dst.family;
+
+		if (is_del(&a->ops[i]) || (family == AF_INET ? done4 : done6))
+			continue;
+		ret = fare_rtnl_rule_ensure(a->f, family, &e);
+		if (family == AF_INET)
+			done4 = true;
+		else
+			done6 = true;
+	}
+	if (ret && a->err)
+		*a->err = e;
+	*oif = ret ? 0 : cfg.ifindex;
+	return ret;
+}
+
 static int apply_run(struct fare *f, const struct fare_op *ops, size_t n,
 		     size_t *failed, struct fare_err *err)
 {
 	struct apply a = {
 		.f = f, .ops = ops, .n = n, .limit = n, .err = err,
 	};
-	struct fare_config cfg;
-	bool need_fib = false;
+	uint32_t oif = 0;
+	int ret, fib_ret;
 	size_t i;
-	int ret;
 
 	fare_err_clear(err);
 	if (failed)
@@ -613,32 +841,14 @@ static int apply_run(struct fare *f, const struct fare_op *ops, size_t n,
 
 	ret = read_olds(&a);
 	if (!ret)
+		ret = fib_prepare(&a, &oif);
+	if (!ret && oif && a.limit && !fib_start(&a, oif, err))
+		ret = err ? err->code : -ENOMEM;
+	if (!ret)
 		ret = genl_apply(&a);
-	if (ret)
-		goto out;
-	for (i = 0; i < a.limit; i++)
-		need_fib |= !a.genl_ret[i];
-	if (need_fib) {
-		struct fare_err e;
-
-		ret = fare_config_get(f, &cfg, &e);
-		/* The kernel routes are useless without the rule. */
-		for (i = 0; !ret && cfg.ifindex && i < a.limit; i++)
-			if (!a.genl_ret[i] && !is_del(&a.ops[i]))
-				ret = fare_rtnl_rule_ensure(f,
-						a.ops[i].route.dst.family, &e);
-		if (ret) {
-			/* fare.ko took the ops: undo them all. */
-			if (err)
-				*err = e;
-			genl_undo(&a, 0, a.limit);
-			a.limit = 0;
-			goto out;
-		}
-		/* Without fare0 nothing was added (no plane), only deleted. */
-		if (cfg.ifindex)
-			ret = rtnl_apply(&a, cfg.ifindex);
-	}
+	fib_ret = fib_finish(&a);
+	if (!ret)
+		ret = fib_ret;
 out:
 	for (i = 0; a.old && i < n; i++)
 		free(a.old[i]);

@@ -109,6 +109,9 @@ struct fare_pipe {
 	struct fare *f;
 	struct mnl_socket *nl;
 	char *buf;		/* FARE_PIPE_SEND + FARE_TX_SIZE bytes */
+	/* Where replies are read: the handle's, or one a thread owns. */
+	char *rx;
+	size_t rx_size;
 	size_t len;		/* bytes built but not sent */
 	uint32_t base_seq;	/* sequence number of request 0 */
 	size_t n;		/* requests in the pipe */
@@ -121,6 +124,9 @@ struct fare_pipe {
 	struct fare_err fail_err;	/* and its message */
 	fare_msg_cb cb;		/* data messages of the replies */
 	void *cb_arg;
+	/* An error that is no failure (first_fail passes it by), or NULL. */
+	bool (*tolerated)(const struct fare_pipe *p, size_t idx, int ret);
+	void *tolerated_arg;
 	/*
 	 * Without cb: only the last request of each sendmsg asks for an ack.
 	 * The kernel handles a sendmsg's requests in order and answers a

@@ -251,6 +251,11 @@ int fare_stats_get(struct fare *f, struct fare_stats *out,
  * op is (libfare undoes what the kernel had already done of them). Returns
  * 0, or that op's error with *failed set to its index.
  *
+ * The kernel FIB is sent each step of 128 ops as soon as fare.ko has taken
+ * it; from 129 ops on, by a second thread (every signal blocked, ended
+ * before the call returns), so that fare.ko's requests (under genl's
+ * mutex) and the FIB's (under RTNL) are handled on two CPUs at once.
+ *
  * One rough edge: if the kernel FIB refuses op i, a later "del" in the same
  * call whose kernel route was already removed gets it back without src.
  */
