@@ -9,9 +9,10 @@ Identifier must survive; fared sends Cease/7 on the other.
 usage: collision.py LOCAL_ADDR FARED_ADDR PEER_ID [confirmed]
 PEER_ID above fared's 10.201.0.1: fared must close its own (outgoing)
 connection; below: fared must close the one the peer opened. With
-"confirmed" the peer sends its KEEPALIVE on fared's connection just
-before its OPEN on its own: whatever order fared reads them in, the
-connection the peer already confirmed must survive.
+"confirmed" the peer, Established on fared's connection, sends its
+KEEPALIVE and an End-of-RIB there just before its OPEN on its own:
+whatever order fared reads them in, the connection the peer already runs
+must survive.
 Prints one line per check and ends with "N passed, N failed"."""
 import select
 import socket
@@ -85,7 +86,8 @@ check("fared answers OPEN with KEEPALIVE", expect(accepted, 4) is not None)
 mine = socket.create_connection((FARED, 179), 5, (LOCAL, 0))
 expect(mine, 1)
 if CONFIRMED:
-    accepted.sendall(msg(4, b""))
+    # Established there: its KEEPALIVE, then at once its End-of-RIB.
+    accepted.sendall(msg(4, b"") + msg(2, b"\0\0\0\0"))
 mine.sendall(open_msg())            # collision seen here
 
 fared_wins = socket.inet_aton(FARED_ID) > socket.inet_aton(PEER_ID)

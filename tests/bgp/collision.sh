@@ -16,7 +16,7 @@ for run in 10.201.0.3 10.201.0.0 "10.201.0.3 confirmed"; do
 	# shellcheck disable=SC2086
 	ip netns exec "$NS_B" python3 "$(dirname "$0")/collision.py" \
 		$R4 $F4 $run || fail "collision with peer id $run"
-	# A confirmed connection may already be Established when fared
+	# The connection the peer runs may already be Established when fared
 	# reads the OPEN: then the loser is closed as it enters OpenConfirm.
 	grep -q "neighbor $R4 (plane 1): connection collision: closing the\|neighbor $R4 (plane 1): sent NOTIFICATION 6/7" \
 		"$FARED_LOG" || fail "no collision in fared's log"
@@ -26,4 +26,4 @@ for run in 10.201.0.3 10.201.0.0 "10.201.0.3 confirmed"; do
 	: >"$FARED_LOG"
 done
 echo "ok: collisions resolved by BGP identifier both ways, and in favour" \
-	"of a connection the peer already confirmed"
+	"of a connection the peer already runs Established"

@@ -1065,19 +1065,32 @@ void peer_accept(struct peer *p, int fd)
 	send_open(c);
 }
 
-/*
- * Whether the peer's KEEPALIVE already waits, unread, on c: the peer then
- * holds c Established, and closing c would end its session.
- */
-static bool keepalive_waiting(const struct conn *c)
+static bool marker_ok(const uint8_t *b)
 {
-	uint8_t b[BGP_HEADER_LEN];
+	size_t i;
+
+	for (i = 0; i < BGP_MARKER_LEN; i++)
+		if (b[i] != 0xff)
+			return false;
+	return true;
+}
+
+/*
+ * Whether the peer evidently holds c Established: its KEEPALIVE waits
+ * unread with another message behind it (an Established speaker sends its
+ * UPDATEs at once), so closing c would end its session. A KEEPALIVE alone
+ * says only OpenConfirm, where the peer settles the collision as we do.
+ */
+static bool peer_established_on(const struct conn *c)
+{
+	uint8_t b[2 * BGP_HEADER_LEN];
 
 	if (c->rlen)
 		return false;
 	return recv(c->io.fd, b, sizeof(b), MSG_PEEK | MSG_DONTWAIT) ==
-	       BGP_HEADER_LEN && b[16] == 0 && b[17] == BGP_HEADER_LEN &&
-	       b[18] == BGP_MSG_KEEPALIVE;
+	       (ssize_t)sizeof(b) && marker_ok(b) && b[16] == 0 &&
+	       b[17] == BGP_HEADER_LEN && b[18] == BGP_MSG_KEEPALIVE &&
+	       marker_ok(b + BGP_HEADER_LEN);
 }
 
 /* §6.8: which of two connections survives; false if c lost. */
@@ -1091,11 +1104,11 @@ static bool collision(struct conn *c)
 	if (!other || other->state != PEER_OPENCONFIRM)
 		return true;
 	/*
-	 * The connection opened by the higher identifier wins, unless the
-	 * peer has already confirmed the other one: the two sides then
-	 * see different states, and only keeping that one agrees with it.
+	 * The connection opened by the higher identifier wins (as BIRD and
+	 * FRR decide between two in OpenConfirm), unless the peer already
+	 * runs the other one Established: it then closes this one itself.
 	 */
-	if (keepalive_waiting(other))
+	if (peer_established_on(other))
 		loser = c;
 	else if (p->d->cfg.router_id < c->open.bgp_id)
 		loser = c->outgoing ? c : other;
