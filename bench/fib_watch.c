@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fib_watch: when did the kernel's FIB reach a state, to a fraction of a
+ * second, without asking the daemon that programs it (bench/run-bgp-100k).
+ *
+ *   fib_watch TABLE COUNT NEXTHOPS
+ *	follows the kernel's IPv4 route notifications (RTNLGRP_IPV4_ROUTE)
+ *	until table TABLE (a number: 254 is main) has COUNT /32 routes with
+ *	NEXTHOPS next hops each. A dump cannot time this (one of 400,000
+ *	next hops takes seconds under TCG), nor /proc/net/fib_triestat
+ *	(a count of prefixes, not of next hops; each read walks the trie).
+ *
+ * Prints "ready" once it listens, then "LO1 HI1 LO HI EVENTS", times in
+ * seconds since the epoch (as date +%s.%N): COUNT routes existed (with
+ * any number of next hops) after LO1 and by HI1, and all had NEXTHOPS
+ * after LO and by HI. The kernel queues a notification as it changes the
+ * route; the queue is read to empty every 20 ms, so the one that completed
+ * the state was queued after the last moment this process found the queue
+ * empty (LO) and read by HI. Exits 2 if notifications were lost.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
+
+/* How long the queue of notifications fills between two reads of it. */
+#define DRAIN_US	20000
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+/* Next hops per /32, by address: open addressing, a power of two long. */
+struct slot {
+	uint32_t addr;		/* network order; 0: free */
+	uint8_t nh;
+};
+
+struct watched {
+	struct slot *slots;
+	size_t mask;
+	uint32_t table;
+	long want, nexthops;
+	long present, full;	/* routes with any next hop, with nexthops */
+	long events;
+	size_t used;		/* slots taken */
+};
+
+static struct slot *lookup(struct watched *e, uint32_t addr)
+{
+	size_t h = (addr * 2654435761u) & e->mask;
+
+	while (e->slots[h].addr && e->slots[h].addr != addr)
+		h = (h + 1) & e->mask;
+	if (!e->slots[h].addr) {
+		/* Kept at most half full, so that a probe ends. */
+		if (++e->used > e->mask / 2) {
+			fprintf(stderr, "fib_watch: over %zu /32s in table "
+				"%u\n", e->mask / 2, e->table);
+			exit(1);
+		}
+		e->slots[h].addr = addr;
+	}
+	return &e->slots[h];
+}
+
+static int route_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	uint32_t table = rtm->rtm_table, addr = 0;
+	struct watched *e = arg;
+	const struct nlattr *a;
+	struct slot *s;
+	int nh = 0;
+
+	if ((nlh->nlmsg_type != RTM_NEWROUTE &&
+	     nlh->nlmsg_type != RTM_DELROUTE) ||
+	    rtm->rtm_family != AF_INET || rtm->rtm_dst_len != 32)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		switch (mnl_attr_get_type(a)) {
+		case RTA_TABLE:
+			table = mnl_attr_get_u32(a);
+			break;
+		case RTA_DST:
+			addr = mnl_attr_get_u32(a);
+			break;
+		case RTA_OIF:
+		case RTA_GATEWAY:
+			nh = nh ? nh : 1;
+			break;
+		case RTA_MULTIPATH: {
+			const struct rtnexthop *rtnh = mnl_attr_get_payload(a);
+			int left = mnl_attr_get_payload_len(a);
+
+			nh = 0;
+			while (left >= (int)sizeof(*rtnh) &&
+			       rtnh->rtnh_len >= sizeof(*rtnh) &&
+			       rtnh->rtnh_len <= left) {
+				nh++;
+				left -= RTNH_ALIGN(rtnh->rtnh_len);
+				rtnh = RTNH_NEXT(rtnh);
+			}
+			break;
+		}
+		}
+	}
+	if (table != e->table || !addr)
+		return MNL_CB_OK;
+	if (nlh->nlmsg_type == RTM_DELROUTE)
+		nh = 0;
+	e->events++;
+	s = lookup(e, addr);
+	e->present += (nh > 0) - (s->nh > 0);
+	e->full += (nh == e->nexthops) - (s->nh == e->nexthops);
+	s->nh = nh;
+	return MNL_CB_OK;
+}
+
+static int watch(uint32_t table, long want, long nexthops)
+{
+	struct watched e = { .table = table, .want = want, .nexthops = nexthops };
+	double drained, lo1 = 0, hi1 = 0, t;
+	int rcvbuf = 256 << 20;
+	static char buf[1 << 16];
+	struct mnl_socket *nl;
+	size_t size = 16;
+	ssize_t n;
+
+	while (size < 4 * (size_t)want)
+		size *= 2;
+	e.slots = calloc(size, sizeof(*e.slots));
+	e.mask = size - 1;
+	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK);
+	if (!e.slots || !nl ||
+	    mnl_socket_bind(nl, 1 << (RTNLGRP_IPV4_ROUTE - 1),
+			    MNL_SOCKET_AUTOPID) < 0) {
+		perror("fib_watch: rtnetlink");
+		return 1;
+	}
+	/* Root may pass rmem_max: a burst must queue, not be dropped. */
+	setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUFFORCE,
+		   &rcvbuf, sizeof(rcvbuf));
+	say("ready\n");
+	drained = now();
+	for (;;) {
+		n = recv(mnl_socket_get_fd(nl), buf, sizeof(buf), 0);
+		if (n < 0 && errno == EAGAIN) {
+			/*
+			 * Not poll(): a sleeper on the socket would be woken
+			 * (another CPU interrupted) for each of 400,000
+			 * notifications, which slowed BIRD down.
+			 */
+			drained = now();
+			usleep(DRAIN_US);
+			continue;
+		}
+		if (n < 0) {
+			say("lost: %s\n", strerror(errno));
+			return 2;
+		}
+		t = now();
+		mnl_cb_run(buf, n, 0, 0, route_cb, &e);
+		if (!hi1 && e.present >= want) {
+			lo1 = drained;
+			hi1 = t;
+		}
+		if (e.full >= want)
+			break;
+	}
+	say("%.3f %.3f %.3f %.3f %ld\n", lo1, hi1, drained, t, e.events);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && atol(argv[1]) > 0 && atol(argv[2]) > 0 &&
+	    atol(argv[3]) > 0 && atol(argv[3]) < 256)
+		return watch(atol(argv[1]), atol(argv[2]), atol(argv[3]));
+	fprintf(stderr, "usage: fib_watch TABLE COUNT NEXTHOPS\n");
+	return 2;
+}
