@@ -279,11 +279,20 @@ for i in 1 2 3; do
 	bird_conf $i $pb
 	leaf_bird_start $i
 done
-ip netns exec host "$FARECTL" monitor route plane >"$LAB_DIR/events" 2>&1 &
+ip netns exec host "$FARECTL" monitor route plane config >"$LAB_DIR/events" 2>&1 &
 LAB_PIDS+=("$!")
+# Only an event seen proves the monitor listens: poke fare.ko with a change
+# that changes nothing until one shows, before fared makes its planes (a
+# monitor slower to start than fared once missed them all).
+FLOWLET_US=$("$FARECTL" -n host -j config show | jq .flowlet_timeout_us)
+monitor_listens()
+{
+	"$FARECTL" -n host config set flowlet-timeout "$FLOWLET_US" &&
+		grep -q '^config set' "$LAB_DIR/events"
+}
+wait_for 20 monitor_listens || fail "the monitor never listened"
 fared_conf
 fared_start
-# The monitor listens once fared's planes show up in it.
 wait_for 20 grep -q '^plane' "$LAB_DIR/events" || fail "monitor saw no plane"
 
 if ! wait_for 60 settled "1:2 2:2 3:1"; then
