@@ -1538,8 +1538,15 @@ static bool churn_send(struct slot *s, struct msg *m, unsigned long *acked,
 		(*acked)++;
 		return true;
 	}
-	if (a.error == -ENOENT && !a.extack) {
-		/* The family went away with the module: look it up again. */
+	if (!a.extack && (a.error == -ENOENT ||
+			  (a.error == -EPROTONOSUPPORT &&
+			   (m->nlh.nlmsg_flags & NLM_F_DUMP)))) {
+		/*
+		 * The family went away with the module (-ENOENT), or the
+		 * module is on its way out: the netlink core refuses a dump
+		 * whose module it cannot pin (__netlink_dump_start()) while
+		 * the family is still registered. Look it up again.
+		 */
 		st.core++;
 		family_id = 0;
 		return true;
