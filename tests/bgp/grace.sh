@@ -20,8 +20,8 @@ kroute()
 	ip -n "$NS_B" route show 10.203.0.0/24 | grep -q "via $F4"
 }
 wait_for 10 "BIRD installs 10.203.0.0/24" kroute
-ip -n "$NS_B" monitor route >"$DIR/monitor.log" 2>&1 &
-mon=$!
+start_route_monitor "$NS_B" "$DIR/monitor.log"
+mon=$MON_PID
 ip netns exec "$NS_B" ping -n -i 0.1 -W 1 10.203.0.1 >"$DIR/ping.log" 2>&1 &
 ping=$!
 sleep 1
@@ -47,6 +47,7 @@ bird_has_route 10.203.0.0/24 fared4 || fail "route missing after the restart"
 sleep 1
 kill -INT "$ping"
 wait "$ping" 2>/dev/null
+kill -0 "$mon" 2>/dev/null || fail "ip monitor route ended early"
 kill "$mon"
 wait "$mon" 2>/dev/null
 grep -E "^Deleted .*10\.203\.0\.0/24" "$DIR/monitor.log" &&
@@ -85,8 +86,8 @@ echo "ok: BIRD restarted gracefully: fared kept its routes stale, swept on EoR"
 #    (its state file kept).
 wait_for 20 "fared and BIRD Established" fared_established $B4
 kroute || fail "no kernel route before the planned restart"
-ip -n "$NS_B" monitor route >"$DIR/monitor3.log" 2>&1 &
-mon=$!
+start_route_monitor "$NS_B" "$DIR/monitor3.log"
+mon=$MON_PID
 restarts=$(grep -c "restarting: graceful restart" "$FARED_LOG")
 kill -TERM "$FARED_PID"
 rc=0
@@ -104,6 +105,7 @@ wait_for 20 "fared back" fared_established $B4
 	fail "fared did not start as a restarting speaker after SIGTERM"
 wait_for 20 "BIRD to end graceful restart" bash -c "! birdc -s $BIRD_SOCK show protocols all fared4 | grep -q 'graceful restart active'"
 bird_has_route 10.203.0.0/24 fared4 || fail "route missing after the restart"
+kill -0 "$mon" 2>/dev/null || fail "ip monitor route ended early"
 kill "$mon"
 wait "$mon" 2>/dev/null
 grep -E "^Deleted .*10\.203\.0\.0/24" "$DIR/monitor3.log" &&

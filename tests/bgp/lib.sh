@@ -279,6 +279,31 @@ bird_established()
 	birdc_ show protocols "$1" | grep -q Established
 }
 
+# Starts "ip monitor route" in namespace NS, writing to LOG, and returns
+# once it is subscribed: until the monitor shows it, a host route to a
+# documentation address (no traffic goes there) is added and deleted
+# again. A monitor started just before what it should see can otherwise
+# miss it, and a scenario that asserts an absence would pass falsely.
+# Sets MON_PID.
+MONITOR_PROBE=192.0.2.254
+monitor_probe_seen()
+{
+	grep -q "$MONITOR_PROBE" "$1" && return 0
+	ip -n "$2" route add blackhole "$MONITOR_PROBE/32" &&
+		ip -n "$2" route del blackhole "$MONITOR_PROBE/32"
+	return 1
+}
+
+start_route_monitor()
+{
+	local ns=$1 log=$2
+
+	ip -n "$ns" monitor route >"$log" 2>&1 &
+	MON_PID=$!
+	wait_for 10 "ip monitor route in $ns to see its probe route" \
+		monitor_probe_seen "$log" "$ns"
+}
+
 bird_has_route()
 {
 	birdc_ show route for "$1" protocol "$2" | grep -q "$1"
