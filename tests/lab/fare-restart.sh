@@ -279,18 +279,7 @@ for i in 1 2 3; do
 	bird_conf $i $pb
 	leaf_bird_start $i
 done
-ip netns exec host "$FARECTL" monitor route plane config >"$LAB_DIR/events" 2>&1 &
-LAB_PIDS+=("$!")
-# Only an event seen proves the monitor listens: poke fare.ko with a change
-# that changes nothing until one shows, before fared makes its planes (a
-# monitor slower to start than fared once missed them all).
-FLOWLET_US=$("$FARECTL" -n host -j config show | jq .flowlet_timeout_us)
-monitor_listens()
-{
-	"$FARECTL" -n host config set flowlet-timeout "$FLOWLET_US" &&
-		grep -q '^config set' "$LAB_DIR/events"
-}
-wait_for 20 monitor_listens || fail "the monitor never listened"
+host_monitor_start route plane
 fared_conf
 fared_start
 wait_for 20 grep -q '^plane' "$LAB_DIR/events" || fail "monitor saw no plane"

@@ -453,6 +453,31 @@ wait_for()
 	done
 }
 
+# host_monitor_start GROUP...: "farectl monitor GROUP... config" in netns
+# host, its events in $LAB_DIR/events; returns once it listens. Only an
+# event seen proves that, so fare.ko is poked with a config change that
+# changes nothing (flowlet-timeout set to its own value) until one shows:
+# a monitor slower to start than fared once missed fared's planes.
+host_monitor_poke()
+{
+	"$FARECTL" -n host config set flowlet-timeout "$1" &&
+		grep -q '^config set' "$LAB_DIR/events"
+}
+
+host_monitor_start()
+{
+	local flowlet_us
+
+	ip netns exec host "$FARECTL" monitor "$@" config \
+		>"$LAB_DIR/events" 2>&1 &
+	LAB_PIDS+=("$!")
+	flowlet_us=$("$FARECTL" -n host -j config show |
+		     jq .flowlet_timeout_us) ||
+		fail "farectl config show in netns host"
+	wait_for 20 host_monitor_poke "$flowlet_us" ||
+		fail "farectl monitor $* never listened"
+}
+
 # is_int VALUE: an optional minus sign and digits, nothing else.
 is_int() { [[ $1 =~ ^-?[0-9]+$ ]]; }
 

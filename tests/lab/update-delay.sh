@@ -74,8 +74,7 @@ for i in 1 2 3; do
 	};"
 	leaf_bird_start $i
 done
-ip netns exec host "$FARECTL" monitor route plane >"$LAB_DIR/events" 2>&1 &
-LAB_PIDS+=("$!")
+host_monitor_start route plane
 EVENTS_AT=0
 
 # 1. Every leaf up.
