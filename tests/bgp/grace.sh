@@ -21,7 +21,6 @@ kroute()
 }
 wait_for 10 "BIRD installs 10.203.0.0/24" kroute
 start_route_monitor "$NS_B" "$DIR/monitor.log"
-mon=$MON_PID
 ip netns exec "$NS_B" ping -n -i 0.1 -W 1 10.203.0.1 >"$DIR/ping.log" 2>&1 &
 ping=$!
 sleep 1
@@ -47,9 +46,7 @@ bird_has_route 10.203.0.0/24 fared4 || fail "route missing after the restart"
 sleep 1
 kill -INT "$ping"
 wait "$ping" 2>/dev/null
-kill -0 "$mon" 2>/dev/null || fail "ip monitor route ended early"
-kill "$mon"
-wait "$mon" 2>/dev/null
+stop_route_monitor
 grep -E "^Deleted .*10\.203\.0\.0/24" "$DIR/monitor.log" &&
 	fail "the kernel route flapped in BIRD's namespace"
 stats=$(grep "packets transmitted" "$DIR/ping.log")
@@ -87,7 +84,6 @@ echo "ok: BIRD restarted gracefully: fared kept its routes stale, swept on EoR"
 wait_for 20 "fared and BIRD Established" fared_established $B4
 kroute || fail "no kernel route before the planned restart"
 start_route_monitor "$NS_B" "$DIR/monitor3.log"
-mon=$MON_PID
 restarts=$(grep -c "restarting: graceful restart" "$FARED_LOG")
 kill -TERM "$FARED_PID"
 rc=0
@@ -105,9 +101,7 @@ wait_for 20 "fared back" fared_established $B4
 	fail "fared did not start as a restarting speaker after SIGTERM"
 wait_for 20 "BIRD to end graceful restart" bash -c "! birdc -s $BIRD_SOCK show protocols all fared4 | grep -q 'graceful restart active'"
 bird_has_route 10.203.0.0/24 fared4 || fail "route missing after the restart"
-kill -0 "$mon" 2>/dev/null || fail "ip monitor route ended early"
-kill "$mon"
-wait "$mon" 2>/dev/null
+stop_route_monitor
 grep -E "^Deleted .*10\.203\.0\.0/24" "$DIR/monitor3.log" &&
 	fail "the kernel route flapped in BIRD's namespace"
 echo "ok: SIGTERM with graceful-restart: BIRD kept fared's route, no delete"

@@ -284,7 +284,7 @@ bird_established()
 # documentation address (no traffic goes there) is added and deleted
 # again. A monitor started just before what it should see can otherwise
 # miss it, and a scenario that asserts an absence would pass falsely.
-# Sets MON_PID.
+# Sets MON_PID for stop_route_monitor.
 MONITOR_PROBE=192.0.2.254
 monitor_probe_seen()
 {
@@ -302,6 +302,15 @@ start_route_monitor()
 	MON_PID=$!
 	wait_for 10 "ip monitor route in $ns to see its probe route" \
 		monitor_probe_seen "$log" "$ns"
+}
+
+# Ends start_route_monitor's monitor, which must still be running: one
+# that died early would have seen nothing.
+stop_route_monitor()
+{
+	kill -0 "$MON_PID" 2>/dev/null || fail "ip monitor route ended early"
+	kill "$MON_PID"
+	wait "$MON_PID" 2>/dev/null
 }
 
 bird_has_route()
