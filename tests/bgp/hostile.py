@@ -47,7 +47,8 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          announce that IPv4 prefix); then check that no
                          NOTIFICATION came within 3 s and stay until killed
 HOSTILE_AS in the environment replaces the AS (65003); HOSTILE_RETRY, how
-long "speak" retries its connection (20 s), for a peer started before fared.
+long "speak" retries its connection (20 s), for a peer started before fared:
+it then prints "connecting to ADDR" once it starts trying.
 """
 import os
 import select
@@ -120,6 +121,10 @@ class Session:
         self.established = False
         self.s = None
         end = time.time() + retry_for
+        if "HOSTILE_RETRY" in os.environ:
+            # For a caller that waits until this peer is up before it
+            # starts fared: Python's own start is slow in a debug guest.
+            print("connecting to %s" % FARED, flush=True)
         while True:
             s = socket.socket()
             if rcvbuf:
