@@ -349,6 +349,38 @@ bird_since()
 	birdc_ show protocols "$1" | awk -v p="$1" '$1 == p { print $5 }'
 }
 
+# note_second_session: records BIRD's fared4 session (its "since" time,
+# fared's flap count of B4) for second_session_intact, once BIRD shows it
+# Established with a time: a reference read while it was not up, or from
+# a BIRD that did not answer, would compare empty with empty or flag a
+# flap that happened before. Scenarios that use it give BIRD "passive on"
+# (BIRD_F4_EXTRA): a connection of fared's still pending when the session
+# came up would otherwise end it (RFC 4724 §8) after the reference.
+note_second_session()
+{
+	wait_for 10 "BIRD sees fared4 Established" bird_established fared4
+	SINCE=$(bird_since fared4)
+	B4_FLAPS=$(fared_field $B4 flaps)
+	[[ $SINCE =~ ^[0-9:.]+$ ]] || fail "BIRD's fared4 since: \"$SINCE\""
+	[[ $B4_FLAPS =~ ^[0-9]+$ ]] || fail "fared's B4 flaps: \"$B4_FLAPS\""
+}
+
+# second_session_intact ROUTE: BIRD's fared4 session has not changed state
+# since note_second_session, BIRD's route is still in fared and fared's
+# ROUTE still in BIRD.
+second_session_intact()
+{
+	local since
+
+	since=$(bird_since fared4)
+	[ -n "$since" ] && [ "$since" = "$SINCE" ] ||
+		fail "BIRD's session flapped: up since $SINCE, now \"$since\""
+	bird_established fared4 || fail "BIRD's fared4 is not Established"
+	[ "$(fared_field $B4 flaps)" = "$B4_FLAPS" ] || fail "fared counts B4 flaps"
+	fared_has_route 10.202.1.0/24 || fail "BIRD's route left fared"
+	bird_has_route "$1" fared4 || fail "fared's $1 left BIRD"
+}
+
 HOSTILE=$TOP/tests/bgp/hostile.py
 # hostile MODE [ARGS]: the misbehaving raw peer, from R4; hostile_bg
 # runs it in the background, its pid in HOSTILE_PID.
