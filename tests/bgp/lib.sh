@@ -171,6 +171,7 @@ protocol bgp fared4 from F {
 protocol bgp fared6 from F {
 	neighbor $F6 as $F_AS;
 	source address $B6;
+	${BIRD_F6_EXTRA:-}
 	ipv6 { import all; export where source = RTS_STATIC; };
 }
 EOC
