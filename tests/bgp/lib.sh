@@ -177,13 +177,20 @@ protocol bgp fared6 from F {
 EOC
 }
 
+# bird_pid PIDFILE: once BIRD has written PIDFILE, its pid in BIRD_PID_READ
+# (BIRD's parent returns before the daemon has written its pid file).
+bird_pid()
+{
+	wait_for 10 "BIRD's pid file $1" test -s "$1"
+	BIRD_PID_READ=$(cat "$1")
+}
+
 start_bird()
 {
 	ip netns exec "$NS_B" bird -c "$DIR/bird.conf" -s "$BIRD_SOCK" \
 		-P "$DIR/bird.pid" "$@" || fail "bird did not start"
-	# BIRD's parent returns before the daemon has written its pid file.
-	wait_for 10 "bird's pid file" test -s "$DIR/bird.pid"
-	BIRD_PID=$(cat "$DIR/bird.pid")
+	bird_pid "$DIR/bird.pid"
+	BIRD_PID=$BIRD_PID_READ
 }
 
 birdc_()
