@@ -266,11 +266,6 @@ reconciled()
 		"$LAB_DIR/fared.log")" -ge "$1" ]
 }
 
-# fare.ko's route events on the host since mark_events, one per line.
-mark_events() { EVENTS_AT=$(wc -l <"$LAB_DIR/events"); }
-events_since() { tail -n +$((EVENTS_AT + 1)) "$LAB_DIR/events" | grep '^route' || true; }
-events_are() { [ "$(events_since | wc -l)" = "$1" ]; }
-
 load_fare
 topo_planes 3 v6
 for i in 1 2 3; do
