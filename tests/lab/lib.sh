@@ -486,6 +486,29 @@ host_monitor_start()
 		fail "farectl monitor $* never listened"
 }
 
+# host_monitor_sync WHAT: host_monitor_start's monitor is still running
+# and has written every event fare.ko sent before now: a config change
+# that changes nothing must show up after what it has written so far
+# (fare.ko sends its events in order). A monitor that died fails WHAT
+# instead of passing an absence of events.
+monitor_config_after()
+{
+	tail -n +$(($1 + 1)) "$LAB_DIR/events" | grep -q '^config set'
+}
+
+host_monitor_sync()
+{
+	local n flowlet_us
+
+	n=$(wc -l <"$LAB_DIR/events")
+	flowlet_us=$("$FARECTL" -n host -j config show |
+		     jq .flowlet_timeout_us) &&
+		"$FARECTL" -n host config set flowlet-timeout "$flowlet_us" ||
+		{ fail "$1: no config change to show the monitor"; return 0; }
+	wait_for 20 monitor_config_after "$n" ||
+		fail "$1: the fare.ko event monitor no longer reports (dead?)"
+}
+
 # mark_events: the events host_monitor_start's monitor has written so far;
 # events_since prints the route events after them, events_are N is true
 # once there are N.
