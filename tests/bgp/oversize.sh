@@ -52,6 +52,7 @@ protocol bgp fared4 {
 	local $B4 as $B_AS;
 	neighbor $F4 as $F_AS;
 	strict bind on;
+	passive on;
 	hold time 6;
 	connect retry time 1;
 	connect delay time 1;
@@ -64,34 +65,32 @@ start_fared
 wait_for 20 "fared Established with BIRD" fared_established $B4
 wait_for 10 "BIRD Established" bird_established fared4
 wait_for 10 "BIRD's route in fared" fared_has_route 10.202.1.0/24
-SINCE=$(bird_since fared4)
-# A collision at start may have cost a flap already; none from now on.
-B4_FLAPS=$(fared_field $B4 flaps)
+note_second_session
 B4_NOTIFS=$(fared_field $B4 notifications_rx)
+[[ $B4_NOTIFS =~ ^[0-9]+$ ]] || fail "notifications_rx: \"$B4_NOTIFS\""
 
 hostile_bg oversize 1100
 wait_for 20 "the raw peer Established" fared_established $R4
 wait_for 10 "the long-path route in fared" fared_has_route 100.64.0.1/32
 wait_for 10 "the short one passed on to BIRD" \
 	bird_has_route 100.64.0.2/32 fared4
+# The raw peer sends the AS_SET route after the other two; once BIRD has
+# it, what fared made of the long one has reached BIRD too (one TCP
+# stream; BIRD ends the session at once on a message past 4096 octets).
+# BIRD's own "since" proves the absence of a flap: no fixed sleep.
+wait_for 10 "100.64.0.3/32 passed on to BIRD" \
+	bird_has_route 100.64.0.3/32 fared4
 grep -q "100.64.0.1/32 not advertised: its UPDATE would exceed the session's 4096-byte" \
 	"$FARED_LOG" || fail "fared did not log the route it could not send"
 bird_has_route 100.64.0.1/32 fared4 && fail "BIRD got the oversized route"
 [ "$(fared_field $B4 not_sent_too_large)" -ge 1 ] || fail "not counted"
-# A few keepalive rounds later nothing has moved.
-sleep 3
 fared_established $R4 || fail "the raw peer's session dropped"
-fared_established $B4 || fail "BIRD's session dropped"
-[ "$(bird_since fared4)" = "$SINCE" ] || fail "BIRD's session flapped"
-[ "$(fared_field $B4 flaps)" = "$B4_FLAPS" ] || fail "fared counts B4 flaps"
+second_session_intact 100.64.0.2/32
 [ "$(fared_field $B4 notifications_rx)" = "$B4_NOTIFS" ] ||
 	fail "BIRD complained"
-fared_has_route 10.202.1.0/24 || fail "BIRD's route left fared"
 echo "ok: an UPDATE past 4096 octets is logged, not sent, and no session drops"
 
 # RFC 4271 §5.1.2: the AS_SET goes on whole behind fared's AS.
-wait_for 10 "100.64.0.3/32 passed on to BIRD" \
-	bird_has_route 100.64.0.3/32 fared4
 birdc_ show route for 100.64.0.3/32 all |
 	grep -q "BGP.as_path: $F_AS 65003 {65005 65006}" ||
 	fail "AS path at BIRD: $(birdc_ show route for 100.64.0.3/32 all |

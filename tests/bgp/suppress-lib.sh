@@ -177,7 +177,8 @@ protocol bgp up {
 EOC
 	ip netns exec "$2" bird -c "$DIR/$1.bird.conf" -s "$DIR/$1.bird.ctl" \
 		-P "$DIR/$1.bird.pid" || chain_fail "bird $1 did not start"
-	PIDS[bird-$1]=$(cat "$DIR/$1.bird.pid")
+	bird_pid "$DIR/$1.bird.pid"
+	PIDS[bird-$1]=$BIRD_PID_READ
 }
 
 birdc_at() { local n=$1; shift; birdc -s "$DIR/$n.bird.ctl" "$@"; }

@@ -131,8 +131,11 @@ fared_conf "$TIERS"
 for b in p1 p2; do
 	ip netns exec "$NS_B" bird -c "$DIR/$b.conf" -s "$DIR/$b.ctl" \
 		-P "$DIR/$b.pid" || fail "BIRD $b did not start"
+	bird_pid "$DIR/$b.pid"
 done
-BIRD_PID=$(cat "$DIR/p1.pid")
+# cleanup kills BIRD_PID and, with every pid of $NS_B, the other BIRD.
+bird_pid "$DIR/p1.pid"
+BIRD_PID=$BIRD_PID_READ
 start_fared
 wait_for 30 "fared Established with plane 1" fared_established $B4
 wait_for 30 "fared Established with plane 2" fared_established $R4

@@ -155,8 +155,7 @@ template bgp spine {
 protocol bgp s1 from spine { neighbor 10.1.4.1 as 65100; }
 protocol bgp s2 from spine { neighbor 10.2.4.1 as 65100; }
 EOC
-ip netns exec l4 bird -c "$DIR/bird.conf" -s "$DIR/bird.ctl" -P "$DIR/bird.pid"
-LAB_PIDS+=("$(cat "$DIR/bird.pid")")
+lab_bird l4 "$DIR/bird.conf" "$DIR/bird.ctl" "$DIR/bird.pid"
 for n in s1 s2 l1 l2 l3; do
 	start_fared $n
 done

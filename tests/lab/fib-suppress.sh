@@ -193,9 +193,7 @@ template bgp leaf {
 protocol bgp l1 from leaf { local 10.11.0.2; neighbor 10.11.0.1 as 65001; }
 protocol bgp l2 from leaf { local 10.12.0.2; neighbor 10.12.0.1 as 65002; }
 EOC
-ip netns exec h1 bird -c "$DIR/h1.bird.conf" -s "$DIR/h1.bird.ctl" \
-	-P "$DIR/h1.bird.pid"
-LAB_PIDS+=("$(cat "$DIR/h1.bird.pid")")
+lab_bird h1 "$DIR/h1.bird.conf" "$DIR/h1.bird.ctl" "$DIR/h1.bird.pid"
 for n in s1 s2 l1 l2 r; do
 	start_fared $n
 done

@@ -232,14 +232,22 @@ protocol bgp tohost {
 EOC
 }
 
+# lab_bird NS CONF CTL PIDFILE: BIRD in netns NS; its pid joins LAB_PIDS
+# once the daemon has written PIDFILE (BIRD's parent returns before that:
+# read at once, the pid could be empty and BIRD outlive the scenario).
+lab_bird()
+{
+	ip netns exec "$1" bird -c "$2" -s "$3" -P "$4" ||
+		{ echo "lab: FAIL: bird in $1 did not start"; exit 1; }
+	wait_for 10 test -s "$4" ||
+		{ echo "lab: FAIL: bird in $1 wrote no pid file $4"; exit 1; }
+	LAB_PIDS+=("$(cat "$4")")
+}
+
 leaf_bird_start()
 {
-	ip netns exec leaf$1 bird -c "$LAB_DIR/bird$1.conf" \
-		-s "$LAB_DIR/bird$1.ctl" -P "$LAB_DIR/bird$1.pid"
-	# BIRD's parent returns before the daemon has written its pid file.
-	wait_for 10 test -s "$LAB_DIR/bird$1.pid" ||
-		echo "lab: bird$1 wrote no pid file" >&2
-	LAB_PIDS+=("$(cat "$LAB_DIR/bird$1.pid")")
+	lab_bird leaf$1 "$LAB_DIR/bird$1.conf" "$LAB_DIR/bird$1.ctl" \
+		"$LAB_DIR/bird$1.pid"
 }
 
 leaf_birdc() { birdc -s "$LAB_DIR/bird$1.ctl" "${@:2}"; }
@@ -478,6 +486,39 @@ host_monitor_start()
 		fail "farectl monitor $* never listened"
 }
 
+# host_monitor_sync WHAT: host_monitor_start's monitor is still running
+# and has written every event fare.ko sent before now: a config change
+# that changes nothing must show up after what it has written so far
+# (fare.ko sends its events in order). A monitor that died fails WHAT
+# instead of passing an absence of events.
+monitor_config_after()
+{
+	tail -n +$(($1 + 1)) "$LAB_DIR/events" | grep -q '^config set'
+}
+
+host_monitor_sync()
+{
+	local n flowlet_us
+
+	n=$(wc -l <"$LAB_DIR/events")
+	flowlet_us=$("$FARECTL" -n host -j config show |
+		     jq .flowlet_timeout_us) &&
+		"$FARECTL" -n host config set flowlet-timeout "$flowlet_us" ||
+		{ fail "$1: no config change to show the monitor"; return 0; }
+	wait_for 20 monitor_config_after "$n" ||
+		fail "$1: the fare.ko event monitor no longer reports (dead?)"
+}
+
+# mark_events: the events host_monitor_start's monitor has written so far;
+# events_since prints the route events after them, events_are N is true
+# once there are N.
+mark_events() { EVENTS_AT=$(wc -l <"$LAB_DIR/events"); }
+events_since()
+{
+	tail -n +$((EVENTS_AT + 1)) "$LAB_DIR/events" | grep '^route' || true
+}
+events_are() { [ "$(events_since | wc -l)" = "$1" ]; }
+
 # is_int VALUE: an optional minus sign and digits, nothing else.
 is_int() { [[ $1 =~ ^-?[0-9]+$ ]]; }
 
@@ -510,19 +551,34 @@ expect_eq()
 	fi
 }
 
-# expect_refusal NAME EXPECTED_TEXT CMD...: CMD must fail with exit 1 and
-# print EXPECTED_TEXT.
-expect_refusal()
+# expect_exit NAME STATUS EXPECTED_TEXT CMD...: CMD must exit with STATUS
+# and print EXPECTED_TEXT (on stdout or stderr).
+expect_exit()
 {
-	local name=$1 text=$2 out rc=0
+	local name=$1 status=$2 text=$3 out rc=0
 
-	shift 2
+	shift 3
 	out=$("$@" 2>&1) || rc=$?
-	if [ $rc -eq 1 ] && grep -qF -- "$text" <<<"$out"; then
+	if [ "$rc" -eq "$status" ] && grep -qF -- "$text" <<<"$out"; then
 		pass "$name: $out"
 	else
-		fail "$name: exit $rc, output: $out (expected: $text)"
+		fail "$name: exit $rc, output: $out (expected $status: $text)"
 	fi
+}
+
+# expect_refusal NAME EXPECTED_TEXT CMD...: CMD must fail with exit 1 and
+# print EXPECTED_TEXT.
+expect_refusal() { expect_exit "$1" 1 "$2" "${@:3}"; }
+
+# nobody NS FARECTL_ARGS...: farectl in netns NS as uid/gid 65534 with no
+# capability (entered as root, then every privilege dropped).
+nobody()
+{
+	local ns=$1
+
+	shift
+	ip netns exec "$ns" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups --inh-caps=-all "$FARECTL" "$@"
 }
 
 # expect_empty NAME ACTUAL: ACTUAL is the empty string.

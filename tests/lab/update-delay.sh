@@ -55,11 +55,6 @@ export FARED_HOST_GLOBAL="update-delay $DELAY"
 weights() { host_weights "$DST"; }
 weights_are() { host_weights_are "$DST" "$1"; }
 
-# fare.ko's route events since mark_events.
-mark_events() { EVENTS_AT=$(wc -l <"$LAB_DIR/events"); }
-events_since() { tail -n +$((EVENTS_AT + 1)) "$LAB_DIR/events" | grep '^route' || true; }
-events_are() { [ "$(events_since | wc -l)" = "$1" ]; }
-
 # first_table ADDR: fared's neighbor ADDR is Established and sent EoR.
 first_table()
 {
