@@ -4,13 +4,16 @@
  * its TCP connections (one outgoing and one incoming at most, for
  * collision detection), UPDATE handling into the RIB, and the session
  * writer: UPDATEs built from what the Adj-RIB-Out (adj_out.h) asks for.
+ * Four files, as peer_int.h describes: the session (peer.c), import
+ * (peer_import.c), stale routes (peer_gr.c) and sending (peer_send.c);
+ * the session reaches the RIB only through the other three.
  *
  * The session layer is the top of fared's one-way data flow: paths go
  * into the RIB, whose change feed goes on; the rest of the daemon hears
  * of session events through struct fared_hooks (fared.h), and writes to
  * a session only through peer_announce(), peer_withdraw(), peer_send_raw()
- * and peer_send_orf(). peer.c includes no header of the modules below it
- * but orf_sess.h (the ORF codec) and gr.h (graceful restart's rules).
+ * and peer_send_orf(). peer*.c include no header of the modules below
+ * them but orf_sess.h (the ORF codec) and gr.h (graceful restart's rules).
  */
 #ifndef FARED_PEER_H
 #define FARED_PEER_H
