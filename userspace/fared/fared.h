@@ -29,14 +29,16 @@ struct peer;
  * What a session tells the rest of the daemon (fared.c sets them), so
  * that the session layer calls nothing above it:
  *   export      p may be sent family fam now (it came up, it asked for a
- *               refresh, or export changed): the Adj-RIB-Out sends it
+ *               refresh, or export changed): the Adj-RIB-Out sends it;
+ *               resend: all of it again, not only what p was not sent
+ *               (a ROUTE-REFRESH, RFC 2918 §4, RFC 7313 §4)
  *   down        p's session went (gone: p itself goes)
  *   eor         an End-of-RIB arrived: the start-up wait may be over
  *   forwarding  the graceful restart F bit for fam (our OPEN)
  * A hook left NULL does nothing (forwarding: false).
  */
 struct fared_hooks {
-	void (*export)(struct peer *p, unsigned int fam);
+	void (*export)(struct peer *p, unsigned int fam, bool resend);
 	void (*down)(struct peer *p, bool gone);
 	void (*eor)(struct fared *d);
 	bool (*forwarding)(const struct fared *d, unsigned int fam);

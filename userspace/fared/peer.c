@@ -848,7 +848,7 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 			if (!p->est)
 				return;
 		}
-		peer_export_fam(p, (unsigned int)fam);
+		peer_export_fam(p, (unsigned int)fam, true);
 		if (p->est && c->params.enhanced_route_refresh)
 			conn_send(c, buf, bgp_route_refresh_build(buf,
 				  sizeof(buf), rr.afi, rr.safi, BGP_RR_EORR));

@@ -88,8 +88,11 @@ void peer_gr_refresh_begin(struct peer *p, unsigned int fam);
 
 /* peer_send.c: sending. */
 
-/* The Adj-RIB-Out's routes of fam to p: originated, then passed on. */
-void peer_export_fam(struct peer *p, unsigned int fam);
+/*
+ * The Adj-RIB-Out's routes of fam to p: originated, then passed on
+ * (resend: all of them again, for a ROUTE-REFRESH).
+ */
+void peer_export_fam(struct peer *p, unsigned int fam, bool resend);
 void peer_send_eor(struct conn *c, unsigned int fam);
 /* The initial export, then End-of-RIB per family (RFC 4724 §2). */
 void peer_initial_export(struct peer *p);

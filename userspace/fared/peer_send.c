@@ -227,10 +227,10 @@ bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n)
 }
 
 /* The Adj-RIB-Out's routes of fam to p: originated, then passed on. */
-void peer_export_fam(struct peer *p, unsigned int fam)
+void peer_export_fam(struct peer *p, unsigned int fam, bool resend)
 {
 	if (p->d->hooks && p->d->hooks->export)
-		p->d->hooks->export(p, fam);
+		p->d->hooks->export(p, fam, resend);
 }
 
 /* The initial export, then End-of-RIB per family (RFC 4724 §2). */
@@ -244,7 +244,7 @@ void peer_initial_export(struct peer *p)
 		if (!(c->params.families & BGP_FAM_BIT(fam)) ||
 		    (p->orf_wait & BGP_FAM_BIT(fam)))
 			continue;
-		peer_export_fam(p, fam);
+		peer_export_fam(p, fam, false);
 		if (!p->est)
 			return;
 		peer_send_eor(c, fam);
@@ -263,7 +263,7 @@ void peer_reexport(struct peer *p)
 		return;
 	for (fam = 0; p->est && fam < BGP_FAM_COUNT; fam++)
 		if (p->est->params.families & BGP_FAM_BIT(fam))
-			peer_export_fam(p, fam);
+			peer_export_fam(p, fam, false);
 }
 
 bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len)
@@ -314,7 +314,7 @@ void peer_export_first(struct conn *c, unsigned int fam)
 {
 	struct peer *p = c->peer;
 
-	peer_export_fam(p, fam);
+	peer_export_fam(p, fam, false);
 	if (p->est)
 		peer_send_eor(c, fam);
 }
