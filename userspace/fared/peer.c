@@ -278,37 +278,40 @@ bool conn_gr_n(const struct conn *c)
 	return c->open_rx && gr_n_exchanged(c->gr_flags_tx, &c->open.caps);
 }
 
+void conn_cease_data(struct conn *c, uint8_t subcode, const uint8_t *data,
+		     size_t data_len, const char *why)
+{
+	uint8_t hard[BGP_MAX_LEN];
+	int n;
+
+	/* RFC 8538 §5.1: a lasting end goes inside a Hard Reset. */
+	if (conn_gr_n(c) && gr_cease_is_hard(subcode) &&
+	    subcode != BGP_CEASE_HARD_RESET) {
+		n = gr_hard_reset_data(BGP_ERR_CEASE, subcode, data, data_len,
+				       hard, sizeof(hard));
+		if (n > 0) {
+			conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_HARD_RESET,
+				    hard, (size_t)n, why);
+			return;
+		}
+	}
+	conn_notify(c, BGP_ERR_CEASE, subcode, data, data_len, why);
+}
+
 void conn_cease(struct conn *c, uint8_t subcode, const char *text)
 {
-	uint8_t buf[BGP_MAX_LEN], hard[BGP_MAX_LEN];
-	int len = -1, n;
+	uint8_t buf[BGP_MAX_LEN];
+	int len = -1;
 
 	if (text && (subcode == BGP_CEASE_ADMIN_SHUTDOWN ||
 		     subcode == BGP_CEASE_ADMIN_RESET))
 		len = bgp_notification_build_shutdown(buf, sizeof(buf),
 						      subcode, text);
-	/* RFC 8538 §5.1: a lasting end goes inside a Hard Reset. */
-	if (conn_gr_n(c) && gr_cease_is_hard(subcode) &&
-	    subcode != BGP_CEASE_HARD_RESET) {
-		n = gr_hard_reset_data(BGP_ERR_CEASE, subcode,
-				       buf + BGP_NOTIFICATION_MIN_LEN,
-				       len > BGP_NOTIFICATION_MIN_LEN ?
-				       (size_t)len - BGP_NOTIFICATION_MIN_LEN :
-				       0, hard, sizeof(hard));
-		if (n > 0) {
-			conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_HARD_RESET,
-				    hard, (size_t)n, text ? text : "cease");
-			return;
-		}
-	}
 	if (len > BGP_NOTIFICATION_MIN_LEN)
-		conn_notify(c, BGP_ERR_CEASE, subcode,
-			    buf + BGP_NOTIFICATION_MIN_LEN,
-			    (size_t)len - BGP_NOTIFICATION_MIN_LEN,
-			    text);
+		conn_cease_data(c, subcode, buf + BGP_NOTIFICATION_MIN_LEN,
+				(size_t)len - BGP_NOTIFICATION_MIN_LEN, text);
 	else
-		conn_notify(c, BGP_ERR_CEASE, subcode, NULL, 0,
-			    text ? text : "cease");
+		conn_cease_data(c, subcode, NULL, 0, text ? text : "cease");
 }
 
 /* ------------------------------------------------------------------ */

@@ -188,7 +188,9 @@ bool peer_clear_idle(struct peer *p)
 /*
  * RFC 4486 §4: past max-prefix paths the session ends with Cease 6/1,
  * data AFI, SAFI and the limit (of fam: the family whose UPDATE went
- * past it), its routes go, and the peer is held Idle.
+ * past it), inside a Hard Reset when the N bit was exchanged (RFC 8538
+ * §5.1: neither side keeps the other's routes stale), its routes go,
+ * and the peer is held Idle.
  */
 static void check_max_prefix(struct conn *c, unsigned int fam)
 {
@@ -227,8 +229,8 @@ static void check_max_prefix(struct conn *c, unsigned int fam)
 	plog(p, "%zu paths, past max-prefix %u: held Idle %s", n,
 	     nb->max_prefix, nb->max_prefix_restart ?
 	     "for the restart time" : "until cleared");
-	conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_MAX_PREFIXES, data,
-		    sizeof(data), "maximum number of prefixes reached");
+	conn_cease_data(c, BGP_CEASE_MAX_PREFIXES, data, sizeof(data),
+			"maximum number of prefixes reached");
 }
 
 void peer_import_update(struct conn *c, const struct bgp_update *u, bool tw)

@@ -48,7 +48,14 @@ void conn_send(struct conn *c, const uint8_t *msg, int len);
 /* Sends a NOTIFICATION and closes c, best effort (RFC 4271 §6). */
 void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
 		 const uint8_t *data, size_t data_len, const char *why);
-/* A Cease (RFC 9003 text), inside a Hard Reset where RFC 8538 asks. */
+/*
+ * A Cease with data, and closes c; inside a Hard Reset when the N bit
+ * was exchanged and the subcode is one RFC 8538 §5.1 ends hard with
+ * (max-prefix among them: gr_cease_is_hard()).
+ */
+void conn_cease_data(struct conn *c, uint8_t subcode, const uint8_t *data,
+		     size_t data_len, const char *why);
+/* A Cease (RFC 9003 text for a shutdown or reset), as conn_cease_data. */
 void conn_cease(struct conn *c, uint8_t subcode, const char *text);
 /* RFC 8538: both sides sent the N bit on c. */
 bool conn_gr_n(const struct conn *c);
