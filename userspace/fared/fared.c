@@ -117,6 +117,7 @@ static const struct fared_hooks hooks = {
 	.down = adj_out_peer_down,
 	.eor = fare_sync_eor,
 	.forwarding = fare_sync_forwarding,
+	.selecting = fare_sync_selecting,
 };
 
 static void idle(struct loop *l)

@@ -717,8 +717,11 @@ static void established(struct conn *c)
 	peer_send_orf(p);
 	if (!p->est)
 		return;
-	/* RFC 4724 §4.1: a restarting speaker waits for the peer's EoR. */
-	if (p->restarting && c->params.graceful_restart)
+	/*
+	 * RFC 4724 §4.1: a restarting speaker waits for every neighbor's
+	 * End-of-RIB before it selects routes (peers_selection_done()).
+	 */
+	if (p->restarting && c->params.graceful_restart && !p->d->selected)
 		timer_set(&p->d->loop, &p->deferral,
 			  p->d->cfg.gr_stale_time * 1000ull);
 	else
@@ -737,9 +740,8 @@ static void got_eor(struct peer *p, unsigned int fam)
 	p->eor_rx |= BGP_FAM_BIT(fam);
 	plog(p, "End-of-RIB received for %s", peer_fam_name(fam));
 	peer_gr_sweep(p, BGP_FAM_BIT(fam), "End-of-RIB");
-	if (p->deferral.armed && peer_has_first_table(p))
-		peer_initial_export(p);
 	event_eor(p);
+	peer_gr_eor(p->d);
 }
 
 static void got_update(struct conn *c, const uint8_t *msg, size_t len)

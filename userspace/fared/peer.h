@@ -130,6 +130,14 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text);
 void peer_restart_leave(struct peer *p);
 /* An accepted connection whose source address matched p. */
 void peer_accept(struct peer *p, int fd);
+/*
+ * A restarting fared has selected its routes (every neighbor's End-of-RIB
+ * is in and the FARE side's start-up wait is over, or that wait or the
+ * deferral timer ran out): each neighbor whose initial export was
+ * deferred gets it now, then End-of-RIB (RFC 4724 §4.1); sessions that
+ * come up later are no longer deferred.
+ */
+void peers_selection_done(struct fared *d);
 /* Re-sends what export permits now, withdrawing what it no longer does. */
 void peer_reexport(struct peer *p);
 /* The neighbor whose RIB peer number is index; NULL when none. */

@@ -15,9 +15,44 @@ static void deferral_expired(struct timer *t)
 {
 	struct peer *p = t->arg;
 
-	plog(p, "no End-of-RIB within the selection deferral time; "
+	plog(p, "not every End-of-RIB within the selection deferral time; "
 	     "advertising now");
+	/* p's timer is no longer armed: peers_selection_done() skips it. */
 	peer_initial_export(p);
+	peers_selection_done(p->d);
+}
+
+void peers_selection_done(struct fared *d)
+{
+	struct peer *p;
+	size_t i;
+
+	d->selected = true;
+	for (i = 0; i < d->n_peers; i++) {
+		p = d->peers[i];
+		if (!p->deferral.armed || !p->est)
+			continue;
+		plog(p, "routes selected: advertising");
+		peer_initial_export(p);
+	}
+}
+
+/*
+ * RFC 4724 §4.1: the restarting speaker selects its routes once it has
+ * every neighbor's End-of-RIB (or its deferral timer ran out), not per
+ * neighbor: an End-of-RIB sent before then lets the helper sweep routes
+ * fared has yet to pass on again.
+ */
+void peer_gr_eor(struct fared *d)
+{
+	size_t i;
+
+	if (d->hooks && d->hooks->selecting && d->hooks->selecting(d))
+		return;
+	for (i = 0; i < d->n_peers; i++)
+		if (!peer_has_first_table(d->peers[i]))
+			return;
+	peers_selection_done(d);
 }
 
 /* Graceful restart, helper side. */

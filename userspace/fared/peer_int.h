@@ -90,6 +90,12 @@ void peer_gr_session_down(struct peer *p, const struct conn *c,
 			  bool notified);
 /* c came up: stale routes of families not preserved go (RFC 4724 §4.2). */
 void peer_gr_established(struct peer *p, const struct conn *c);
+/*
+ * An End-of-RIB arrived and the FARE side heard of it: when every
+ * neighbor's is in and the FARE side holds nothing back, a restarting
+ * fared's deferred initial exports go (peers_selection_done()).
+ */
+void peer_gr_eor(struct fared *d);
 /* A BoRR for fam (RFC 7313 §4): p's paths of fam stale until its EoRR. */
 void peer_gr_refresh_begin(struct peer *p, unsigned int fam);
 
