@@ -172,7 +172,8 @@ struct peer_route {
  * Announces the n prefixes pfx (one family) with the attributes r, in as
  * few UPDATEs as the session's message size allows. False when p has no
  * Established session for the family or a send failed; a prefix whose
- * UPDATE alone would be too large is logged and skipped.
+ * UPDATE alone would be too large is logged, counted and withdrawn
+ * instead, so that the peer keeps no older version (RFC 8654 §4).
  */
 bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
 		   const struct peer_route *r);

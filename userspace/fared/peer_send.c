@@ -92,6 +92,39 @@ static int announce_build(struct conn *c, struct bgp_update_out *out,
 }
 
 /*
+ * Withdraws the n prefixes pfx (one family) on c, as many per UPDATE as
+ * fit; false when the session went.
+ */
+static bool withdraw_run(struct conn *c, const struct bgp_prefix *pfx,
+			 size_t n)
+{
+	struct bgp_codec_opts o = conn_codec_opts(c);
+	struct bgp_update_out out = { .mp_family = -1,
+				      .mp_unreach_family = -1 };
+	int len;
+
+	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
+		out.withdrawn = pfx;
+		out.n_withdrawn = n;
+	} else {
+		out.mp_unreach_family = (int)pfx->family;
+		out.mp_withdrawn = pfx;
+		out.n_mp_withdrawn = n;
+	}
+	len = bgp_update_build(update_buf, sizeof(update_buf), &o,
+			       c->params.add_path_tx, &out);
+	/* One prefix always fits: only a run is ever too long. */
+	if (len < 0 && n > 1)
+		return withdraw_run(c, pfx, n / 2) &&
+		       withdraw_run(c, pfx + n / 2, n - n / 2);
+	conn_send(c, update_buf, len);
+	if (!c->peer->est)
+		return false;
+	c->peer->updates_tx++;
+	return true;
+}
+
+/*
  * Sends the n prefixes pfx with out's attributes on c, as many per
  * UPDATE as fit (halving a run that does not); false when the session
  * went.
@@ -107,12 +140,16 @@ static bool announce_run(struct conn *c, struct bgp_update_out *out,
 		return announce_run(c, out, pfx, n / 2) &&
 		       announce_run(c, out, pfx + n / 2, n - n / 2);
 	if (len < 0) {
-		/* Not the peer's fault: the route alone is not sent. */
+		/*
+		 * Not the peer's fault: the route alone is not sent, and an
+		 * older version the peer may hold is withdrawn (RFC 8654 §4).
+		 */
 		p->too_large++;
 		plog(p, "%s not advertised: its UPDATE would exceed the "
-		     "session's %zu-byte message size", bgp_prefix_str(pfx,
-		     text, sizeof(text)), conn_codec_opts(c).max_len);
-		return true;
+		     "session's %zu-byte message size; withdrawn",
+		     bgp_prefix_str(pfx, text, sizeof(text)),
+		     conn_codec_opts(c).max_len);
+		return withdraw_run(c, pfx, 1);
 	}
 	conn_send(c, update_buf, len);
 	if (!p->est)
@@ -169,37 +206,6 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx, size_t n,
 		out.mp_has_ll = has_ll;
 	}
 	return announce_run(c, &out, pfx, n);
-}
-
-/* Withdraws the n prefixes pfx (one family) on c, as many per UPDATE
- * as fit; false when the session went. */
-static bool withdraw_run(struct conn *c, const struct bgp_prefix *pfx,
-			 size_t n)
-{
-	struct bgp_codec_opts o = conn_codec_opts(c);
-	struct bgp_update_out out = { .mp_family = -1,
-				      .mp_unreach_family = -1 };
-	int len;
-
-	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
-		out.withdrawn = pfx;
-		out.n_withdrawn = n;
-	} else {
-		out.mp_unreach_family = (int)pfx->family;
-		out.mp_withdrawn = pfx;
-		out.n_mp_withdrawn = n;
-	}
-	len = bgp_update_build(update_buf, sizeof(update_buf), &o,
-			       c->params.add_path_tx, &out);
-	/* One prefix always fits: only a run is ever too long. */
-	if (len < 0 && n > 1)
-		return withdraw_run(c, pfx, n / 2) &&
-		       withdraw_run(c, pfx + n / 2, n - n / 2);
-	conn_send(c, update_buf, len);
-	if (!c->peer->est)
-		return false;
-	c->peer->updates_tx++;
-	return true;
 }
 
 static bool can_send(const struct peer *p, const struct bgp_prefix *pfx)
