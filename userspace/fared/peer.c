@@ -690,6 +690,7 @@ static void established(struct conn *c)
 	p->eor_rx = p->eor_tx = 0;
 	p->prefixes_rx = p->prefixes_denied = 0;
 	p->unnegotiated = 0;
+	p->neighbor_as_bad = 0;
 	p->max_prefix_warned = false;
 	p->last_error[0] = '\0';
 	p->orf_wait = 0;

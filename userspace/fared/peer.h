@@ -102,6 +102,8 @@ struct peer {
 	uint64_t prefixes_rx, prefixes_denied;
 	/* This session: NLRI runs of a family not negotiated, ignored. */
 	uint64_t unnegotiated;
+	/* This session: UPDATEs whose AS_PATH does not begin with its AS. */
+	uint64_t neighbor_as_bad;
 	uint64_t too_large;		/* routes not sent: over max_len */
 	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
 	char last_error[320];

@@ -233,10 +233,38 @@ static void check_max_prefix(struct conn *c, unsigned int fam)
 			"maximum number of prefixes reached");
 }
 
+/*
+ * RFC 4271 §6.3: the AS_PATH of an eBGP route begins with the neighbor's
+ * AS (enforced by default, as OpenBGPD does): an empty one, or one led by
+ * another AS, would make a route look shorter than it is.
+ */
+static bool neighbor_as_ok(const struct peer *p, const struct bgp_update *u)
+{
+	const struct bgp_as_path *path = &u->attrs.as_path;
+
+	if (peer_is_ibgp(p) || p->nb->neighbor_as_unchecked ||
+	    !(u->nlri.present || u->mp_reach.present))
+		return true;
+	return path->n_segments && path->segments[0].count &&
+	       path->segments[0].type == BGP_AS_SEQUENCE &&
+	       path->segments[0].asns[0] == p->nb->remote_as;
+}
+
 void peer_import_update(struct conn *c, const struct bgp_update *u, bool tw)
 {
 	struct peer *p = c->peer;
 	unsigned int fam = BGP_FAM_IPV4_UNICAST;
+
+	/* RFC 7606 §7.2: a malformed AS_PATH, treat-as-withdraw. */
+	if (!tw && !neighbor_as_ok(p, u)) {
+		if (!p->neighbor_as_bad++)
+			plog(p, "UPDATE whose AS_PATH does not begin with the "
+			     "neighbor's AS %u: treated as withdraw (RFC 4271 "
+			     "§6.3, RFC 7606 §7.2); further ones are counted",
+			     p->nb->remote_as);
+		p->withdraw_7606++;
+		tw = true;
+	}
 
 	import_run(p, u, &u->withdrawn, true);
 	import_run(p, u, &u->mp_unreach, true);
