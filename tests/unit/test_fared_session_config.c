@@ -181,6 +181,36 @@ TEST(config_max_prefix_add_path_and_send_limits)
 	fared_config_free(&cfg);
 }
 
+TEST(config_enforce_neighbor_as_on_by_default)
+{
+	struct fared_config cfg;
+	struct capture cap;
+
+	CHECK_INT(parse(HEAD "plane 1 {\nneighbor 10.0.0.1 {\n"
+			"remote-as 65001\nenforce-neighbor-as no\n}\n"
+			"neighbor 10.0.0.2 {\nremote-as 65001\n"
+			"enforce-neighbor-as yes\n}\n"
+			"neighbor 10.0.0.3 {\nremote-as 65001\n}\n}\n",
+			&cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK(cfg.neighbors[0].neighbor_as_unchecked);
+	CHECK(!cfg.neighbors[1].neighbor_as_unchecked);
+	CHECK(!cfg.neighbors[2].neighbor_as_unchecked);
+	fared_config_free(&cfg);
+
+	CHECK_INT(parse(HEAD "plane 1 {\nneighbor 10.0.0.1 {\n" /* 3, 4 */
+			"remote-as 65001\n" /* 5 */
+			"enforce-neighbor-as off\n" /* 6 */
+			"enforce-neighbor-as\n" /* 7 */
+			"}\n}\n", &cfg, &cap), 2);
+	CHECK_PREFIX(capture_text(&cap),
+		  "t.conf:6: enforce-neighbor-as: expected \"yes\" or "
+		  "\"no\", not \"off\"\n"
+		  "t.conf:7: expected \"enforce-neighbor-as yes|no\"\n");
+	capture_end(&cap);
+	fared_config_free(&cfg);
+}
+
 static bool permits(const struct fared_policy *pol, const char *text)
 {
 	struct bgp_prefix p;

@@ -511,8 +511,11 @@ void adj_out_flush(struct adj_out *o)
 	o->n_queue = 0;
 }
 
-/* The routes passed on of family fam that p has not been sent. */
-static void export_learned(struct peer *p, unsigned int fam)
+/*
+ * The routes passed on of family fam that p has not been sent (resend:
+ * all of them).
+ */
+static void export_learned(struct peer *p, unsigned int fam, bool resend)
 {
 	struct adj_out *o = p->d->out;
 	struct adj_route **v, *a;
@@ -528,10 +531,10 @@ static void export_learned(struct peer *p, unsigned int fam)
 			if (v)
 				v[n++] = a;
 			else
-				adj_to(a, p, false);
+				adj_to(a, p, resend);
 		}
 	if (v && p->est)
-		adj_to_many(v, n, p, false);
+		adj_to_many(v, n, p, resend);
 	free(v);
 }
 
@@ -627,13 +630,13 @@ static void export_originated(struct peer *p, unsigned int fam)
 	}
 }
 
-void adj_out_export(struct peer *p, unsigned int fam)
+void adj_out_export(struct peer *p, unsigned int fam, bool resend)
 {
 	if (!p->d->out)
 		return;
 	export_originated(p, fam);
 	if (p->est)
-		export_learned(p, fam);
+		export_learned(p, fam, resend);
 }
 
 void adj_out_peer_down(struct peer *p, bool gone)

@@ -90,10 +90,12 @@ void adj_out_flush(struct adj_out *o);
 /*
  * p's session may be sent fam (it came up, asked for a refresh, or its
  * export policy changed): the originated routes export permits, announced
- * again, and the routes passed on it had not been sent; what export no
- * longer permits is withdrawn.
+ * again, and the routes passed on it had not been sent (resend: every
+ * route passed on, as a ROUTE-REFRESH asks, RFC 2918 §4: with enhanced
+ * route refresh the peer drops what is not re-sent, RFC 7313 §4); what
+ * export no longer permits is withdrawn.
  */
-void adj_out_export(struct peer *p, unsigned int fam);
+void adj_out_export(struct peer *p, unsigned int fam, bool resend);
 /*
  * p's session went: it has none of the routes passed on any more. gone:
  * p itself goes, its record of originated routes too.

@@ -1262,6 +1262,13 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 			nb->add_path_rx = true;
 	} else if (!strcmp(argv[0], "max-prefix")) {
 		max_prefix_statement(ps, nb, argv, argc);
+	} else if (!strcmp(argv[0], "enforce-neighbor-as")) {
+		expect_args(ps, argc, 2, "enforce-neighbor-as yes|no", &ok);
+		if (ok && strcmp(argv[1], "yes") && strcmp(argv[1], "no"))
+			problem(ps, ps->line, "enforce-neighbor-as: expected "
+				"\"yes\" or \"no\", not \"%s\"", argv[1]);
+		else if (ok)
+			nb->neighbor_as_unchecked = !strcmp(argv[1], "no");
 	} else if (!strcmp(argv[0], "import") || !strcmp(argv[0], "export")) {
 		policy_ref_statement(ps, refs, argv, argc);
 	} else {

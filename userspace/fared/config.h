@@ -53,6 +53,12 @@ struct fared_neighbor {
 	bool upstream;
 	/* An RNIC's stub speaker behind a leaf (see suppress.h). */
 	bool rnic;
+	/*
+	 * "enforce-neighbor-as no": an eBGP route's AS_PATH need not begin
+	 * with remote-as (a route server); by default one that does not is
+	 * treated as withdrawn (RFC 4271 §6.3, RFC 7606 §7.2).
+	 */
+	bool neighbor_as_unchecked;
 	/* Address Prefix ORF capability for each family: BGP_ORF_* bits. */
 	uint8_t orf;
 	/* "add-path receive": families whose NLRI may carry path ids. */

@@ -346,6 +346,8 @@ static void first_tables_in(struct fare_sync *fs, const char *why)
 			  fs->adopted, fs->adopted == 1 ? "" : "s", swept,
 			  stale_unreach, stale_unreach == 1 ? "" : "s",
 			  (unsigned long long)fs->ops);
+	/* Routes are selected: a restarting fared advertises now. */
+	peers_selection_done(d);
 }
 
 static void update_delay_over(struct timer *t)
@@ -362,6 +364,11 @@ static void update_delay_over(struct timer *t)
 		  fare_sync_wait_s(&d->cfg, fs->adopted + fs->n_stale_unreach),
 		  missing, d->n_peers);
 	first_tables_in(fs, "update-delay over");
+}
+
+bool fare_sync_selecting(const struct fared *d)
+{
+	return d->fare && d->fare->first_tables;
 }
 
 void fare_sync_eor(struct fared *d)

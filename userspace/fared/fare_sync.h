@@ -129,8 +129,14 @@ bool fare_sync_final_planes(const struct fared_config *cfg,
 unsigned int fare_sync_wait_s(const struct fared_config *cfg, size_t adopted);
 /* The configuration was reloaded: planes again, every prefix again. */
 void fare_sync_reload(struct fared *d);
-/* p's End-of-RIB arrived: the start-up wait may be over. */
+/*
+ * p's End-of-RIB arrived: the start-up wait may be over. When it is,
+ * the neighbors whose initial export waited for it get it
+ * (peers_selection_done()).
+ */
 void fare_sync_eor(struct fared *d);
+/* The start-up wait holds learned routes back (fared_hooks.selecting). */
+bool fare_sync_selecting(const struct fared *d);
 /* The change-feed consumer and the once-per-iteration flush. */
 void fare_sync_changed(struct fared *d, const struct rib_entry *e);
 void fare_sync_flush(struct fared *d);

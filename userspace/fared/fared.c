@@ -117,6 +117,7 @@ static const struct fared_hooks hooks = {
 	.down = adj_out_peer_down,
 	.eor = fare_sync_eor,
 	.forwarding = fare_sync_forwarding,
+	.selecting = fare_sync_selecting,
 };
 
 static void idle(struct loop *l)
@@ -261,7 +262,8 @@ static bool session_equal(const struct fared_neighbor *a,
 	       a->families == b->families && a->hold_time == b->hold_time &&
 	       a->connect_retry == b->connect_retry &&
 	       a->passive == b->passive && a->orf == b->orf &&
-	       a->add_path_rx == b->add_path_rx;
+	       a->add_path_rx == b->add_path_rx &&
+	       a->neighbor_as_unchecked == b->neighbor_as_unchecked;
 }
 
 static bool originates_equal(const struct fared_config *a,

@@ -29,17 +29,23 @@ struct peer;
  * What a session tells the rest of the daemon (fared.c sets them), so
  * that the session layer calls nothing above it:
  *   export      p may be sent family fam now (it came up, it asked for a
- *               refresh, or export changed): the Adj-RIB-Out sends it
+ *               refresh, or export changed): the Adj-RIB-Out sends it;
+ *               resend: all of it again, not only what p was not sent
+ *               (a ROUTE-REFRESH, RFC 2918 §4, RFC 7313 §4)
  *   down        p's session went (gone: p itself goes)
  *   eor         an End-of-RIB arrived: the start-up wait may be over
  *   forwarding  the graceful restart F bit for fam (our OPEN)
- * A hook left NULL does nothing (forwarding: false).
+ *   selecting   the FARE side still holds learned routes back (its
+ *               start-up wait): a restarting fared's initial exports
+ *               wait for it (RFC 4724 §4.1)
+ * A hook left NULL does nothing (forwarding, selecting: false).
  */
 struct fared_hooks {
-	void (*export)(struct peer *p, unsigned int fam);
+	void (*export)(struct peer *p, unsigned int fam, bool resend);
 	void (*down)(struct peer *p, bool gone);
 	void (*eor)(struct fared *d);
 	bool (*forwarding)(const struct fared *d, unsigned int fam);
+	bool (*selecting)(const struct fared *d);
 };
 
 struct fared {
@@ -51,6 +57,11 @@ struct fared {
 	int listen4, listen6;
 	struct io lio4, lio6;
 	bool restarting;		/* started after an unclean exit */
+	/*
+	 * Restarting: routes were selected once (peers_selection_done()):
+	 * a session that comes up later is not deferred.
+	 */
+	bool selected;
 	uint32_t next_index;
 	struct fare_sync *fare;		/* with a role: see fare_sync.h */
 	struct adj_out *out;		/* the Adj-RIB-Out, every role */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Graceful restart's rules, as pure functions peer.c applies (RFC 4724,
+ * Graceful restart's rules, as pure functions peer*.c apply (RFC 4724,
  * RFC 8538, RFC 7313 §4), so that each one is tested on its own.
  *
  * fared advertises the capability with the N bit (RFC 8538) whenever

@@ -23,7 +23,7 @@
  * (RFC 5291 §6).
  *
  * This is the session's part: the lists' codec and what a session
- * negotiated. It calls nothing; the session (peer.c) sends the host's
+ * negotiated. It calls nothing; the session (peer_send.c) sends the host's
  * list (peer_send_orf()) and the wanted list itself is orf_want.h's.
  */
 #ifndef FARED_ORF_SESS_H

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The BGP neighbor state machine (RFC 4271 §8), collision detection
- * (§6.8), timers with jitter (§10), the send hold timer (RFC 9687),
- * graceful restart (RFC 4724) both as helper and as restarting speaker,
- * route refresh (RFC 2918, RFC 7313) and UPDATE handling with the RFC 7606
- * actions the codec decides and the RFC 8212 default of no policy, no
- * route.
+ * The BGP session (peer_int.h): the neighbor state machine (RFC 4271 §8),
+ * its connections, collision detection (§6.8), timers with jitter (§10),
+ * the send hold timer (RFC 9687), the OPEN and its capabilities, and the
+ * dispatch of what arrives: UPDATEs to import (peer_import.c), route
+ * refresh (RFC 2918, RFC 7313) and End-of-RIB to the stale routes
+ * (peer_gr.c) and to sending (peer_send.c). It calls no RIB function.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -26,6 +25,7 @@
 #include "gr.h"
 #include "orf_sess.h"
 #include "peer.h"
+#include "peer_int.h"
 
 /* RFC 4271 §8: a large hold time until the OPENs are exchanged. */
 #define OPEN_HOLD_MS		(240 * 1000)
@@ -46,14 +46,6 @@ const char *peer_state_name(enum peer_state s)
 	return state_names[s];
 }
 
-#define plog(p, fmt, ...) \
-	fared_log("neighbor %s: " fmt, (p)->name, ##__VA_ARGS__)
-
-static const char *fam_name(unsigned int fam)
-{
-	return fam == BGP_FAM_IPV6_UNICAST ? "ipv6" : "ipv4";
-}
-
 enum peer_state peer_state(const struct peer *p)
 {
 	enum peer_state s = PEER_IDLE;
@@ -71,11 +63,6 @@ enum peer_state peer_state(const struct peer *p)
 	if (s == PEER_IDLE && p->nb->passive)
 		s = PEER_ACTIVE;
 	return s;
-}
-
-static bool ibgp(const struct peer *p)
-{
-	return p->nb->remote_as == p->d->cfg.local_as;
 }
 
 /* ------------------------------------------------------------------ */
@@ -225,7 +212,7 @@ static int conn_queue(struct conn *c, const uint8_t *msg, size_t len)
  * Never closes c itself: its callers go on using it. A failure closes
  * the connection from the loop, right after the current event.
  */
-static void conn_send(struct conn *c, const uint8_t *msg, int len)
+void conn_send(struct conn *c, const uint8_t *msg, int len)
 {
 	if (c->broken)
 		return;
@@ -253,8 +240,8 @@ static void conn_linger(struct conn *c)
 }
 
 /* Sends a NOTIFICATION and closes, best effort, as §6 asks. */
-static void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
-			const uint8_t *data, size_t data_len, const char *why)
+void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
+		 const uint8_t *data, size_t data_len, const char *why)
 {
 	uint8_t buf[BGP_MAX_LEN];
 	int len;
@@ -274,280 +261,61 @@ static void conn_notify(struct conn *c, uint8_t code, uint8_t subcode,
 	conn_close(c, why, true);
 }
 
-/* RFC 8538: both sides sent the N bit on c. */
-static bool conn_gr_n(const struct conn *c)
-{
-	return c->open_rx && gr_n_exchanged(c->gr_flags_tx, &c->open.caps);
-}
-
-static void conn_cease(struct conn *c, uint8_t subcode, const char *text)
-{
-	uint8_t buf[BGP_MAX_LEN], hard[BGP_MAX_LEN];
-	int len = -1, n;
-
-	if (text && (subcode == BGP_CEASE_ADMIN_SHUTDOWN ||
-		     subcode == BGP_CEASE_ADMIN_RESET))
-		len = bgp_notification_build_shutdown(buf, sizeof(buf),
-						      subcode, text);
-	/* RFC 8538 §5.1: a lasting end goes inside a Hard Reset. */
-	if (conn_gr_n(c) && gr_cease_is_hard(subcode) &&
-	    subcode != BGP_CEASE_HARD_RESET) {
-		n = gr_hard_reset_data(BGP_ERR_CEASE, subcode,
-				       buf + BGP_NOTIFICATION_MIN_LEN,
-				       len > BGP_NOTIFICATION_MIN_LEN ?
-				       (size_t)len - BGP_NOTIFICATION_MIN_LEN :
-				       0, hard, sizeof(hard));
-		if (n > 0) {
-			conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_HARD_RESET,
-				    hard, (size_t)n, text ? text : "cease");
-			return;
-		}
-	}
-	if (len > BGP_NOTIFICATION_MIN_LEN)
-		conn_notify(c, BGP_ERR_CEASE, subcode,
-			    buf + BGP_NOTIFICATION_MIN_LEN,
-			    (size_t)len - BGP_NOTIFICATION_MIN_LEN,
-			    text);
-	else
-		conn_notify(c, BGP_ERR_CEASE, subcode, NULL, 0,
-			    text ? text : "cease");
-}
-
-/* ------------------------------------------------------------------ */
-/* Export. */
-
-/* The local address of c's family fam as a next hop; false if none. */
-static bool next_hop(const struct conn *c, unsigned int fam, uint8_t *nh,
-		     bool *has_ll, uint8_t *ll)
-{
-	const struct sockaddr_in *s4 = (const void *)&c->local;
-	const struct sockaddr_in6 *s6 = (const void *)&c->local;
-	struct ifaddrs *ifa, *i;
-	const char *ifname = NULL;
-
-	*has_ll = false;
-	if (fam == BGP_FAM_IPV4_UNICAST) {
-		if (c->local.ss_family != AF_INET)
-			return false;
-		memcpy(nh, &s4->sin_addr, 4);
-		return true;
-	}
-	if (c->local.ss_family != AF_INET6 ||
-	    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-		return false;
-	memcpy(nh, &s6->sin6_addr, 16);
-	/* RFC 2545 §3: add the link-local address of the shared link. */
-	if (getifaddrs(&ifa))
-		return true;
-	for (i = ifa; i; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET6 &&
-		    !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
-			    &s6->sin6_addr, 16))
-			ifname = i->ifa_name;
-	for (i = ifa; ifname && i; i = i->ifa_next) {
-		const struct sockaddr_in6 *a = (const void *)i->ifa_addr;
-
-		if (a && a->sin6_family == AF_INET6 &&
-		    !strcmp(i->ifa_name, ifname) &&
-		    IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr) &&
-		    !IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr)) {
-			memcpy(ll, &a->sin6_addr, 16);
-			*has_ll = true;
-			break;
-		}
-	}
-	freeifaddrs(ifa);
-	return true;
-}
-
-static void send_eor(struct conn *c, unsigned int fam)
-{
-	uint8_t buf[64];
-
-	conn_send(c, buf, bgp_eor_build(buf, sizeof(buf), fam));
-	c->peer->eor_tx |= BGP_FAM_BIT(fam);
-}
-
-static struct bgp_codec_opts codec_opts(const struct conn *c)
+struct bgp_codec_opts conn_codec_opts(const struct conn *c)
 {
 	struct bgp_codec_opts o = {
 		.as4 = c->params.as4,
-		.ibgp = ibgp(c->peer),
+		.ibgp = peer_is_ibgp(c->peer),
 		.add_path_rx = c->params.add_path_rx,
 		.max_len = c->params.max_len ? c->params.max_len : BGP_MAX_LEN,
 	};
 	return o;
 }
 
-/*
- * Where UPDATEs are built: as large as the largest message a session may
- * negotiate (RFC 8654), and not on the stack. fared is single-threaded
- * and a message is queued before the next one is built.
- */
-static uint8_t update_buf[BGP_EXT_MAX_LEN];
-
-/* One UPDATE announcing the n prefixes pfx of out's family on c. */
-static int announce_build(struct conn *c, struct bgp_update_out *out,
-			  const struct bgp_prefix *pfx, size_t n)
+/* RFC 8538: both sides sent the N bit on c. */
+bool conn_gr_n(const struct conn *c)
 {
-	struct bgp_codec_opts o = codec_opts(c);
-
-	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
-		out->nlri = pfx;
-		out->n_nlri = n;
-	} else {
-		out->mp_family = (int)pfx->family;
-		out->mp_nlri = pfx;
-		out->n_mp_nlri = n;
-	}
-	return bgp_update_build(update_buf, sizeof(update_buf), &o,
-				c->params.add_path_tx, out);
+	return c->open_rx && gr_n_exchanged(c->gr_flags_tx, &c->open.caps);
 }
 
-/*
- * Sends the n prefixes pfx with out's attributes on c, as many per
- * UPDATE as fit (halving a run that does not); false when the session
- * went.
- */
-static bool announce_run(struct conn *c, struct bgp_update_out *out,
-			 const struct bgp_prefix *pfx, size_t n)
+void conn_cease_data(struct conn *c, uint8_t subcode, const uint8_t *data,
+		     size_t data_len, const char *why)
 {
-	struct peer *p = c->peer;
-	char text[BGP_PREFIX_STRLEN];
-	int len = announce_build(c, out, pfx, n);
+	uint8_t hard[BGP_MAX_LEN];
+	int n;
 
-	if (len < 0 && n > 1)
-		return announce_run(c, out, pfx, n / 2) &&
-		       announce_run(c, out, pfx + n / 2, n - n / 2);
-	if (len < 0) {
-		/* Not the peer's fault: the route alone is not sent. */
-		p->too_large++;
-		plog(p, "%s not advertised: its UPDATE would exceed the "
-		     "session's %zu-byte message size", bgp_prefix_str(pfx,
-		     text, sizeof(text)), codec_opts(c).max_len);
-		return true;
+	/* RFC 8538 §5.1: a lasting end goes inside a Hard Reset. */
+	if (conn_gr_n(c) && gr_cease_is_hard(subcode) &&
+	    subcode != BGP_CEASE_HARD_RESET) {
+		n = gr_hard_reset_data(BGP_ERR_CEASE, subcode, data, data_len,
+				       hard, sizeof(hard));
+		if (n > 0) {
+			conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_HARD_RESET,
+				    hard, (size_t)n, why);
+			return;
+		}
 	}
-	conn_send(c, update_buf, len);
-	if (!p->est)
-		return false;
-	p->updates_tx++;
-	return true;
+	conn_notify(c, BGP_ERR_CEASE, subcode, data, data_len, why);
 }
 
-/*
- * Announces the n prefixes pfx (one family) with next hop self and the
- * attributes r on c; false when it could not be sent.
- */
-static bool announce(struct conn *c, const struct bgp_prefix *pfx, size_t n,
-		     const struct peer_route *r)
+void conn_cease(struct conn *c, uint8_t subcode, const char *text)
 {
-	struct peer *p = c->peer;
-	struct bgp_update_out out = { .mp_family = -1,
-				      .mp_unreach_family = -1 };
-	char text[BGP_PREFIX_STRLEN];
-	uint8_t nh[16];
-	bool has_ll;
+	uint8_t buf[BGP_MAX_LEN];
+	int len = -1;
 
-	if (!n)
-		return true;
-	if (!next_hop(c, pfx->family, nh, &has_ll, out.mp_next_hop_ll)) {
-		plog(p, "no %s next hop on this session: %s not advertised",
-		     fam_name(pfx->family),
-		     bgp_prefix_str(pfx, text, sizeof(text)));
-		return false;
-	}
-	out.origin = r->origin;
-	out.path_packed = true;
-	out.packed_path = r->path;
-	out.packed_path_len = r->path_len;
-	if (!ibgp(p)) {
-		out.prepend_as = p->d->cfg.local_as;
-	} else {
-		out.has_local_pref = true;
-		out.local_pref = 100;
-	}
-	out.ext_communities = r->ecs;
-	out.ext_communities_len = r->ecs_len;
-	out.communities = r->comms;
-	out.communities_len = r->comms_len;
-	out.large_communities = r->lcomms;
-	out.large_communities_len = r->lcomms_len;
-	out.raw_attrs = r->raw;
-	out.raw_attrs_len = r->raw_len;
-	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
-		out.has_next_hop = true;
-		memcpy(out.next_hop, nh, 4);
-	} else {
-		memcpy(out.mp_next_hop, nh, 16);
-		out.mp_has_ll = has_ll;
-	}
-	return announce_run(c, &out, pfx, n);
-}
-
-/* Withdraws the n prefixes pfx (one family) on c, as many per UPDATE
- * as fit; false when the session went. */
-static bool withdraw_run(struct conn *c, const struct bgp_prefix *pfx,
-			 size_t n)
-{
-	struct bgp_codec_opts o = codec_opts(c);
-	struct bgp_update_out out = { .mp_family = -1,
-				      .mp_unreach_family = -1 };
-	int len;
-
-	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
-		out.withdrawn = pfx;
-		out.n_withdrawn = n;
-	} else {
-		out.mp_unreach_family = (int)pfx->family;
-		out.mp_withdrawn = pfx;
-		out.n_mp_withdrawn = n;
-	}
-	len = bgp_update_build(update_buf, sizeof(update_buf), &o,
-			       c->params.add_path_tx, &out);
-	/* One prefix always fits: only a run is ever too long. */
-	if (len < 0 && n > 1)
-		return withdraw_run(c, pfx, n / 2) &&
-		       withdraw_run(c, pfx + n / 2, n - n / 2);
-	conn_send(c, update_buf, len);
-	if (!c->peer->est)
-		return false;
-	c->peer->updates_tx++;
-	return true;
-}
-
-static bool can_send(const struct peer *p, const struct bgp_prefix *pfx)
-{
-	return p->est && (p->est->params.families & BGP_FAM_BIT(pfx->family));
-}
-
-bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
-		   const struct peer_route *r)
-{
-	if (!n)
-		return true;
-	if (!can_send(p, pfx))
-		return false;
-	return announce(p->est, pfx, n, r) && p->est;
-}
-
-bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n)
-{
-	if (!n)
-		return true;
-	if (!can_send(p, pfx))
-		return false;
-	return withdraw_run(p->est, pfx, n) && p->est;
+	if (text && (subcode == BGP_CEASE_ADMIN_SHUTDOWN ||
+		     subcode == BGP_CEASE_ADMIN_RESET))
+		len = bgp_notification_build_shutdown(buf, sizeof(buf),
+						      subcode, text);
+	if (len > BGP_NOTIFICATION_MIN_LEN)
+		conn_cease_data(c, subcode, buf + BGP_NOTIFICATION_MIN_LEN,
+				(size_t)len - BGP_NOTIFICATION_MIN_LEN, text);
+	else
+		conn_cease_data(c, subcode, NULL, 0, text ? text : "cease");
 }
 
 /* ------------------------------------------------------------------ */
 /* Events for the rest of the daemon (fared.h, struct fared_hooks). */
-
-/* The Adj-RIB-Out's routes of fam to p: originated, then passed on. */
-static void export_fam(struct peer *p, unsigned int fam)
-{
-	if (p->d->hooks && p->d->hooks->export)
-		p->d->hooks->export(p, fam);
-}
 
 static void event_down(struct peer *p, bool gone)
 {
@@ -567,82 +335,6 @@ static bool forwarding_kept(const struct peer *p, unsigned int fam)
 	       p->d->hooks->forwarding(p->d, fam);
 }
 
-/* The initial export, then End-of-RIB per family (RFC 4724 §2). */
-static void initial_export(struct peer *p)
-{
-	struct conn *c = p->est;
-	unsigned int fam;
-
-	timer_stop(&p->d->loop, &p->deferral);
-	for (fam = 0; c && fam < BGP_FAM_COUNT; fam++) {
-		if (!(c->params.families & BGP_FAM_BIT(fam)) ||
-		    (p->orf_wait & BGP_FAM_BIT(fam)))
-			continue;
-		export_fam(p, fam);
-		if (!p->est)
-			return;
-		send_eor(c, fam);
-		if (!p->est)
-			return;
-	}
-	p->export_done = true;
-	p->restarting = false;
-}
-
-void peer_reexport(struct peer *p)
-{
-	unsigned int fam;
-
-	if (!p->est || !p->export_done)
-		return;
-	for (fam = 0; p->est && fam < BGP_FAM_COUNT; fam++)
-		if (p->est->params.families & BGP_FAM_BIT(fam))
-			export_fam(p, fam);
-}
-
-bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len)
-{
-	if (!p->est)
-		return false;
-	conn_send(p->est, msg, (int)len);
-	return p->est;
-}
-
-static int emit_orf(const uint8_t *msg, size_t len, void *arg)
-{
-	struct peer *p = arg;
-
-	if (!peer_send_raw(p, msg, len))
-		return -1;
-	p->orf_tx++;
-	return 0;
-}
-
-void peer_send_orf(struct peer *p)
-{
-	struct fared *d = p->d;
-	struct bgp_prefix *want;
-	unsigned int fam;
-	size_t i, n;
-
-	for (fam = 0; fam < BGP_FAM_COUNT && p->est; fam++) {
-		if (!orf_sends(p, fam))
-			continue;
-		want = malloc((d->n_orf_want + 1) * sizeof(*want));
-		if (!want)
-			return;
-		for (i = n = 0; i < d->n_orf_want; i++)
-			if (d->orf_want[i].family == fam)
-				want[n++] = d->orf_want[i];
-		if (orf_list_build(fam, want, n, p->est->params.max_len ?
-				   p->est->params.max_len : BGP_MAX_LEN,
-				   emit_orf, p) < 0)
-			fared_log("%s: ORF for %s not sent", p->name,
-				  fam ? "ipv6" : "ipv4");
-		free(want);
-	}
-}
-
 struct peer *peer_by_index(const struct fared *d, unsigned int index)
 {
 	size_t i;
@@ -658,206 +350,6 @@ bool peer_index_rnic(const struct fared *d, unsigned int index)
 	const struct peer *p = peer_by_index(d, index);
 
 	return p && p->nb->rnic;
-}
-
-void peer_refresh_in(struct peer *p)
-{
-	struct conn *c = p->est;
-	uint8_t buf[64];
-	unsigned int fam;
-
-	if (!c)
-		return;
-	if (!c->params.route_refresh) {
-		/* No other way to see the routes again (RFC 2918 §1). */
-		conn_cease(c, BGP_CEASE_OTHER_CONFIG_CHANGE, NULL);
-		return;
-	}
-	for (fam = 0; p->est && fam < BGP_FAM_COUNT; fam++)
-		if (c->params.families & BGP_FAM_BIT(fam))
-			conn_send(c, buf, bgp_route_refresh_build(buf,
-				  sizeof(buf), bgp_family_afi(fam),
-				  bgp_family_safi(fam), BGP_RR_NORMAL));
-}
-
-struct import_denied {
-	const struct peer *p;
-	const struct fared_policy *pol;	/* NULL: none, RFC 8212 */
-	struct bgp_prefix *v;
-	size_t n, cap;
-	bool nomem;
-};
-
-/* Collects p's paths the new import policy denies (fn of rib_walk). */
-static int collect_denied(const struct rib_entry *e, void *arg)
-{
-	struct import_denied *x = arg;
-	size_t i;
-
-	if (x->pol && fared_policy_permits(x->pol, &e->prefix))
-		return 0;
-	for (i = 0; i < e->n_paths; i++) {
-		struct bgp_prefix pfx = e->prefix;
-
-		if (e->paths[i].peer != x->p->index)
-			continue;
-		if (x->n == x->cap) {
-			size_t cap = x->cap ? 2 * x->cap : 64;
-			struct bgp_prefix *v = realloc(x->v, cap * sizeof(*v));
-
-			if (!v) {
-				x->nomem = true;
-				return 1;
-			}
-			x->v = v;
-			x->cap = cap;
-		}
-		pfx.path_id = e->paths[i].path_id;
-		x->v[x->n++] = pfx;
-	}
-	return 0;
-}
-
-void peer_import_changed(struct peer *p)
-{
-	struct import_denied x = { .p = p };
-	uint32_t fams = BGP_FAM_BIT(BGP_FAM_COUNT) - 1;
-	size_t i;
-
-	if (p->nb->import_policy >= 0)
-		x.pol = &p->d->cfg.policies[p->nb->import_policy];
-	rib_walk(p->d->rib, collect_denied, &x);
-	if (x.nomem) {
-		/* The old way: everything goes, the refresh brings it back. */
-		plog(p, "import policy changed, out of memory: its routes "
-		     "are flushed and asked for again");
-		rib_peer_flush(p->d->rib, p->index, fams);
-		free(x.v);
-		peer_refresh_in(p);
-		return;
-	}
-	/* What the new policy denies goes at once. */
-	for (i = 0; i < x.n; i++)
-		rib_withdraw(p->d->rib, p->index, &x.v[i]);
-	free(x.v);
-	if (!p->est || !p->est->params.route_refresh) {
-		peer_refresh_in(p);
-		return;
-	}
-	/*
-	 * The rest stays, stale, while the peer sends its routes again:
-	 * what it re-sends is no change to fare.ko or to the routes passed
-	 * on; what it does not is swept at its EoRR (RFC 7313) or after
-	 * stale-time. Routes the old policy denied arrive as new ones.
-	 */
-	fams &= p->est->params.families;
-	rib_peer_mark_stale(p->d->rib, p->index, fams);
-	p->stale_families |= fams;
-	p->rr_families |= fams;
-	timer_set(&p->d->loop, &p->rr_stale, p->d->cfg.gr_stale_time * 1000ull);
-	plog(p, "import policy changed: %zu path%s denied now, the rest "
-	     "kept while the neighbor sends its routes again", x.n,
-	     x.n == 1 ? "" : "s");
-	peer_refresh_in(p);
-}
-
-static void deferral_expired(struct timer *t)
-{
-	struct peer *p = t->arg;
-
-	plog(p, "no End-of-RIB within the selection deferral time; "
-	     "advertising now");
-	initial_export(p);
-}
-
-/* ------------------------------------------------------------------ */
-/* Graceful restart, helper side. */
-
-static void sweep(struct peer *p, uint32_t families, const char *why)
-{
-	size_t n;
-
-	families &= p->stale_families;
-	if (!families)
-		return;
-	n = rib_peer_sweep_stale(p->d->rib, p->index, families);
-	p->stale_families &= ~families;
-	plog(p, "%zu stale route%s swept (%s)", n, n == 1 ? "" : "s", why);
-	p->rr_families &= p->stale_families;
-	if (!p->rr_families)
-		timer_stop(&p->d->loop, &p->rr_stale);
-	if (!p->stale_families) {
-		timer_stop(&p->d->loop, &p->gr_stale);
-		timer_stop(&p->d->loop, &p->gr_restart);
-	}
-}
-
-static void gr_restart_expired(struct timer *t)
-{
-	struct peer *p = t->arg;
-
-	sweep(p, p->stale_families, "peer's restart time over");
-}
-
-static void gr_stale_expired(struct timer *t)
-{
-	struct peer *p = t->arg;
-
-	sweep(p, p->stale_families, "no End-of-RIB within stale-time");
-}
-
-/* RFC 7313 §4: stale since a BoRR, bounded by stale-time. */
-static void rr_stale_expired(struct timer *t)
-{
-	struct peer *p = t->arg;
-
-	sweep(p, p->rr_families, "no EoRR within stale-time");
-}
-
-/*
- * The session c went down (notified: a NOTIFICATION was sent or
- * received): keep the routes stale, or flush them (gr_session_down()).
- */
-static void session_down(struct peer *p, const struct conn *c, bool notified)
-{
-	uint32_t keep, all = BGP_FAM_BIT(BGP_FAM_COUNT) - 1;
-	struct gr_session s = {
-		.helper = p->params.graceful_restart &&
-			  p->peer_caps.gr_restart_time,
-		.n = conn_gr_n(c),
-		.families = p->peer_caps.gr_families & p->params.families,
-		.stale = p->stale_families,
-	};
-	struct gr_down g;
-	size_t n;
-
-	gr_session_down(&s, notified, c->hard, &g);
-	keep = g.keep;
-	p->rr_families = 0;
-	timer_stop(&p->d->loop, &p->rr_stale);
-	if (g.drop_stale) {
-		n = rib_peer_sweep_stale(p->d->rib, p->index, g.drop_stale);
-		p->stale_families &= ~g.drop_stale;
-		plog(p, "consecutive restart: %zu route%s still stale from "
-		     "before deleted", n, n == 1 ? "" : "s");
-	}
-	if (keep) {
-		n = rib_peer_mark_stale(p->d->rib, p->index, keep);
-		p->stale_families |= keep;
-		timer_stop(&p->d->loop, &p->gr_stale);
-		timer_set(&p->d->loop, &p->gr_restart,
-			  p->peer_caps.gr_restart_time * 1000ull);
-		plog(p, "graceful restart: %zu route%s kept stale for %u s",
-		     n, n == 1 ? "" : "s", p->peer_caps.gr_restart_time);
-	}
-	n = rib_peer_flush(p->d->rib, p->index, all & ~keep);
-	if (n)
-		plog(p, "%zu route%s flushed", n, n == 1 ? "" : "s");
-	p->stale_families &= keep;
-	if (!keep) {
-		timer_stop(&p->d->loop, &p->gr_stale);
-		timer_stop(&p->d->loop, &p->gr_restart);
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -893,7 +385,7 @@ static void conn_close(struct conn *c, const char *why, bool notified)
 		p->flaps++;
 		plog(p, "session down: %s", why);
 		event_down(p, false);
-		session_down(p, c, notified);
+		peer_gr_session_down(p, c, notified);
 	} else if (c->state >= PEER_OPENSENT) {
 		plog(p, "connection closed in %s: %s",
 		     peer_state_name(c->state), why);
@@ -1185,7 +677,6 @@ static void established(struct conn *c)
 {
 	struct peer *p = c->peer;
 	struct conn *other = c->outgoing ? p->in : p->out;
-	uint32_t fl = 0;
 	unsigned int fam;
 
 	if (other)
@@ -1199,6 +690,7 @@ static void established(struct conn *c)
 	p->eor_rx = p->eor_tx = 0;
 	p->prefixes_rx = p->prefixes_denied = 0;
 	p->unnegotiated = 0;
+	p->neighbor_as_bad = 0;
 	p->max_prefix_warned = false;
 	p->last_error[0] = '\0';
 	p->orf_wait = 0;
@@ -1221,23 +713,20 @@ static void established(struct conn *c)
 	 * preserved (no capability, or F bit clear) go now; the rest wait
 	 * for its End-of-RIB.
 	 */
-	if (p->stale_families) {
-		fl = gr_established_drop(&c->open.caps, p->stale_families);
-		sweep(p, fl, "forwarding state not kept");
-		if (p->stale_families)
-			timer_set(&p->d->loop, &p->gr_stale,
-				  p->d->cfg.gr_stale_time * 1000ull);
-	}
+	peer_gr_established(p, c);
 	/* RFC 5291 §6: the leaf waits for our list before it exports. */
 	peer_send_orf(p);
 	if (!p->est)
 		return;
-	/* RFC 4724 §4.1: a restarting speaker waits for the peer's EoR. */
-	if (p->restarting && c->params.graceful_restart)
+	/*
+	 * RFC 4724 §4.1: a restarting speaker waits for every neighbor's
+	 * End-of-RIB before it selects routes (peers_selection_done()).
+	 */
+	if (p->restarting && c->params.graceful_restart && !p->d->selected)
 		timer_set(&p->d->loop, &p->deferral,
 			  p->d->cfg.gr_stale_time * 1000ull);
 	else
-		initial_export(p);
+		peer_initial_export(p);
 }
 
 bool peer_has_first_table(const struct peer *p)
@@ -1250,138 +739,18 @@ bool peer_has_first_table(const struct peer *p)
 static void got_eor(struct peer *p, unsigned int fam)
 {
 	p->eor_rx |= BGP_FAM_BIT(fam);
-	plog(p, "End-of-RIB received for %s", fam_name(fam));
-	sweep(p, BGP_FAM_BIT(fam), "End-of-RIB");
-	if (p->deferral.armed && peer_has_first_table(p))
-		initial_export(p);
+	plog(p, "End-of-RIB received for %s", peer_fam_name(fam));
+	peer_gr_sweep(p, BGP_FAM_BIT(fam), "End-of-RIB");
 	event_eor(p);
-}
-
-static void import_run(struct peer *p, const struct bgp_update *u,
-		       const struct bgp_nlri *run, bool withdraw)
-{
-	const struct fared_policy *pol = NULL;
-	struct rib_attrs *ra = NULL;
-	struct bgp_prefix pfx;
-	size_t pos = 0, i;
-	bool loop_detected = false;
-
-	if (!run->present)
-		return;
-	/* RFC 4760 §7: a family not negotiated is ignored, with a log. */
-	if (!run->known || !p->est ||
-	    !(p->est->params.families & BGP_FAM_BIT(run->family))) {
-		if (!p->unnegotiated++)
-			plog(p, "UPDATE for AFI %u SAFI %u, not negotiated on "
-			     "this session: ignored (RFC 4760 §7); "
-			     "further ones are counted", run->afi, run->safi);
-		return;
-	}
-	if (!withdraw) {
-		if (p->nb->import_policy < 0) {
-			p->rejected_8212 += bgp_nlri_count(run);
-			return;
-		}
-		pol = &p->d->cfg.policies[p->nb->import_policy];
-		/* RFC 4271 §9.1.2: our own AS in the path is a loop. */
-		for (i = 0; !ibgp(p) && i < u->attrs.as_path.n_asns; i++)
-			if (u->attrs.as_path.asns[i] == p->d->cfg.local_as)
-				loop_detected = true;
-		if (!loop_detected) {
-			ra = rib_attrs_get(p->d->rib, &u->attrs, run->family);
-			if (!ra)
-				plog(p, "out of memory: UPDATE treated as "
-				     "withdraw");
-		}
-	}
-	while (bgp_nlri_next(run, &pos, &pfx)) {
-		if (!withdraw)
-			p->prefixes_rx++;
-		if (ra && fared_policy_permits(pol, &pfx)) {
-			rib_update(p->d->rib, p->index, &pfx, ra);
-		} else {
-			if (!withdraw)
-				p->prefixes_denied++;
-			rib_withdraw(p->d->rib, p->index, &pfx);
-		}
-	}
-	if (ra)
-		rib_attrs_put(p->d->rib, ra);
-}
-
-static void max_prefix_restart_expired(struct timer *t)
-{
-	struct peer *p = t->arg;
-
-	plog(p, "max-prefix restart time over: connecting again");
-	peer_clear_idle(p);
-}
-
-bool peer_clear_idle(struct peer *p)
-{
-	if (!p->max_prefix_idle)
-		return false;
-	p->max_prefix_idle = false;
-	timer_stop(&p->d->loop, &p->max_prefix_restart);
-	if (!p->est && !p->connect_retry.armed)
-		timer_set(&p->d->loop, &p->connect_retry,
-			  (uint64_t)(random() % 500));
-	return true;
-}
-
-/*
- * RFC 4486 §4: past max-prefix paths the session ends with Cease 6/1,
- * data AFI, SAFI and the limit (of fam: the family whose UPDATE went
- * past it), its routes go, and the peer is held Idle.
- */
-static void check_max_prefix(struct conn *c, unsigned int fam)
-{
-	struct peer *p = c->peer;
-	const struct fared_neighbor *nb = p->nb;
-	uint16_t afi = bgp_family_afi(fam);
-	uint8_t data[7];
-	size_t n;
-
-	if (!nb->max_prefix || p->est != c)
-		return;
-	n = rib_peer_count(p->d->rib, p->index,
-			   BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
-	if (n <= nb->max_prefix)
-		return;
-	if (nb->max_prefix_warning_only) {
-		if (!p->max_prefix_warned)
-			plog(p, "%zu paths, past max-prefix %u (warning-only)",
-			     n, nb->max_prefix);
-		p->max_prefix_warned = true;
-		return;
-	}
-	data[0] = (uint8_t)(afi >> 8);
-	data[1] = (uint8_t)afi;
-	data[2] = bgp_family_safi(fam);
-	data[3] = (uint8_t)(nb->max_prefix >> 24);
-	data[4] = (uint8_t)(nb->max_prefix >> 16);
-	data[5] = (uint8_t)(nb->max_prefix >> 8);
-	data[6] = (uint8_t)nb->max_prefix;
-	p->max_prefix_hits++;
-	p->max_prefix_idle = true;
-	timer_stop(&p->d->loop, &p->connect_retry);
-	if (nb->max_prefix_restart)
-		timer_set(&p->d->loop, &p->max_prefix_restart,
-			  nb->max_prefix_restart * 1000ull);
-	plog(p, "%zu paths, past max-prefix %u: held Idle %s", n,
-	     nb->max_prefix, nb->max_prefix_restart ?
-	     "for the restart time" : "until cleared");
-	conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_MAX_PREFIXES, data,
-		    sizeof(data), "maximum number of prefixes reached");
+	peer_gr_eor(p->d);
 }
 
 static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 {
 	struct peer *p = c->peer;
-	struct bgp_codec_opts o = codec_opts(c);
+	struct bgp_codec_opts o = conn_codec_opts(c);
 	struct bgp_update u;
 	const struct bgp_error *e = &u.error;
-	unsigned int fam = BGP_FAM_IPV4_UNICAST;
 	bool tw;
 
 	if (c->state != PEER_ESTABLISHED) {
@@ -1412,24 +781,8 @@ static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 		return;
 	}
 	tw = e->action == BGP_ACTION_TREAT_AS_WITHDRAW;
-	import_run(p, &u, &u.withdrawn, true);
-	import_run(p, &u, &u.mp_unreach, true);
-	import_run(p, &u, &u.nlri, tw);
-	import_run(p, &u, &u.mp_reach, tw);
-	if (u.mp_reach.present && u.mp_reach.known)
-		fam = u.mp_reach.family;
+	peer_import_update(c, &u, tw);
 	bgp_update_free(&u);
-	check_max_prefix(c, fam);
-}
-
-/* A family held back for ORF: its first export and End-of-RIB. */
-static void export_first(struct conn *c, unsigned int fam)
-{
-	struct peer *p = c->peer;
-
-	export_fam(p, fam);
-	if (p->est)
-		send_eor(c, fam);
 }
 
 /*
@@ -1445,7 +798,8 @@ static bool got_orf(struct conn *c, unsigned int fam,
 	p->orf_rx_msgs++;
 	/* RFC 5291 §5: ORF only where we said we would receive it. */
 	if (!orf_receives(p, fam)) {
-		plog(p, "ORF for %s ignored: not negotiated", fam_name(fam));
+		plog(p, "ORF for %s ignored: not negotiated",
+		     peer_fam_name(fam));
 		return rr->when_to_refresh == ORF_WHEN_IMMEDIATE;
 	}
 	err = orf_list_apply(&p->orf_rx[fam], &p->n_orf_rx[fam], fam,
@@ -1456,7 +810,8 @@ static bool got_orf(struct conn *c, unsigned int fam,
 		return false;
 	}
 	if (err)
-		plog(p, "ORF for %s: %s; the whole ORF removed", fam_name(fam),
+		plog(p, "ORF for %s: %s; the whole ORF removed",
+		     peer_fam_name(fam),
 		     err == -1 ? "unrecognized value" : "out of memory");
 	return rr->when_to_refresh == ORF_WHEN_IMMEDIATE;
 }
@@ -1487,19 +842,19 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 		if (p->orf_wait & BGP_FAM_BIT(fam)) {
 			p->orf_wait &= ~BGP_FAM_BIT(fam);
 			if (p->export_done)
-				export_first(c, (unsigned int)fam);
+				peer_export_first(c, (unsigned int)fam);
 			return;
 		}
 		if (!p->export_done)
 			return;
-		plog(p, "route refresh asked for %s", fam_name(fam));
+		plog(p, "route refresh asked for %s", peer_fam_name(fam));
 		if (c->params.enhanced_route_refresh) {
 			conn_send(c, buf, bgp_route_refresh_build(buf,
 				  sizeof(buf), rr.afi, rr.safi, BGP_RR_BORR));
 			if (!p->est)
 				return;
 		}
-		export_fam(p, (unsigned int)fam);
+		peer_export_fam(p, (unsigned int)fam, true);
 		if (p->est && c->params.enhanced_route_refresh)
 			conn_send(c, buf, bgp_route_refresh_build(buf,
 				  sizeof(buf), rr.afi, rr.safi, BGP_RR_EORR));
@@ -1511,19 +866,15 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 		if (!gr_borr_accept(c->open.caps.graceful_restart, p->eor_rx,
 				    (unsigned int)fam)) {
 			plog(p, "BoRR for %s before its End-of-RIB: ignored",
-			     fam_name((unsigned int)fam));
+			     peer_fam_name((unsigned int)fam));
 			break;
 		}
-		/* RFC 7313 §4.2: what is not re-sent before EoRR goes. */
-		rib_peer_mark_stale(p->d->rib, p->index, BGP_FAM_BIT(fam));
-		p->stale_families |= BGP_FAM_BIT(fam);
-		p->rr_families |= BGP_FAM_BIT(fam);
-		timer_set(&p->d->loop, &p->rr_stale,
-			  p->d->cfg.gr_stale_time * 1000ull);
+		peer_gr_refresh_begin(p, (unsigned int)fam);
 		break;
 	case BGP_RR_EORR:
 		if (c->params.enhanced_route_refresh)
-			sweep(p, BGP_FAM_BIT(fam), "enhanced route refresh");
+			peer_gr_sweep(p, BGP_FAM_BIT(fam),
+				      "enhanced route refresh");
 		break;
 	default:
 		/* RFC 7313 §5: other subtypes are ignored. */
@@ -1755,11 +1106,8 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
 	snprintf(p->name, sizeof(p->name), "%s (plane %u)", nb->addr_text,
 		 nb->plane);
 	timer_init(&p->connect_retry, connect_retry_expired, p);
-	timer_init(&p->gr_restart, gr_restart_expired, p);
-	timer_init(&p->gr_stale, gr_stale_expired, p);
-	timer_init(&p->deferral, deferral_expired, p);
-	timer_init(&p->rr_stale, rr_stale_expired, p);
-	timer_init(&p->max_prefix_restart, max_prefix_restart_expired, p);
+	peer_gr_init(p);
+	peer_import_init(p);
 	return p;
 }
 
@@ -1803,7 +1151,7 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 	timer_stop(l, &p->deferral);
 	timer_stop(l, &p->rr_stale);
 	timer_stop(l, &p->max_prefix_restart);
-	rib_peer_flush(p->d->rib, p->index, BGP_FAM_BIT(BGP_FAM_COUNT) - 1);
+	peer_import_flush(p);
 	event_down(p, true);
 	for (i = 0; i < BGP_FAM_COUNT; i++)
 		free(p->orf_rx[i]);
@@ -1825,7 +1173,7 @@ size_t peer_memory(const struct peer *p)
 		n += conn_memory(p->est);
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
 		n += p->n_orf_rx[fam] * sizeof(*p->orf_rx[fam]);
-	return n + rib_peer_bytes(p->d->rib, p->index);
+	return n + peer_import_bytes(p);
 }
 
 size_t peer_send_queue(const struct peer *p)

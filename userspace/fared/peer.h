@@ -4,13 +4,16 @@
  * its TCP connections (one outgoing and one incoming at most, for
  * collision detection), UPDATE handling into the RIB, and the session
  * writer: UPDATEs built from what the Adj-RIB-Out (adj_out.h) asks for.
+ * Four files, as peer_int.h describes: the session (peer.c), import
+ * (peer_import.c), stale routes (peer_gr.c) and sending (peer_send.c);
+ * the session reaches the RIB only through the other three.
  *
  * The session layer is the top of fared's one-way data flow: paths go
  * into the RIB, whose change feed goes on; the rest of the daemon hears
  * of session events through struct fared_hooks (fared.h), and writes to
  * a session only through peer_announce(), peer_withdraw(), peer_send_raw()
- * and peer_send_orf(). peer.c includes no header of the modules below it
- * but orf_sess.h (the ORF codec) and gr.h (graceful restart's rules).
+ * and peer_send_orf(). peer*.c include no header of the modules below
+ * them but orf_sess.h (the ORF codec) and gr.h (graceful restart's rules).
  */
 #ifndef FARED_PEER_H
 #define FARED_PEER_H
@@ -99,6 +102,8 @@ struct peer {
 	uint64_t prefixes_rx, prefixes_denied;
 	/* This session: NLRI runs of a family not negotiated, ignored. */
 	uint64_t unnegotiated;
+	/* This session: UPDATEs whose AS_PATH does not begin with its AS. */
+	uint64_t neighbor_as_bad;
 	uint64_t too_large;		/* routes not sent: over max_len */
 	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
 	char last_error[320];
@@ -127,6 +132,14 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text);
 void peer_restart_leave(struct peer *p);
 /* An accepted connection whose source address matched p. */
 void peer_accept(struct peer *p, int fd);
+/*
+ * A restarting fared has selected its routes (every neighbor's End-of-RIB
+ * is in and the FARE side's start-up wait is over, or that wait or the
+ * deferral timer ran out): each neighbor whose initial export was
+ * deferred gets it now, then End-of-RIB (RFC 4724 §4.1); sessions that
+ * come up later are no longer deferred.
+ */
+void peers_selection_done(struct fared *d);
 /* Re-sends what export permits now, withdrawing what it no longer does. */
 void peer_reexport(struct peer *p);
 /* The neighbor whose RIB peer number is index; NULL when none. */
@@ -161,7 +174,8 @@ struct peer_route {
  * Announces the n prefixes pfx (one family) with the attributes r, in as
  * few UPDATEs as the session's message size allows. False when p has no
  * Established session for the family or a send failed; a prefix whose
- * UPDATE alone would be too large is logged and skipped.
+ * UPDATE alone would be too large is logged, counted and withdrawn
+ * instead, so that the peer keeps no older version (RFC 8654 §4).
  */
 bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
 		   const struct peer_route *r);

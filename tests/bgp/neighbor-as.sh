@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The neighbor-AS check (RFC 4271 §6.3, on by default as in OpenBGPD): an
+# eBGP route whose AS_PATH does not begin with the neighbor's AS is
+# treated as withdrawn (RFC 7606 §7.2), so that an empty AS_PATH cannot
+# make a route look shorter than every other. fared is a spine between
+# the raw peer (R4, AS 65003) and BIRD (B4). The raw peer sends
+# 100.64.0.2/32 with AS_PATH 65003, then 100.64.0.3/32 with an empty one:
+# BIRD must get the first from fared and never the second, and the raw
+# peer's session stays up. With "enforce-neighbor-as no" (a reload: a new
+# session) the second is passed on too.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# conf [NEIGHBOR STATEMENT]: for the raw peer.
+conf()
+{
+	cat >"$DIR/fared.conf" <<EOC
+router-id 10.201.0.1
+local-as $F_AS
+hold-time 6
+connect-retry 1
+control-socket $CTL
+state-file $DIR/fared.state
+role spine
+interface veth0 bandwidth 100G
+policy all {
+	permit 100.64.0.0/10 le 32
+	permit 10.202.0.0/16 le 32
+}
+plane 1 {
+	neighbor $B4 {
+		remote-as $B_AS
+		interface veth0
+		import all
+		export all
+	}
+}
+plane 2 {
+	neighbor $R4 {
+		remote-as 65003
+		interface veth0
+		passive
+		import all
+		export all
+		${1:-}
+	}
+}
+EOC
+}
+
+setup_net
+conf
+cat >"$DIR/bird.conf" <<EOC
+router id 10.201.0.2;
+log "$DIR/bird.log" all;
+protocol device { scan time 1; }
+protocol static leaf { ipv4; route 10.202.1.0/24 blackhole; }
+protocol bgp fared4 {
+	local $B4 as $B_AS;
+	neighbor $F4 as $F_AS;
+	strict bind on;
+	hold time 6;
+	connect retry time 1;
+	connect delay time 1;
+	error wait time 1, 2;
+	ipv4 { import all; export where source = RTS_STATIC; };
+}
+EOC
+start_bird
+start_fared
+wait_for 20 "fared Established with BIRD" fared_established $B4
+wait_for 10 "BIRD Established" bird_established fared4
+
+hostile_bg speak v4 100.64.0.2/32 ibgp v4 100.64.0.3/32
+wait_for 20 "the raw peer Established" fared_established $R4
+wait_for 10 "100.64.0.2/32 passed on to BIRD" \
+	bird_has_route 100.64.0.2/32 fared4
+# The empty-path route came right behind it: give it time to get through.
+r4_updates_at_least() { [ "$(fared_field $R4 updates_rx)" -ge "$1" ]; }
+wait_for 10 "fared to receive the raw peer's second UPDATE" \
+	r4_updates_at_least 2
+sleep 2
+bird_has_route 100.64.0.3/32 fared4 &&
+	fail "BIRD got 100.64.0.3/32, whose AS_PATH is empty, from fared"
+fared_established $R4 || fail "the raw peer's session dropped"
+echo "ok: a route with an empty AS_PATH from an eBGP neighbor is not passed on"
+hostile_stop
+
+r4_down() { ! fared_established $R4; }
+wait_for 10 "fared to see the raw peer go" r4_down
+conf "enforce-neighbor-as no"
+kill -HUP "$FARED_PID"
+hostile_bg speak v4 100.64.0.2/32 ibgp v4 100.64.0.3/32
+wait_for 20 "100.64.0.3/32 passed on to BIRD with enforce-neighbor-as no" \
+	bird_has_route 100.64.0.3/32 fared4
+hostile_stop
+echo "ok: enforce-neighbor-as no lets it through"
