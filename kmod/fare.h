@@ -392,7 +392,15 @@ struct fare_net {
 	/* Under RTNL: the planes and the fare device. */
 	struct fare_plane __rcu *planes[FARE_PLANE_ID_MAX + 1];
 	struct net_device __rcu *dev;
-	unsigned int num_planes;	/* under RTNL, against max_planes */
+	/*
+	 * Under RTNL: the MTU an admin gave the fare device below its
+	 * planes' smallest (0: none, it follows the planes), and whether
+	 * fare_dev_sync() is the one changing it.
+	 */
+	unsigned int dev_mtu_admin;
+	bool dev_mtu_syncing;
+	/* Under RTNL, against max_planes; READ_ONCE by config dumps. */
+	unsigned int num_planes;
 	/*
 	 * Bumped (under RTNL, store-release) after every change of the
 	 * planes or of what one carries; see fare_group_up().

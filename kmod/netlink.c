@@ -186,7 +186,7 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	fare_plane_update_oper(plane);
 	rcu_assign_pointer(fn->planes[id], plane);
 	if (!old)
-		fn->num_planes++;
+		WRITE_ONCE(fn->num_planes, fn->num_planes + 1);
 	fare_plane_free_rcu(old);
 	fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
 	fare_dev_sync(fn);
@@ -219,7 +219,7 @@ static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	RCU_INIT_POINTER(fn->planes[id], NULL);
-	fn->num_planes--;
+	WRITE_ONCE(fn->num_planes, fn->num_planes - 1);
 	fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
 	fare_plane_free_rcu(plane);
 	fare_dev_sync(fn);
