@@ -578,12 +578,18 @@ static struct fare_nhg *fare_nhg_alloc(struct fare_group *grp)
 
 /*
  * The anonymous group holding the next hops of @grp (filled, not finished:
- * no reader has seen it), with a reference taken for a route. If one
- * exists, @grp is freed at once and that one is used; else @grp is
- * finished and becomes a new group, its flow buckets and virtual queues
- * carried over from @prev (the route's previous next hops, or NULL).
- * @slack groups are about to go (the route's own anonymous group that
- * only it uses), so the limit allows as many more.
+ * no reader has seen it), with a reference taken for a route. Its flow
+ * buckets are those @prev's (the route's previous next hops, or NULL)
+ * become with the least movement (fare_group_set_buckets()): an existing
+ * group of the same next hops is used, and @grp freed at once, only if
+ * its buckets are exactly those, as for every route moved together from
+ * one group to the same new next hops; else (another history gave it
+ * other buckets, and taking them would move more of the route's flows
+ * than its new weights need) or if none exists, @grp is finished and
+ * becomes a new group, its virtual queues carried over from @prev. A new
+ * route (@prev NULL) has no flows to keep and takes any group of its next
+ * hops. @slack groups are about to go (the route's own anonymous group
+ * that only it uses), so the limit allows as many more.
  * Under @fn's lock; on error @grp is freed.
  */
 int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
@@ -591,15 +597,18 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 		      struct fare_nhg **nhgp, struct netlink_ext_ack *extack)
 {
 	u32 hash = fare_group_hash(grp);
+	const struct fare_group *have;
 	struct fare_nhg *nhg;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
+	fare_group_set_buckets(grp, prev);
 	hash_for_each_possible(fn->nhg_anon, nhg, anon, hash) {
-		if (nhg->hash != hash ||
-		    !fare_group_same(rcu_dereference_protected(nhg->grp,
-							       lockdep_is_held(&fn->lock)),
-				     grp))
+		have = rcu_dereference_protected(nhg->grp,
+						 lockdep_is_held(&fn->lock));
+		if (nhg->hash != hash || !fare_group_same(have, grp) ||
+		    (prev && memcmp(have->buckets, grp->buckets,
+				    sizeof(grp->buckets))))
 			continue;
 		nhg->refs++;
 		fare_group_discard(grp);
@@ -627,7 +636,6 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 		}
 		goto err_nomem;
 	}
-	fare_group_set_buckets(grp, prev);
 	if (prev)
 		fare_group_carry_vq(grp, prev);
 	nhg->hash = hash;
