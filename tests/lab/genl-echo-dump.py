@@ -236,7 +236,7 @@ def main():
     g = Genl()
     echo_checks(g, plane)
     # Reads of 8 KB: about 45 routes a message.
-    dump_checks(Genl(g.family, 8192), plane, 200)
+    dump_checks(Genl(g.family, 8192), plane, 120)
     sys.exit(1 if failed else 0)
 
 
