@@ -737,13 +737,16 @@ static bool fare_dev_limits(struct fare_net *fn, struct fare_dev_limits *l)
 
 /*
  * Fits fare0 to its planes, under RTNL, after a plane comes, goes or
- * changes: its MTU is the smallest plane MTU, and it cannot be raised
- * above (fare_change_mtu()), so whatever fare0 accepts fits the plane
- * that takes it; its GSO and TSO limits are the smallest of the planes',
- * so a GSO packet it accepts is one every plane takes; its headroom is the
- * largest link header, so no plane has to reallocate; its offloads are
- * those of every plane (fare_fix_features()). Without planes it keeps
- * what it has.
+ * changes: its MTU is the smallest plane MTU, or the lower one an admin
+ * set (fare_change_mtu()), and it cannot be raised above the planes', so
+ * whatever fare0 accepts fits the plane that takes it; its GSO and TSO
+ * limits are the smallest of the planes', so a GSO packet it accepts is
+ * one every plane takes; its headroom is the largest link header, so no
+ * plane has to reallocate; its offloads are those of every plane
+ * (fare_fix_features()). Without planes it keeps what it has, and so does
+ * a fare0 that is being unregistered: when a namespace goes, a plane
+ * registered after fare0 is unregistered after fare0 started to be, and
+ * fare0 must not take an MTU or feature change then.
  */
 void fare_dev_sync(struct fare_net *fn)
 {
@@ -755,7 +758,8 @@ void fare_dev_sync(struct fare_net *fn)
 	ASSERT_RTNL();
 	/* Called after every change of the plane table. */
 	fare_planes_changed(fn);
-	if (!dev || !fare_dev_limits(fn, &l))
+	if (!dev || dev->reg_state != NETREG_REGISTERED ||
+	    !fare_dev_limits(fn, &l))
 		return;
 	/* Read locklessly by the stack when it sizes an skb: a hint. */
 	WRITE_ONCE(dev->needed_headroom, l.headroom);
@@ -766,8 +770,12 @@ void fare_dev_sync(struct fare_net *fn)
 	mtu = clamp(l.mtu, dev->min_mtu, ETH_MAX_MTU);
 	/* "ip link set fare0 mtu" then says why it cannot go higher. */
 	dev->max_mtu = mtu;
+	if (fn->dev_mtu_admin)
+		mtu = min(mtu, fn->dev_mtu_admin);
 	if (dev->mtu != mtu) {
+		fn->dev_mtu_syncing = true;
 		err = dev_set_mtu(dev, mtu);
+		fn->dev_mtu_syncing = false;
 		if (err)
 			netdev_warn(dev, "cannot follow the planes' MTU %u: %d\n",
 				    mtu, err);
@@ -777,18 +785,24 @@ void fare_dev_sync(struct fare_net *fn)
 
 /*
  * No MTU above the smallest plane's: a larger packet would leave fare0
- * only to be dropped or fragmented by the plane. Under RTNL.
+ * only to be dropped or fragmented by the plane. An MTU an admin sets
+ * below that is kept through plane changes (fare_dev_sync()) until the
+ * planes' smallest falls below it; setting the planes' smallest MTU
+ * makes fare0 follow the planes again. Under RTNL.
  */
 static int fare_change_mtu(struct net_device *dev, int new_mtu)
 {
 	struct fare_net *fn = fare_pernet(dev_net(dev));
 	struct fare_dev_limits l;
+	bool planes = fare_dev_limits(fn, &l);
 
-	if (fare_dev_limits(fn, &l) && new_mtu > l.mtu) {
+	if (planes && new_mtu > l.mtu) {
 		netdev_dbg(dev, "MTU %d is above the planes' %u\n", new_mtu,
 			   l.mtu);
 		return -EINVAL;
 	}
+	if (!fn->dev_mtu_syncing)
+		fn->dev_mtu_admin = planes && new_mtu == l.mtu ? 0 : new_mtu;
 	WRITE_ONCE(dev->mtu, new_mtu);
 	return 0;
 }
@@ -952,9 +966,11 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 	unsigned int id;
 
 	if (fare_dev_is_fare(dev)) {
-		if (event == NETDEV_REGISTER && !rtnl_dereference(fn->dev))
+		if (event == NETDEV_REGISTER && !rtnl_dereference(fn->dev)) {
+			/* A new fare device follows its planes' MTU. */
+			fn->dev_mtu_admin = 0;
 			rcu_assign_pointer(fn->dev, dev);
-		else if (event == NETDEV_UNREGISTER &&
+		} else if (event == NETDEV_UNREGISTER &&
 			 rtnl_dereference(fn->dev) == dev)
 			RCU_INIT_POINTER(fn->dev, NULL);
 		return NOTIFY_DONE;
@@ -1009,7 +1025,7 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 		/* The device goes away, and the plane with it. */
 		fare_plane_set_oper(plane, false);
 		RCU_INIT_POINTER(fn->planes[id], NULL);
-		fn->num_planes--;
+		WRITE_ONCE(fn->num_planes, fn->num_planes - 1);
 		fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
 		fare_plane_free_rcu(plane);
 		fare_dev_sync(fn);

@@ -25,6 +25,7 @@
 #include <linux/types.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rbtree.h>
 #include <linux/rhashtable.h>
 #include <linux/hashtable.h>
 #include <linux/xarray.h>
@@ -204,15 +205,14 @@ struct fare_route_stats {
 struct fare_route {
 	struct rhash_head node;
 	union {
-		/* fare_net.route_list, under lock; no RCU reader walks it. */
-		struct list_head list;
-		/* Once unlinked from the list and the table: its free. */
+		/* fare_net.route_tree, under lock; no RCU reader walks it. */
+		struct rb_node tree;
+		/* Once unlinked from the tree and the table: its free. */
 		struct rcu_head rcu;
 	};
 	struct fare_prefix key;
 	u8 mode;			/* enum fare_mode */
 	u8 flags;			/* FARE_ROUTE_F_*, for the object's life */
-	u64 seq;			/* insertion order: dumps resume by it */
 	/* Written under fare_net.lock, read under RCU. */
 	struct fare_nhg __rcu *nhg;
 };
@@ -392,7 +392,15 @@ struct fare_net {
 	/* Under RTNL: the planes and the fare device. */
 	struct fare_plane __rcu *planes[FARE_PLANE_ID_MAX + 1];
 	struct net_device __rcu *dev;
-	unsigned int num_planes;	/* under RTNL, against max_planes */
+	/*
+	 * Under RTNL: the MTU an admin gave the fare device below its
+	 * planes' smallest (0: none, it follows the planes), and whether
+	 * fare_dev_sync() is the one changing it.
+	 */
+	unsigned int dev_mtu_admin;
+	bool dev_mtu_syncing;
+	/* Under RTNL, against max_planes; READ_ONCE by config dumps. */
+	unsigned int num_planes;
 	/*
 	 * Bumped (under RTNL, store-release) after every change of the
 	 * planes or of what one carries; see fare_group_up().
@@ -401,8 +409,12 @@ struct fare_net {
 	/* Protects the routes and the config below. */
 	struct mutex lock;
 	struct rhashtable routes;	/* RCU readers, keyed by fare_prefix */
-	struct list_head route_list;	/* insertion order, for dumps */
-	u64 route_seq;			/* the last fare_route.seq given */
+	struct rb_root route_tree;	/* by key, for dumps */
+	/*
+	 * Bumped, never to 0, by every change of the routes or groups, for
+	 * dumps' NLM_F_DUMP_INTR (fare_dump_gen_bump()).
+	 */
+	u32 dump_gen;
 	unsigned int num_routes;	/* checked against max_routes */
 	/*
 	 * Limits (uapi fare.h): written under the lock, read under it
@@ -456,6 +468,18 @@ struct fare_net {
 extern unsigned int fare_net_id;
 
 /*
+ * After a change of the routes or groups, under fare_net.lock: a dump
+ * that spans it is marked NLM_F_DUMP_INTR. Never 0, which to netlink
+ * means "no generation".
+ */
+static inline void fare_dump_gen_bump(struct fare_net *fn)
+{
+	lockdep_assert_held(&fn->lock);
+	if (!++fn->dump_gen)
+		fn->dump_gen = 1;
+}
+
+/*
  * netdev_alloc_pcpu_stats(), charged to the caller's memory cgroup: for
  * the per-CPU counters a netlink request makes the kernel allocate.
  */
@@ -486,6 +510,8 @@ struct fare_route *fare_route_find(struct fare_net *fn,
 				   const struct fare_prefix *key);
 struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
 				     const void *daddr);
+struct fare_route *fare_route_after(struct fare_net *fn,
+				    const struct fare_prefix *key);
 int fare_route_insert(struct fare_net *fn, struct fare_route *rt);
 void fare_route_remove(struct fare_net *fn, struct fare_route *rt);
 int fare_route_swap(struct fare_net *fn, struct fare_route *old,

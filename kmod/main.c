@@ -66,7 +66,7 @@ static void __net_exit fare_net_exit_batch(struct list_head *net_list)
 			fare_plane_free_rcu(rtnl_dereference(fn->planes[id]));
 			RCU_INIT_POINTER(fn->planes[id], NULL);
 		}
-		fn->num_planes = 0;
+		WRITE_ONCE(fn->num_planes, 0);
 	}
 	rtnl_unlock();
 

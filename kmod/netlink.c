@@ -84,32 +84,71 @@ static int fare_plane_fill(struct sk_buff *skb, struct fare_plane *plane,
 	return 0;
 }
 
-static void fare_notify(struct fare_net *fn, struct sk_buff *skb)
+/*
+ * Whether to build the event a change makes: for the events group's
+ * listeners, or for the requester of the change (@info; NULL for a change
+ * the kernel made itself) if it asked for it with NLM_F_ECHO.
+ */
+static bool fare_want_event(struct fare_net *fn, const struct genl_info *info)
 {
-	genlmsg_multicast_netns(&fare_family, fn->net, skb, 0,
-				FARE_MCGRP_EVENTS_IDX, GFP_KERNEL);
+	return genl_has_listeners(&fare_family, fn->net,
+				  FARE_MCGRP_EVENTS_IDX) ||
+	       (info && nlmsg_report(info->nlhdr));
 }
 
-static bool fare_has_listeners(struct fare_net *fn)
+/*
+ * The header of an event: the requester's port id and sequence number if
+ * it gets the event as its echo, so that it can match it, else none.
+ */
+static u32 fare_event_portid(const struct genl_info *info)
 {
-	return genl_has_listeners(&fare_family, fn->net, FARE_MCGRP_EVENTS_IDX);
+	return info && nlmsg_report(info->nlhdr) ? info->snd_portid : 0;
 }
 
-void fare_nl_notify_plane(struct fare_net *fn, u8 cmd,
-			  struct fare_plane *plane)
+static u32 fare_event_seq(const struct genl_info *info)
+{
+	return info && nlmsg_report(info->nlhdr) ? info->snd_seq : 0;
+}
+
+/*
+ * Sends an event to the events group and, if the request (@info) had
+ * NLM_F_ECHO, to the requester too (genl_notify()).
+ */
+static void fare_notify(struct fare_net *fn, struct sk_buff *skb,
+			struct genl_info *info)
+{
+	if (info)
+		genl_notify(&fare_family, skb, info, FARE_MCGRP_EVENTS_IDX,
+			    GFP_KERNEL);
+	else
+		genlmsg_multicast_netns(&fare_family, fn->net, skb, 0,
+					FARE_MCGRP_EVENTS_IDX, GFP_KERNEL);
+}
+
+static void fare_nl_event_plane(struct fare_net *fn, u8 cmd,
+				struct fare_plane *plane,
+				struct genl_info *info)
 {
 	struct sk_buff *skb;
 
-	if (!fare_has_listeners(fn))
+	if (!fare_want_event(fn, info))
 		return;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return;
-	if (fare_plane_fill(skb, plane, 0, 0, 0, cmd)) {
+	if (fare_plane_fill(skb, plane, fare_event_portid(info),
+			    fare_event_seq(info), 0, cmd)) {
 		nlmsg_free(skb);
 		return;
 	}
-	fare_notify(fn, skb);
+	fare_notify(fn, skb, info);
+}
+
+/* A plane event the kernel raised itself (device.c). */
+void fare_nl_notify_plane(struct fare_net *fn, u8 cmd,
+			  struct fare_plane *plane)
+{
+	fare_nl_event_plane(fn, cmd, plane, NULL);
 }
 
 static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
@@ -186,9 +225,9 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	fare_plane_update_oper(plane);
 	rcu_assign_pointer(fn->planes[id], plane);
 	if (!old)
-		fn->num_planes++;
+		WRITE_ONCE(fn->num_planes, fn->num_planes + 1);
 	fare_plane_free_rcu(old);
-	fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane);
+	fare_nl_event_plane(fn, FARE_CMD_PLANE_NEW, plane, info);
 	fare_dev_sync(fn);
 	rtnl_unlock();
 	return 0;
@@ -219,8 +258,8 @@ static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	RCU_INIT_POINTER(fn->planes[id], NULL);
-	fn->num_planes--;
-	fare_nl_notify_plane(fn, FARE_CMD_PLANE_DEL, plane);
+	WRITE_ONCE(fn->num_planes, fn->num_planes - 1);
+	fare_nl_event_plane(fn, FARE_CMD_PLANE_DEL, plane, info);
 	fare_plane_free_rcu(plane);
 	fare_dev_sync(fn);
 	rtnl_unlock();
@@ -260,23 +299,35 @@ static int fare_nl_plane_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * Resumes at the plane id in cb->args[0]; marked NLM_F_DUMP_INTR if a
+ * plane comes, goes or changes state meanwhile: fare_net.plane_gen, bumped
+ * after each change, so a round that races one sees the new gen the next
+ * time. cb->seq must not be 0 ("no generation"): gen 0 and U32_MAX share
+ * seq 1.
+ */
 static int fare_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
 	struct fare_plane *plane;
+	struct nlmsghdr *nlh;
 	long id;
 	int err = 0;
 
+	/* Pairs with fare_planes_changed(), as the packet path's read. */
+	cb->seq = (smp_load_acquire(&fn->plane_gen) + 1) ?: 1;
 	rcu_read_lock();
 	for (id = max(cb->args[0], 1L); id <= FARE_PLANE_ID_MAX; id++) {
 		plane = fare_plane_get_rcu(fn, id);
 		if (!plane)
 			continue;
+		nlh = (struct nlmsghdr *)skb_tail_pointer(skb);
 		err = fare_plane_fill(skb, plane, NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
 				      FARE_CMD_PLANE_GET);
 		if (err)
 			break;
+		nl_dump_check_consistent(cb, nlh);
 	}
 	rcu_read_unlock();
 	cb->args[0] = id;
@@ -405,21 +456,22 @@ static unsigned int fare_route_num_nh(struct fare_net *fn,
 }
 
 static void fare_nl_notify_route(struct fare_net *fn, u8 cmd,
-				 struct fare_route *rt)
+				 struct fare_route *rt, struct genl_info *info)
 {
 	struct sk_buff *skb;
 
-	if (!fare_has_listeners(fn))
+	if (!fare_want_event(fn, info))
 		return;
 	skb = genlmsg_new(fare_route_payload(fare_route_num_nh(fn, rt)),
 			  GFP_KERNEL);
 	if (!skb)
 		return;
-	if (fare_route_fill(skb, rt, fn, 0, 0, 0, cmd)) {
+	if (fare_route_fill(skb, rt, fn, fare_event_portid(info),
+			    fare_event_seq(info), 0, cmd)) {
 		nlmsg_free(skb);
 		return;
 	}
-	fare_notify(fn, skb);
+	fare_notify(fn, skb, info);
 }
 
 /* Parses FAMILY, DST and PLEN into @key, with an extack on every refusal. */
@@ -675,7 +727,8 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 	}
 	rt = new;
 done:
-	fare_nl_notify_route(fn, FARE_CMD_ROUTE_NEW, rt);
+	fare_dump_gen_bump(fn);
+	fare_nl_notify_route(fn, FARE_CMD_ROUTE_NEW, rt, info);
 	mutex_unlock(&fn->lock);
 	return 0;
 
@@ -711,7 +764,8 @@ static int fare_nl_route_del(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	fare_route_remove(fn, rt);
-	fare_nl_notify_route(fn, FARE_CMD_ROUTE_DEL, rt);
+	fare_dump_gen_bump(fn);
+	fare_nl_notify_route(fn, FARE_CMD_ROUTE_DEL, rt, info);
 	fare_route_free(fn, rt);
 	mutex_unlock(&fn->lock);
 	return 0;
@@ -751,37 +805,17 @@ static int fare_nl_route_get(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
- * A route dump resumes after the last route it sent. The route list is in
- * insertion order and every route carries its insertion sequence number,
- * so "after" is well defined even when that route was deleted (or deleted
- * and added again, which moves it to the tail) between two messages: the
- * dump goes on with the first route whose number is larger. Routes that
- * stay put are listed exactly once; routes added during the dump may or
- * may not be. Finding the last route again by its prefix keeps a dump of
- * N routes O(N) in the common case.
+ * A route dump lists the routes in key order (family, address, prefix
+ * length) and resumes at the first key after the last one it sent, which
+ * one lookup in the route tree finds whether or not that route is still
+ * there: routes that stay put are listed exactly once; routes added during
+ * the dump may or may not be. A dump that spans a change of the routes
+ * is marked NLM_F_DUMP_INTR (fare_net.dump_gen).
  */
 struct fare_route_dump_ctx {
 	struct fare_prefix last;
-	u64 last_seq;
 	bool started;
 };
-
-static struct fare_route *
-fare_route_dump_resume(struct fare_net *fn, struct fare_route_dump_ctx *ctx)
-{
-	struct fare_route *rt;
-
-	if (!ctx->started)
-		return list_first_entry(&fn->route_list, struct fare_route,
-					list);
-	rt = fare_route_find(fn, &ctx->last);
-	if (rt && rt->seq == ctx->last_seq)
-		return list_next_entry(rt, list);
-	list_for_each_entry(rt, &fn->route_list, list)
-		if (rt->seq > ctx->last_seq)
-			break;
-	return rt;
-}
 
 /*
  * A dump message has room for the largest route, whatever the receiver's
@@ -799,23 +833,27 @@ static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct fare_route_dump_ctx *ctx = (void *)cb->ctx;
 	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
+	struct rb_node *node = NULL;
+	struct nlmsghdr *nlh;
 	struct fare_route *rt;
 	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
 	mutex_lock(&fn->lock);
-	for (rt = fare_route_dump_resume(fn, ctx);
-	     !list_entry_is_head(rt, &fn->route_list, list);
-	     rt = list_next_entry(rt, list)) {
+	cb->seq = fn->dump_gen;
+	for (rt = fare_route_after(fn, ctx->started ? &ctx->last : NULL); rt;
+	     rt = node ? rb_entry(node, struct fare_route, tree) : NULL) {
+		nlh = (struct nlmsghdr *)skb_tail_pointer(skb);
 		err = fare_route_fill(skb, rt, fn, NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
 				      FARE_CMD_ROUTE_GET);
 		if (err)
 			break;
+		nl_dump_check_consistent(cb, nlh);
 		ctx->last = rt->key;
-		ctx->last_seq = rt->seq;
 		ctx->started = true;
+		node = rb_next(&rt->tree);
 	}
 	mutex_unlock(&fn->lock);
 	return fare_dump_result(skb, err);
@@ -851,22 +889,23 @@ cancel:
 }
 
 static void fare_nl_notify_group(struct fare_net *fn, u8 cmd,
-				 struct fare_nhg *nhg)
+				 struct fare_nhg *nhg, struct genl_info *info)
 {
 	struct fare_group *grp;
 	struct sk_buff *skb;
 
-	if (!fare_has_listeners(fn))
+	if (!fare_want_event(fn, info))
 		return;
 	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
 	skb = genlmsg_new(fare_group_payload(grp->num_nh), GFP_KERNEL);
 	if (!skb)
 		return;
-	if (fare_group_fill(skb, nhg, fn, 0, 0, 0, cmd)) {
+	if (fare_group_fill(skb, nhg, fn, fare_event_portid(info),
+			    fare_event_seq(info), 0, cmd)) {
 		nlmsg_free(skb);
 		return;
 	}
-	fare_notify(fn, skb);
+	fare_notify(fn, skb, info);
 }
 
 static int fare_nl_group_new(struct sk_buff *skb, struct genl_info *info)
@@ -886,8 +925,10 @@ static int fare_nl_group_new(struct sk_buff *skb, struct genl_info *info)
 	err = fare_nhg_set(fn, nla_get_u32(info->attrs[FARE_A_GROUP_ID]), grp,
 			   nla_get_flag(info->attrs[FARE_A_REPLACE]), &nhg,
 			   info->extack);
-	if (!err)
-		fare_nl_notify_group(fn, FARE_CMD_GROUP_NEW, nhg);
+	if (!err) {
+		fare_dump_gen_bump(fn);
+		fare_nl_notify_group(fn, FARE_CMD_GROUP_NEW, nhg, info);
+	}
 	mutex_unlock(&fn->lock);
 	return err;
 }
@@ -907,8 +948,9 @@ static int fare_nl_group_del(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(nhg);
 	} else {
 		/* Announced first: the group is freed with the delete. */
-		fare_nl_notify_group(fn, FARE_CMD_GROUP_DEL, nhg);
+		fare_nl_notify_group(fn, FARE_CMD_GROUP_DEL, nhg, info);
 		fare_nhg_remove(fn, nhg);
+		fare_dump_gen_bump(fn);
 	}
 	mutex_unlock(&fn->lock);
 	return err;
@@ -952,23 +994,33 @@ static int fare_nl_group_dump_start(struct netlink_callback *cb)
 	return 0;
 }
 
-/* Resumes at the id after the last one sent, kept in cb->args[0]. */
+/*
+ * Resumes at the id after the last one sent, kept in cb->args[0]; marked
+ * NLM_F_DUMP_INTR if the groups change meanwhile (fare_net.dump_gen).
+ */
 static int fare_nl_group_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
 	unsigned long id = cb->args[0];
+	struct nlmsghdr *nlh;
 	struct fare_nhg *nhg;
 	int err = 0;
 
-	if (cb->args[1])		/* the last id was sent */
-		return 0;
 	mutex_lock(&fn->lock);
+	/* Also for the round that only ends the dump (its NLMSG_DONE). */
+	cb->seq = fn->dump_gen;
+	if (cb->args[1]) {		/* the last id was sent */
+		mutex_unlock(&fn->lock);
+		return 0;
+	}
 	xa_for_each_start(&fn->nhgs, id, nhg, id) {
+		nlh = (struct nlmsghdr *)skb_tail_pointer(skb);
 		err = fare_group_fill(skb, nhg, fn, NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
 				      FARE_CMD_GROUP_GET);
 		if (err)
 			break;
+		nl_dump_check_consistent(cb, nlh);
 		cb->args[0] = id + 1;
 		if (id == U32_MAX)
 			cb->args[1] = 1;
@@ -1136,12 +1188,16 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	if (attrs[FARE_A_CONFIG_SPILL_BIAS])
 		WRITE_ONCE(fn->spill_bias,
 			   nla_get_u32(attrs[FARE_A_CONFIG_SPILL_BIAS]));
-	if (fare_has_listeners(fn)) {
+	if (fare_want_event(fn, info)) {
 		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-		/* The group is CAP_NET_ADMIN's only: listeners see the seed. */
-		if (msg && !fare_config_fill(msg, fn, 0, 0, FARE_CMD_CONFIG_SET,
-					     true))
-			fare_notify(fn, msg);
+		/*
+		 * The group is CAP_NET_ADMIN's only, and so is this command:
+		 * listeners and the requester see the seed.
+		 */
+		if (msg && !fare_config_fill(msg, fn, fare_event_portid(info),
+					     fare_event_seq(info),
+					     FARE_CMD_CONFIG_SET, true))
+			fare_notify(fn, msg, info);
 		else
 			nlmsg_free(msg);
 	}

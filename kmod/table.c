@@ -90,6 +90,7 @@ static void fare_agg_update(struct fare_net *fn, u8 family,
 	unsigned int count = fn->num_agg[fam], m = 0, i;
 	struct fare_agg *old, *new = NULL;
 	struct fare_route *rt;
+	struct rb_node *node;
 
 	lockdep_assert_held(&fn->lock);
 	old = rcu_dereference_protected(fn->agg[fam],
@@ -111,10 +112,13 @@ static void fare_agg_update(struct fare_net *fn, u8 family,
 		if (added && m++ < count)
 			new->members[m - 1] = added;
 	} else {
-		list_for_each_entry(rt, &fn->route_list, list)
+		for (node = rb_first(&fn->route_tree); node;
+		     node = rb_next(node)) {
+			rt = rb_entry(node, struct fare_route, tree);
 			if (rt->key.family == family && fare_route_is_agg(rt) &&
 			    m++ < count)
 				new->members[m - 1] = rt;
+		}
 	}
 	if (m != count) {
 		/* Out of step with the table: not to be trusted. */
@@ -141,7 +145,8 @@ int fare_table_init(struct fare_net *fn)
 {
 	int err;
 
-	INIT_LIST_HEAD(&fn->route_list);
+	fn->route_tree = RB_ROOT;
+	fn->dump_gen = 1;
 	xa_init_flags(&fn->nhgs, XA_FLAGS_ALLOC);
 	hash_init(fn->nhg_anon);
 	fn->nhg_next = FARE_GROUP_ID_MAX + 1U;
@@ -187,6 +192,55 @@ struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
 			      &fn->routes);
 }
 
+/*
+ * The order of routes in dumps: by family, then address, then prefix
+ * length (a total order on keys, which are masked).
+ */
+static int fare_prefix_cmp(const struct fare_prefix *a,
+			   const struct fare_prefix *b)
+{
+	int r;
+
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	r = memcmp(a->addr, b->addr, sizeof(a->addr));
+	return r ?: (int)a->plen - (int)b->plen;
+}
+
+static bool fare_route_less(struct rb_node *a, const struct rb_node *b)
+{
+	return fare_prefix_cmp(&rb_entry(a, struct fare_route, tree)->key,
+			       &rb_entry(b, struct fare_route, tree)->key) < 0;
+}
+
+/*
+ * The first route whose key comes after @key (fare_prefix_cmp()), whether
+ * or not a route of @key exists: where a dump resumes. With @key NULL,
+ * the first route. NULL if there is none. Under @fn's lock.
+ */
+struct fare_route *fare_route_after(struct fare_net *fn,
+				    const struct fare_prefix *key)
+{
+	struct rb_node *node = fn->route_tree.rb_node;
+	struct fare_route *rt, *after = NULL;
+
+	lockdep_assert_held(&fn->lock);
+	if (!key) {
+		node = rb_first(&fn->route_tree);
+		return node ? rb_entry(node, struct fare_route, tree) : NULL;
+	}
+	while (node) {
+		rt = rb_entry(node, struct fare_route, tree);
+		if (fare_prefix_cmp(&rt->key, key) > 0) {
+			after = rt;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	return after;
+}
+
 int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
 {
 	int fam = rt->key.family == AF_INET6;
@@ -196,9 +250,7 @@ int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
 	err = rhashtable_insert_fast(&fn->routes, &rt->node, fare_route_params);
 	if (err)
 		return err;
-	/* The list stays sorted by seq: new routes only go to its tail. */
-	rt->seq = ++fn->route_seq;
-	list_add_tail(&rt->list, &fn->route_list);
+	rb_add(&rt->tree, &fn->route_tree, fare_route_less);
 	fn->num_routes++;
 	if (!fn->plen_count[fam][rt->key.plen]++)
 		set_bit(rt->key.plen, fare_plens(fn, rt->key.family));
@@ -209,22 +261,18 @@ int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
 	return 0;
 }
 
-/*
- * Puts @new, of the same key, in @old's place in the table and the route
- * list, with its sequence number: a dump goes on as if it were @old.
- */
+/* Puts @new, of the same key, in @old's place in the table and the tree. */
 int fare_route_swap(struct fare_net *fn, struct fare_route *old,
 		    struct fare_route *new)
 {
 	int err;
 
 	lockdep_assert_held(&fn->lock);
-	new->seq = old->seq;
 	err = rhashtable_replace_fast(&fn->routes, &old->node, &new->node,
 				      fare_route_params);
 	if (err)
 		return err;
-	list_replace(&old->list, &new->list);
+	rb_replace_node(&old->tree, &new->tree, &fn->route_tree);
 	if (fare_route_is_agg(new))
 		fare_agg_update(fn, new->key.family, old, new);
 	return 0;
@@ -236,7 +284,7 @@ void fare_route_remove(struct fare_net *fn, struct fare_route *rt)
 
 	lockdep_assert_held(&fn->lock);
 	rhashtable_remove_fast(&fn->routes, &rt->node, fare_route_params);
-	list_del(&rt->list);
+	rb_erase(&rt->tree, &fn->route_tree);
 	fn->num_routes--;
 	if (!--fn->plen_count[fam][rt->key.plen])
 		clear_bit(rt->key.plen, fare_plens(fn, rt->key.family));
@@ -578,12 +626,18 @@ static struct fare_nhg *fare_nhg_alloc(struct fare_group *grp)
 
 /*
  * The anonymous group holding the next hops of @grp (filled, not finished:
- * no reader has seen it), with a reference taken for a route. If one
- * exists, @grp is freed at once and that one is used; else @grp is
- * finished and becomes a new group, its flow buckets and virtual queues
- * carried over from @prev (the route's previous next hops, or NULL).
- * @slack groups are about to go (the route's own anonymous group that
- * only it uses), so the limit allows as many more.
+ * no reader has seen it), with a reference taken for a route. Its flow
+ * buckets are those @prev's (the route's previous next hops, or NULL)
+ * become with the least movement (fare_group_set_buckets()): an existing
+ * group of the same next hops is used, and @grp freed at once, only if
+ * its buckets are exactly those, as for every route moved together from
+ * one group to the same new next hops; else (another history gave it
+ * other buckets, and taking them would move more of the route's flows
+ * than its new weights need) or if none exists, @grp is finished and
+ * becomes a new group, its virtual queues carried over from @prev. A new
+ * route (@prev NULL) has no flows to keep and takes any group of its next
+ * hops. @slack groups are about to go (the route's own anonymous group
+ * that only it uses), so the limit allows as many more.
  * Under @fn's lock; on error @grp is freed.
  */
 int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
@@ -591,15 +645,18 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 		      struct fare_nhg **nhgp, struct netlink_ext_ack *extack)
 {
 	u32 hash = fare_group_hash(grp);
+	const struct fare_group *have;
 	struct fare_nhg *nhg;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
+	fare_group_set_buckets(grp, prev);
 	hash_for_each_possible(fn->nhg_anon, nhg, anon, hash) {
-		if (nhg->hash != hash ||
-		    !fare_group_same(rcu_dereference_protected(nhg->grp,
-							       lockdep_is_held(&fn->lock)),
-				     grp))
+		have = rcu_dereference_protected(nhg->grp,
+						 lockdep_is_held(&fn->lock));
+		if (nhg->hash != hash || !fare_group_same(have, grp) ||
+		    (prev && memcmp(have->buckets, grp->buckets,
+				    sizeof(grp->buckets))))
 			continue;
 		nhg->refs++;
 		fare_group_discard(grp);
@@ -627,7 +684,6 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 		}
 		goto err_nomem;
 	}
-	fare_group_set_buckets(grp, prev);
 	if (prev)
 		fare_group_carry_vq(grp, prev);
 	nhg->hash = hash;
@@ -928,7 +984,7 @@ void fare_table_destroy(struct fare_net *fn)
 
 	lockdep_assert_held(&fn->lock);
 	rhashtable_free_and_destroy(&fn->routes, fare_route_free_all, fn);
-	INIT_LIST_HEAD(&fn->route_list);
+	fn->route_tree = RB_ROOT;
 	fn->num_routes = 0;
 	for (i = 0; i < 2; i++) {
 		kvfree(rcu_dereference_protected(fn->agg[i],

@@ -574,6 +574,97 @@ static void routes_with_the_same_next_hops_share_one_group(struct kunit *test)
 	mutex_unlock(&ctx->fn.lock);
 }
 
+/* The next hops of @nhg; under @fn's lock. */
+static const struct fare_group *fare_nhg_grp(struct fare_net *fn,
+					     struct fare_nhg *nhg)
+{
+	return rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
+}
+
+/* Buckets of @a whose plane differs in @b (both over the same planes). */
+static unsigned int buckets_moved(const struct fare_group *a,
+				  const struct fare_group *b)
+{
+	unsigned int i, moved = 0;
+
+	for (i = 0; i < FARE_BUCKETS; i++)
+		moved += a->nh[a->buckets[i]].plane_id !=
+			 b->nh[b->buckets[i]].plane_id;
+	return moved;
+}
+
+/*
+ * A route replaced onto next hops that another route's group already has
+ * moves no more of its flows than its new weights need (datapath.md): it
+ * shares that group only if the group's buckets are the ones its own
+ * history gives, else it gets a group of its own. Here the other group
+ * (3:1, reached from 1:1:2 over three planes) has its buckets laid out
+ * unlike those 1:1 -> 3:1 gives (once the route took them, 192 of 256
+ * flows moved instead of 64); two routes moved together from one group
+ * still share the result.
+ */
+static void replaced_route_keeps_its_flows_beside_an_equal_group(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 even[] = { 1, 1 }, skew[] = { 3, 1 };
+	static const u32 three[] = { 1, 1, 2 };
+	struct fare_nhg *g1, *gx, *g2, *mine, *also, *dropped;
+	const struct fare_group *old, *other, *got;
+	u32 quota[2], need = 0, i;
+
+	mutex_lock(&ctx->fn.lock);
+	/* Two routes on 1:1; another route reaches 3:1 from 1:1:2. */
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, even),
+						NULL, 0, &g1, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, even),
+						NULL, 0, &dropped, NULL), 0);
+	KUNIT_ASSERT_PTR_EQ(test, g1, dropped);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn,
+						mkgroup(test, 3, three),
+						NULL, 0, &gx, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, skew),
+						fare_nhg_grp(&ctx->fn, gx), 1,
+						&g2, NULL), 0);
+	fare_nhg_put(&ctx->fn, gx);
+	old = fare_nhg_grp(&ctx->fn, g1);
+	other = fare_nhg_grp(&ctx->fn, g2);
+	fare_buckets_quota(quota, skew, 3, 2);
+	for (i = 0; i < 2; i++) {
+		u32 o = 0, b;
+
+		for (b = 0; b < FARE_BUCKETS; b++)
+			o += old->buckets[b] == i;
+		need += o > quota[i] ? o - quota[i] : 0;
+	}
+	KUNIT_ASSERT_EQ(test, need, 64U);
+	/* The case is real: taking the other group would move more. */
+	KUNIT_ASSERT_GT(test, buckets_moved(old, other), need);
+
+	/* The first route on 1:1 goes to 3:1: the least movement. */
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, skew),
+						old, 0, &mine, NULL), 0);
+	got = fare_nhg_grp(&ctx->fn, mine);
+	KUNIT_EXPECT_EQ(test, buckets_moved(old, got), need);
+	KUNIT_EXPECT_PTR_NE(test, mine, g2);
+	/* The second one, moved the same way, shares its group. */
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, skew),
+						old, 0, &also, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, also, mine);
+	KUNIT_EXPECT_EQ(test, mine->refs, 2U);
+	/* A new route has no flows to keep: it takes the first group found. */
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, skew),
+						NULL, 0, &dropped, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, dropped == g2 || dropped == mine);
+	fare_nhg_put(&ctx->fn, dropped);
+	fare_nhg_put(&ctx->fn, g1);
+	fare_nhg_put(&ctx->fn, g1);
+	fare_nhg_put(&ctx->fn, also);
+	fare_nhg_put(&ctx->fn, mine);
+	fare_nhg_put(&ctx->fn, g2);
+	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 0U);
+	mutex_unlock(&ctx->fn.lock);
+}
+
 /*
  * Two routes on one named group: one replace of the group's weights moves
  * the traffic of both, each looked up by its own prefix.
@@ -729,6 +820,7 @@ static void group_in_use_cannot_be_deleted(struct kunit *test)
 static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(routes_with_the_same_next_hops_share_one_group),
 	KUNIT_CASE(replacing_a_group_moves_every_route_on_it),
+	KUNIT_CASE(replaced_route_keeps_its_flows_beside_an_equal_group),
 	KUNIT_CASE(route_counters_count_only_where_enabled),
 	KUNIT_CASE(group_limit_refuses_with_extack),
 	KUNIT_CASE(group_in_use_cannot_be_deleted),

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # fare0 follows its planes: its MTU is the smallest plane MTU (after plane
-# add and delete and a plane's MTU change), it offers an offload only while
+# add and delete and a plane's MTU change), or a lower one an admin set,
+# which plane events keep (they once reset it), it offers an offload only while
 # every plane does, except segmentation and checksum offload, which it keeps
 # so that it goes on taking GSO packets. In a namespace with IPv6 (a host,
 # not forwarding) it gets no IPv6 address and sends nothing of its own: its
@@ -47,6 +48,28 @@ expect_eq "MTU after that plane went" "$(mtu)" 1500
 fc plane add 2 dev eth-b via 10.2.0.1 via 2001:db8:2::1
 ip -n fd link set eth-b mtu 9000
 expect_eq "MTU once the small plane grew past the other" "$(mtu)" 1500
+
+# An MTU an admin sets below the planes' is kept through plane events
+# (once every plane event set it back to the planes' smallest), until the
+# planes' smallest falls below it; setting the planes' own MTU makes fare0
+# follow them again.
+ip -n fd link set fare0 mtu 1400
+ip -n fd link set eth-b mtu 8000
+expect_eq "admin's lower MTU kept through a plane's MTU change" "$(mtu)" 1400
+fc plane del 2
+fc plane add 2 dev eth-b via 10.2.0.1 via 2001:db8:2::1
+expect_eq "admin's lower MTU kept through plane delete and add" "$(mtu)" 1400
+rc=0
+ip -n fd link set fare0 mtu 1600 2>/dev/null || rc=$?
+expect_eq "no MTU above the planes' smallest" "$((rc != 0)) $(mtu)" "1 1400"
+ip -n fd link set eth-a mtu 1350
+expect_eq "clamped once a plane's MTU falls below the admin's" "$(mtu)" 1350
+ip -n fd link set eth-a mtu 1500
+expect_eq "the admin's MTU again once that plane grew" "$(mtu)" 1400
+ip -n fd link set fare0 mtu 1500
+ip -n fd link set eth-a mtu 2000
+expect_eq "fare0 follows the planes once set to their MTU" "$(mtu)" 2000
+ip -n fd link set eth-a mtu 1500
 
 expect_eq "fraglist while every plane has it" \
 	"$(feature tx-scatter-gather-fraglist)" on

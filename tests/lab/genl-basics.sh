@@ -4,7 +4,9 @@
 # The generic netlink family through farectl against the real module:
 # planes and routes are added, replaced, shown and deleted; the kernel
 # route follows the fare route; refusals come back with the kernel's
-# extack text; unprivileged users cannot change anything.
+# extack text; unprivileged users cannot change anything. A request with
+# NLM_F_ECHO gets the event it caused (once ignored), and a route dump
+# that spans a change is marked NLM_F_DUMP_INTR (once never).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -26,6 +28,14 @@ expect_eq "fare0 created by the first plane" \
 expect_refusal "duplicate plane" "plane already exists" \
 	fc plane add 1 dev eth-b via 10.2.0.1
 fc plane replace 1 dev eth-a via 10.1.0.9
+
+# NLM_F_ECHO and NLM_F_DUMP_INTR, seen on a raw socket (genl-echo-dump.py).
+if ip netns exec gh python3 "$(dirname "$0")/genl-echo-dump.py" 2 |
+	sed 's/^/lab: /'; then
+	pass "echo and dump consistency marks"
+else
+	fail "echo and dump consistency marks"
+fi
 expect_eq "plane replaced" "$(fc -j plane show 1 | jq -r '.[0].gw4')" 10.1.0.9
 
 fc route add 203.0.113.0/24 nexthop plane 1 weight 300 nexthop plane 2 weight 100

@@ -8,11 +8,14 @@
 # recvmsg calls (counted with strace).
 #
 # Then a dump is held between two of its messages (farectl blocked writing
-# into a full pipe) while the first 5000 routes, which hold the dump's
-# resume point, and every tenth route after them are deleted and 5000 new
-# routes added; once released, the dump must list every untouched route
-# exactly once and no route twice. FARE_DUMP_ROUTES=N installs N instead
-# (N >= 20000, so that the held part lies inside the deleted head).
+# into a full pipe) while the first 5000 routes (the first in the dump's
+# key order too), which hold the dump's resume point, and every tenth
+# route after them are deleted and 5000 new routes added; once released,
+# the dump must list every untouched route exactly once and no route
+# twice, and be marked interrupted (NLM_F_DUMP_INTR, which farectl
+# reports); a dump after it lists exactly what is there.
+# FARE_DUMP_ROUTES=N installs N instead (N >= 20000, so that the held part
+# lies inside the deleted head).
 set -euo pipefail
 export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
@@ -119,8 +122,11 @@ cat "$work/batch" >>"$work/churn"
 sort -o "$work/kept" "$work/kept"
 
 mkfifo "$work/go"
-"$FARECTL" -n rd -j route show |
-	{ read -r _ <"$work/go"; cat; } >"$work/held.json" &
+{
+	rc=0
+	"$FARECTL" -n rd -j route show 2>"$work/held.err" || rc=$?
+	echo $rc >"$work/held.rc"
+} | { read -r _ <"$work/go"; cat; } >"$work/held.json" &
 LAB_PIDS+=($!)
 # farectl (the pipe's writer) blocks in pipe_write once the pipe is full.
 held() {
@@ -144,5 +150,17 @@ wait
 dumped "$work/held.json" >"$work/got"
 check "held dump" "$work/got" "$work/kept"
 log "held dump listed $(wc -l <"$work/got") routes ($(wc -l <"$work/kept") untouched)"
+# The kernel marked it NLM_F_DUMP_INTR, and farectl says so.
+expect_eq "held dump: farectl's exit status" "$(cat "$work/held.rc")" 1
+expect_eq "held dump: reported as interrupted" \
+	"$(grep -c 'the dump was interrupted by a change' "$work/held.err")" 1
+
+# A dump that nothing interrupts lists exactly what is there.
+"$FARECTL" -n rd -j route show >"$work/after.json"
+dumped "$work/after.json" >"$work/got"
+sort -m "$work/kept" <(sort "$work/expect") >"$work/now"
+check "dump after the changes" "$work/got" "$work/now"
+expect_eq "dump after the changes: routes listed" "$(wc -l <"$work/got")" \
+	"$(wc -l <"$work/now")"
 
 lab_result
