@@ -221,4 +221,45 @@ int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,
 int fare_rtnl_route_remove(struct fare *f, const struct fare_prefix *dst,
 			   uint32_t oif, struct fare_err *err);
 
+/*
+ * The plane route beside it (FARE_RT_PLANE_METRIC): what it needs of each
+ * plane, read once per call (fare_plane_map_load).
+ */
+struct fare_plane_info {
+	uint32_t ifindex;	/* 0: no such plane, or its device is not up */
+	bool has_gw4;
+	bool has_gw6;
+	struct in_addr gw4;
+	struct in6_addr gw6;
+};
+
+struct fare_plane_map {
+	struct fare_plane_info p[FARE_PLANE_ID_MAX + 1];	/* by plane id */
+};
+
+int fare_plane_map_load(struct fare *f, struct fare_plane_map *m,
+			struct fare_err *err);
+/*
+ * The plane route of dst over the next hops nh that m says can carry it
+ * (a device that is up, a gateway of dst's family); with none (or m NULL),
+ * its removal. NULL if buflen is too small.
+ */
+struct nlmsghdr *fare_rtnl_msg_plane_route(void *buf, size_t buflen,
+					   uint32_t seq,
+					   const struct fare_prefix *dst,
+					   const union fare_addr *src,
+					   const struct fare_nexthop *nh,
+					   unsigned int n_nh,
+					   const struct fare_plane_map *m);
+/* An error of a plane route request that is no failure. */
+bool fare_rtnl_plane_tolerated(int ret);
+int fare_rtnl_plane_route(struct fare *f, const struct fare_prefix *dst,
+			  const union fare_addr *src,
+			  const struct fare_nexthop *nh, unsigned int n_nh,
+			  const struct fare_plane_map *m, struct fare_err *err);
+/* The next hops of route: its own, or its named group's (read into buf). */
+int fare_route_hops(struct fare *f, const struct fare_route *route,
+		    struct fare_group *buf, const struct fare_nexthop **nh,
+		    unsigned int *n, struct fare_err *err);
+
 #endif /* FARE_INT_H */
