@@ -1108,19 +1108,28 @@ int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 
 	/* The kernel routes first, so that no packet meets fare0 unrouted. */
 	if (cfg.ifindex) {
-		ret = fare_pipe_init(&p, f, f->rtnl, l.n, NULL, NULL, err);
+		/* Requests 2i and 2i + 1: prefix i's plane route, its fare0 one. */
+		ret = fare_pipe_init(&p, f, f->rtnl, 2 * l.n, NULL, NULL, err);
 		if (ret)
 			goto out;
-		for (i = 0; i < l.n && !ret; i++) {
+		for (i = 0; i < 2 * l.n && !ret; i++) {
 			buf = fare_pipe_next(&p, FARE_ACK_COST, err);
 			if (!buf) {
 				ret = err ? err->code : -EIO;
 				break;
 			}
-			nlh = fare_rtnl_msg_route(buf, FARE_TX_SIZE,
-						  RTM_DELROUTE,
-						  fare_pipe_seq(&p, i),
-						  &l.v[i], NULL, cfg.ifindex);
+			if (i & 1)
+				nlh = fare_rtnl_msg_route(buf, FARE_TX_SIZE,
+							  RTM_DELROUTE,
+							  fare_pipe_seq(&p, i),
+							  &l.v[i / 2], NULL,
+							  cfg.ifindex);
+			else
+				nlh = fare_rtnl_msg_plane_route(buf, FARE_TX_SIZE,
+								fare_pipe_seq(&p, i),
+								&l.v[i / 2],
+								NULL, NULL, 0,
+								NULL);
 			fare_pipe_commit(&p, nlh);
 		}
 		if (!ret)
@@ -1130,10 +1139,13 @@ int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 				char what[FARE_PREFIX_STRLEN];
 
 				ret = fare_err_set(err, p.rets[i],
-						   "removing the kernel route %s dev %s proto %d: %s",
-						   fare_prefix_format(&l.v[i], what,
+						   "removing the kernel route %s %s proto %d: %s",
+						   fare_prefix_format(&l.v[i / 2],
+								      what,
 								      sizeof(what)),
-						   FARE_DEV_NAME, FARE_RTPROT,
+						   i & 1 ? "dev " FARE_DEV_NAME :
+						   "metric " FARE_STR(FARE_RT_PLANE_METRIC),
+						   FARE_RTPROT,
 						   strerror(-p.rets[i]));
 			}
 		}

@@ -49,6 +49,9 @@ struct fare {
 /* Called for every data message of a reply; returns 0 or a negative errno. */
 typedef int (*fare_msg_cb)(const struct nlmsghdr *nlh, void *arg);
 
+#define FARE_STR_(x)	#x
+#define FARE_STR(x)	FARE_STR_(x)
+
 /* Octets of an address of family: 4, 16, or 0 for another family. */
 static inline size_t fare_addr_len(uint8_t family)
 {
