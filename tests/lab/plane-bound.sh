@@ -32,15 +32,9 @@ plane_add_all 2 v6
 
 # What a plane-bound lookup answers without a fare route: the reference
 # for "behaves as without fare".
-# lookup FAMILY DST DEV: the first line of the kernel's answer, or its error.
-lookup()
-{
-	{ ip -n host "$1" route get "$2" oif "$3" 2>&1 || true; } | head -1
-}
-
-before4=$(lookup -4 $DST4 eth-p2)
-before6=$(lookup -6 $DST6 eth-p2)
-before4_p1=$(lookup -4 $DST4 eth-p1)
+before4=$(host_lookup -4 $DST4 eth-p2)
+before6=$(host_lookup -6 $DST6 eth-p2)
+before4_p1=$(host_lookup -4 $DST4 eth-p1)
 log "without fare: $before4 / $before6 / $before4_p1"
 
 "$FARECTL" -n host route add 198.51.100.0/24 src 192.0.2.7 \
@@ -50,27 +44,14 @@ log "without fare: $before4 / $before6 / $before4_p1"
 ip -n host route show table 249
 ip -n host -6 route show table 249
 
-# lookup_is NAME FAMILY DST DEV WANT: "ip route get DST oif DEV" says WANT.
-lookup_is()
-{
-	local got
-
-	got=$(lookup "$2" "$3" "$4")
-	if grep -qF -- "$5" <<<"$got"; then
-		pass "$1: $got"
-	else
-		fail "$1: '$got' (expected '$5')"
-	fi
-}
-
 for i in 1 2; do
-	lookup_is "IPv4 lookup bound to eth-p$i" -4 $DST4 eth-p$i \
+	host_lookup_is "IPv4 lookup bound to eth-p$i" -4 $DST4 eth-p$i \
 		"via 10.$i.0.1 dev eth-p$i"
-	lookup_is "IPv4 lookup bound to eth-p$i has the loopback source" -4 \
+	host_lookup_is "IPv4 lookup bound to eth-p$i has the loopback source" -4 \
 		$DST4 eth-p$i "src 192.0.2.7"
-	lookup_is "IPv6 lookup bound to eth-p$i" -6 $DST6 eth-p$i \
+	host_lookup_is "IPv6 lookup bound to eth-p$i" -6 $DST6 eth-p$i \
 		"via 2001:db8:$i::1 dev eth-p$i"
-	lookup_is "IPv6 lookup bound to eth-p$i has the loopback source" -6 \
+	host_lookup_is "IPv6 lookup bound to eth-p$i has the loopback source" -6 \
 		$DST6 eth-p$i "src 2001:db8:7::7"
 done
 
@@ -117,31 +98,31 @@ done
 	nexthop plane 1 weight 3
 "$FARECTL" -n host route replace 2001:db8:100::/48 src 2001:db8:7::7 \
 	nexthop plane 1 weight 3
-lookup_is "IPv4 bound to eth-p1 after plane 2 left" -4 $DST4 eth-p1 \
+host_lookup_is "IPv4 bound to eth-p1 after plane 2 left" -4 $DST4 eth-p1 \
 	"via 10.1.0.1 dev eth-p1"
 expect_eq "IPv4 bound to eth-p2, which does not carry the route" \
-	"$(lookup -4 $DST4 eth-p2)" "$before4"
+	"$(host_lookup -4 $DST4 eth-p2)" "$before4"
 expect_eq "IPv6 bound to eth-p2, which does not carry the route" \
-	"$(lookup -6 $DST6 eth-p2)" "$before6"
+	"$(host_lookup -6 $DST6 eth-p2)" "$before6"
 
 # Plane 2 back, then its device down and up: the kernel keeps its next
 # hop's state, as fare.ko stops and resumes using the plane.
 "$FARECTL" -n host route replace 198.51.100.0/24 src 192.0.2.7 \
 	nexthop plane 1 weight 3 nexthop plane 2 weight 1
-lookup_is "IPv4 bound to eth-p2 once it carries the route again" -4 \
+host_lookup_is "IPv4 bound to eth-p2 once it carries the route again" -4 \
 	$DST4 eth-p2 "via 10.2.0.1 dev eth-p2"
 ip -n host link set eth-p2 down
-down4=$(lookup -4 $DST4 eth-p2)
+down4=$(host_lookup -4 $DST4 eth-p2)
 if grep -q "via 10.2.0.1" <<<"$down4"; then
 	fail "IPv4 bound to eth-p2 while it is down: $down4"
 else
 	pass "IPv4 bound to eth-p2 while it is down: $down4"
 fi
-lookup_is "IPv4 bound to eth-p1 while eth-p2 is down" -4 $DST4 eth-p1 \
+host_lookup_is "IPv4 bound to eth-p1 while eth-p2 is down" -4 $DST4 eth-p1 \
 	"via 10.1.0.1 dev eth-p1"
 ip -n host link set eth-p2 up
 neigh_pin host eth-p2 10.2.0.1 leaf2 eth-host
-lookup_is "IPv4 bound to eth-p2 once it is up again" -4 $DST4 eth-p2 \
+host_lookup_is "IPv4 bound to eth-p2 once it is up again" -4 $DST4 eth-p2 \
 	"via 10.2.0.1 dev eth-p2"
 
 # The routes go with everything they brought into table 249.
@@ -152,6 +133,6 @@ expect_empty "IPv4 table 249 after route del" \
 expect_empty "IPv6 table 249 after route del" \
 	"$(ip -n host -6 route show table 249 proto 249)"
 expect_eq "IPv4 bound to eth-p1 after route del" \
-	"$(lookup -4 $DST4 eth-p1)" "$before4_p1"
+	"$(host_lookup -4 $DST4 eth-p1)" "$before4_p1"
 
 lab_result
