@@ -41,8 +41,9 @@ log "without fare: $before4 / $before6 / $before4_p1"
 	nexthop plane 1 weight 3 nexthop plane 2 weight 1
 "$FARECTL" -n host route add 2001:db8:100::/48 src 2001:db8:7::7 \
 	nexthop plane 1 weight 3 nexthop plane 2 weight 1
-ip -n host route show table 249
-ip -n host -6 route show table 249
+ip -n host route show table 248
+ip -n host -6 route show table 248
+ip -n host rule show pref 32764
 
 for i in 1 2; do
 	host_lookup_is "IPv4 lookup bound to eth-p$i" -4 $DST4 eth-p$i \
@@ -93,6 +94,20 @@ for i in 1 2; do
 	bound_send IPv6 2001:db8:7::7 $DST6 $i
 done
 
+# The placement query: 8 connections over 3:1 land 6 and 2, each with the
+# device and the source a socket bound to it gets (what the lookup said).
+pick=$("$FARECTL" -n host -j route pick $DST4 8)
+"$FARECTL" -n host route pick $DST4 8
+expect_eq "route pick 8: counts per plane" \
+	"$(jq -c '[.planes[] | [.plane, .dev, .count, .src]]' <<<"$pick")" \
+	'[[1,"eth-p1",6,"192.0.2.7"],[2,"eth-p2",2,"192.0.2.7"]]'
+expect_eq "route pick 8: placement" "$(jq -c .placement <<<"$pick")" \
+	'[1,1,2,1,1,1,2,1]'
+expect_eq "route pick 8 (IPv6): counts per plane" \
+	"$("$FARECTL" -n host -j route pick $DST6 8 |
+	   jq -c '[.planes[] | [.dev, .count, .src]]')" \
+	'[["eth-p1",6,"2001:db8:7::7"],["eth-p2",2,"2001:db8:7::7"]]'
+
 # Plane 2 leaves the routes (weight 0): as without fare there.
 "$FARECTL" -n host route replace 198.51.100.0/24 src 192.0.2.7 \
 	nexthop plane 1 weight 3
@@ -125,13 +140,15 @@ neigh_pin host eth-p2 10.2.0.1 leaf2 eth-host
 host_lookup_is "IPv4 bound to eth-p2 once it is up again" -4 $DST4 eth-p2 \
 	"via 10.2.0.1 dev eth-p2"
 
-# The routes go with everything they brought into table 249.
+# The routes go with everything they brought into tables 248 and 249.
 "$FARECTL" -n host route del 198.51.100.0/24
 "$FARECTL" -n host route del 2001:db8:100::/48
-expect_empty "IPv4 table 249 after route del" \
-	"$(ip -n host route show table 249 proto 249)"
-expect_empty "IPv6 table 249 after route del" \
-	"$(ip -n host -6 route show table 249 proto 249)"
+for t in 248 249; do
+	expect_empty "IPv4 table $t after route del" \
+		"$(ip -n host route show table $t proto 249)"
+	expect_empty "IPv6 table $t after route del" \
+		"$(ip -n host -6 route show table $t proto 249)"
+done
 expect_eq "IPv4 bound to eth-p1 after route del" \
 	"$(host_lookup -4 $DST4 eth-p1)" "$before4_p1"
 

@@ -853,13 +853,11 @@ TEST(plane_route_has_a_next_hop_per_carrying_plane_and_else_is_removed)
 	CHECK_INT(nlh->nlmsg_flags,
 		  NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE);
 	rtm = mnl_nlmsg_get_payload(nlh);
-	CHECK_INT(rtm->rtm_table, FARE_RT_TABLE);
+	CHECK_INT(rtm->rtm_table, FARE_PLANE_TABLE);
 	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
 	CHECK_INT(rtm->rtm_scope, RT_SCOPE_UNIVERSE);
 	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
 		seen |= 1 << mnl_attr_get_type(a);
-		if (mnl_attr_get_type(a) == RTA_PRIORITY)
-			CHECK_INT(mnl_attr_get_u32(a), FARE_RT_PLANE_METRIC);
 		if (mnl_attr_get_type(a) != RTA_MULTIPATH)
 			continue;
 		rtnh = mnl_attr_get_payload(a);
@@ -878,24 +876,58 @@ TEST(plane_route_has_a_next_hop_per_carrying_plane_and_else_is_removed)
 		}
 	}
 	CHECK_INT(hops, 2);
-	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_PRIORITY) |
-		  (1 << RTA_PREFSRC) | (1 << RTA_MULTIPATH));
+	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_PREFSRC) |
+		  (1 << RTA_MULTIPATH));
 
-	/* No plane carries it (only planes 3 and 4): removal, by metric. */
+	/* No plane carries it (only planes 3 and 4): removal, by table. */
 	nlh = fare_rtnl_msg_plane_route(buf, sizeof(buf), 8, &p, &src, nh + 2,
 					2, &m);
 	CHECK(nlh);
 	CHECK_INT(nlh->nlmsg_type, RTM_DELROUTE);
 	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 	rtm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(rtm->rtm_table, FARE_PLANE_TABLE);
+	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
 	CHECK_INT(rtm->rtm_scope, RT_SCOPE_NOWHERE);
 	CHECK_INT(rtm->rtm_type, RTN_UNSPEC);
 	seen = 0;
 	mnl_attr_for_each(a, nlh, sizeof(*rtm))
 		seen |= 1 << mnl_attr_get_type(a);
-	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_PRIORITY));
+	CHECK_INT(seen, 1 << RTA_DST);
 	/* Too small a buffer for the next hops: no request at all. */
-	CHECK(!fare_rtnl_msg_plane_route(buf, 80, 9, &p, &src, nh, 4, &m));
+	CHECK(!fare_rtnl_msg_plane_route(buf, 64, 9, &p, &src, nh, 4, &m));
+}
+
+/* Only a lookup bound to the plane's device consults the plane table. */
+TEST(plane_rule_selects_the_device_and_is_added_once)
+{
+	const struct fib_rule_hdr *frh;
+	const struct nlattr *a;
+	struct nlmsghdr *nlh;
+	int seen = 0;
+
+	nlh = fare_rtnl_msg_plane_rule(buf, sizeof(buf), 3, AF_INET6, "eth-p1");
+	CHECK(nlh);
+	CHECK_INT(nlh->nlmsg_type, RTM_NEWRULE);
+	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+		  NLM_F_EXCL);
+	frh = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(frh->family, AF_INET6);
+	CHECK_INT(frh->action, FR_ACT_TO_TBL);
+	mnl_attr_for_each(a, nlh, sizeof(*frh)) {
+		seen |= 1 << mnl_attr_get_type(a);
+		if (mnl_attr_get_type(a) == FRA_OIFNAME)
+			CHECK(!strcmp(mnl_attr_get_str(a), "eth-p1"));
+		if (mnl_attr_get_type(a) == FRA_PRIORITY)
+			CHECK_INT(mnl_attr_get_u32(a), FARE_PLANE_RULE_PREF);
+		if (mnl_attr_get_type(a) == FRA_TABLE)
+			CHECK_INT(mnl_attr_get_u32(a), FARE_PLANE_TABLE);
+	}
+	CHECK_INT(seen, (1 << FRA_OIFNAME) | (1 << FRA_PRIORITY) |
+		  (1 << FRA_TABLE));
+	/* A name longer than a device's is refused, not cut. */
+	CHECK(!fare_rtnl_msg_plane_rule(buf, sizeof(buf), 3, AF_INET,
+					"a-name-far-too-long-for-a-device"));
 }
 
 /* An unreachable prefix: replaces a fare0 route; removal spares one. */

@@ -1144,7 +1144,7 @@ int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 								      what,
 								      sizeof(what)),
 						   i & 1 ? "dev " FARE_DEV_NAME :
-						   "metric " FARE_STR(FARE_RT_PLANE_METRIC),
+						   "table " FARE_STR(FARE_PLANE_TABLE),
 						   FARE_RTPROT,
 						   strerror(-p.rets[i]));
 			}

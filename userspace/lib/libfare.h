@@ -223,6 +223,23 @@ int fare_route_dump(struct fare *f, fare_route_cb cb, void *arg,
 		    struct fare_err *err);
 
 /*
+ * The kernel's answer to a route lookup toward dst, bound to device oif if
+ * not 0 ("ip route get DST [oif DEV]"): the source address, gateway and
+ * device it chose (has_* false for what it did not say).
+ */
+struct fare_lookup {
+	bool has_src;
+	bool has_gw;
+	union fare_addr src;
+	union fare_addr gw;
+	uint32_t oif;
+};
+
+int fare_route_lookup(struct fare *f, uint8_t family,
+		      const union fare_addr *dst, uint32_t oif,
+		      struct fare_lookup *out, struct fare_err *err);
+
+/*
  * Named next-hop groups: add (or, with replace, change the next hops of
  * every route that uses it at once), delete (refused with -EBUSY while a
  * route uses it), get and dump (anonymous groups as well).
