@@ -357,9 +357,9 @@ static int route_pick(struct ctx *c)
 			continue;
 		if (fare_plane_get(c->f, nh->plane_id, &plane, &c->err))
 			goto err;
+		/* As the plane route: a gateway of the family (datapath.md). */
 		if (!(plane.flags & FARE_PLANE_F_OPER_UP) ||
-		    !(dst->family == AF_INET ? plane.has_gw4 ||
-		      plane.has_gw6 : plane.has_gw6) ||
+		    !(dst->family == AF_INET ? plane.has_gw4 : plane.has_gw6) ||
 		    !if_indextoname(plane.ifindex, w->dev))
 			continue;
 		if (tier < 0 || nh->tier < tier) {
