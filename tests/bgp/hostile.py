@@ -46,7 +46,9 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          expect PREFIX (wait 30 s at most for fared to
                          announce that IPv4 prefix); then check that no
                          NOTIFICATION came within 3 s and stay until killed
-HOSTILE_AS in the environment replaces the AS (65003).
+HOSTILE_AS in the environment replaces the AS (65003); HOSTILE_RETRY, how
+long "speak" retries its connection (20 s), for a peer started before fared:
+it then prints "connecting to ADDR" once it starts trying.
 """
 import os
 import select
@@ -59,6 +61,7 @@ import time
 LOCAL, FARED, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 ARGS = sys.argv[4:]
 MY_AS = int(os.environ.get("HOSTILE_AS", "65003"))
+SPEAK_RETRY = float(os.environ.get("HOSTILE_RETRY", "20"))
 failed = 0
 
 
@@ -118,6 +121,10 @@ class Session:
         self.established = False
         self.s = None
         end = time.time() + retry_for
+        if "HOSTILE_RETRY" in os.environ:
+            # For a caller that waits until this peer is up before it
+            # starts fared: Python's own start is slow in a debug guest.
+            print("connecting to %s" % FARED, flush=True)
         while True:
             s = socket.socket()
             if rcvbuf:
@@ -427,7 +434,7 @@ def expect_attr():
 def speak():
     words = list(ARGS)
     mp = "nomp" not in words
-    s = Session(mp=mp, reader=False)
+    s = Session(mp=mp, reader=False, retry_for=SPEAK_RETRY)
     check("session Established%s" % ("" if mp else " without MP"),
           s.established, notif_text(s.notif))
     if not s.established:
