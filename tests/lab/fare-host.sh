@@ -60,6 +60,9 @@ for i in 1 2 3 4; do
 	bird_conf $i $pb
 	leaf_bird_start $i
 done
+# A lookup bound to plane 2 before fared has a route: the reference for
+# "as without fare" once plane 2 leaves the route (phase 3).
+without2=$(host_lookup -4 198.51.100.1 eth-p2)
 fared_host_start 30 auto
 
 # Phase 1.
@@ -96,6 +99,21 @@ for i in 1 2 3 4; do
 done
 send_phase $((101 * R)) 1
 split_is 1 $((40 * R)) $((40 * R)) $((20 * R)) $R
+# Plane-bound lookups to fared's route go via each plane's leaf, and so do
+# datagrams from a socket bound to plane 3 (the remote counts them there).
+for i in 1 2 3 4; do
+	host_lookup_is "lookup bound to eth-p$i" -4 198.51.100.1 eth-p$i \
+		"via 10.$i.0.1 dev eth-p$i"
+done
+sink_start "$LAB_DIR/sink-bound" --bind 198.51.100.1 --port 9101 \
+	--count 50 --timeout 20
+ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
+	--port 9101 --count 50 --interval-us 200 --dev eth-p3
+bound_rc=0
+sink_wait "$LAB_DIR/sink-bound" || bound_rc=$?
+expect_eq "bound to eth-p3: every datagram arrived once" $bound_rc 0
+expect_eq "bound to eth-p3: arrived over plane 3" \
+	"$(sink_iface "$LAB_DIR/sink-bound" eth-leaf3)" 50
 
 # Phase 2: leaf3's transceiver is fixed, its PB back to 50 GB/s.
 bird_conf 3 $PB50
@@ -111,6 +129,10 @@ wait_for 20 weights_are "1:40 3:40 4:1" || true
 expect_eq "phase 3: weights" "$(weights)" "1:40 3:40 4:1"
 send_phase $((81 * R)) 3
 split_is 3 $((40 * R)) 0 $((40 * R)) $R
+expect_eq "lookup bound to eth-p2, which left the route: as without fare" \
+	"$(host_lookup -4 198.51.100.1 eth-p2)" "$without2"
+host_lookup_is "lookup bound to eth-p3 in phase 3" -4 198.51.100.1 eth-p3 \
+	"via 10.3.0.1 dev eth-p3"
 
 "$FARECTL" -n host route show
 grep "fare:" "$LAB_DIR/fared.log" || true

@@ -519,6 +519,27 @@ events_since()
 }
 events_are() { [ "$(events_since | wc -l)" = "$1" ]; }
 
+# host_lookup FAMILY DST DEV: the first line of the kernel's answer to a
+# lookup bound to DEV in netns host ("ip route get DST oif DEV"), or its
+# error: what a socket bound to the device (SO_BINDTODEVICE) gets.
+host_lookup()
+{
+	{ ip -n host "$1" route get "$2" oif "$3" 2>&1 || true; } | head -1
+}
+
+# host_lookup_is NAME FAMILY DST DEV WANT: that answer contains WANT.
+host_lookup_is()
+{
+	local got
+
+	got=$(host_lookup "$2" "$3" "$4")
+	if grep -qF -- "$5" <<<"$got"; then
+		pass "$1: $got"
+	else
+		fail "$1: '$got' (expected '$5')"
+	fi
+}
+
 # is_int VALUE: an optional minus sign and digits, nothing else.
 is_int() { [[ $1 =~ ^-?[0-9]+$ ]]; }
 

@@ -5,6 +5,7 @@
  *   fare-udp send --src ADDR --dst ADDR --port P --count N
  *                 [--size BYTES] [--interval-us U]
  *                 [--flows F] [--burst B] [--gap-us G] [--keep-going 1]
+ *                 [--dev IFNAME]
  *   fare-udp sink --bind ADDR --port P --count N [--timeout SECONDS]
  *                 [--flows F] [--burst B]
  *
@@ -14,7 +15,8 @@
  * after each round of bursts (so each burst is a flowlet when G exceeds
  * the flowlet timeout). Each datagram carries its sequence number, flow
  * and burst. With --keep-going 1 a failed send (no route yet, say) is
- * counted and the stream goes on.
+ * counted and the stream goes on. With --dev every socket is bound to
+ * device IFNAME (SO_BINDTODEVICE), as a plane-bound application's are.
  *
  * sink counts distinct sequence numbers until it has N or the timeout
  * passes, and notes the interface each datagram came in on. It prints
@@ -41,7 +43,7 @@
 #include <unistd.h>
 
 struct opts {
-	const char *src, *dst;
+	const char *src, *dst, *dev;
 	unsigned int port, count, size, interval_us, timeout;
 	unsigned int flows, burst, gap_us, keep_going;
 };
@@ -55,7 +57,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: fare-udp send --src ADDR --dst ADDR --port P --count N [--size B] [--interval-us U]\n"
-		"                     [--flows F] [--burst B] [--gap-us G] [--keep-going 1]\n"
+		"                     [--flows F] [--burst B] [--gap-us G] [--keep-going 1] [--dev IFNAME]\n"
 		"       fare-udp sink --bind ADDR --port P --count N [--timeout S]\n"
 		"                     [--flows F] [--burst B]   (as given to send)\n");
 	return 2;
@@ -108,6 +110,11 @@ static int do_send(const struct opts *o)
 		if (fds[flow] < 0 ||
 		    bind(fds[flow], (struct sockaddr *)&src, slen) < 0) {
 			perror("fare-udp: socket/bind");
+			return 1;
+		}
+		if (o->dev && setsockopt(fds[flow], SOL_SOCKET, SO_BINDTODEVICE,
+					 o->dev, strlen(o->dev) + 1) < 0) {
+			perror("fare-udp: SO_BINDTODEVICE");
 			return 1;
 		}
 	}
@@ -359,6 +366,8 @@ int main(int argc, char **argv)
 			o.gap_us = atoi(v);
 		else if (!strcmp(k, "--keep-going"))
 			o.keep_going = atoi(v);
+		else if (send && !strcmp(k, "--dev"))
+			o.dev = v;
 		else
 			return usage();
 	}

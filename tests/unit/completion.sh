@@ -49,7 +49,7 @@ expect()
 expect "farectl " "config group help monitor plane route stats"
 expect "farectl -j r" "route"
 expect "farectl --" "--batch --help --json --netns --pretty"
-expect "farectl route " "add del flush help replace show"
+expect "farectl route " "add del flush help pick replace show"
 expect "farectl -n h1 route del " "10.0.0.0/24 2001:db8::/32"
 expect "farectl plane del " "1 7"
 expect "farectl plane add 3 d" "dev"

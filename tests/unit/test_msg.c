@@ -816,6 +816,120 @@ TEST(kernel_route_removal_matches_only_our_protocol_and_device)
 	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_OIF));
 }
 
+/*
+ * The plane route: one onlink next hop via the gateway of each plane that
+ * can carry the route (device up, gateway of the family), weights scaled
+ * to rtnh_hops (the largest 255); with none, the removal of the route.
+ */
+TEST(plane_route_has_a_next_hop_per_carrying_plane_and_else_is_removed)
+{
+	struct fare_nexthop nh[4] = {
+		{ .plane_id = 1, .weight = 3 }, { .plane_id = 2, .weight = 1 },
+		{ .plane_id = 3, .weight = 9 }, { .plane_id = 4, .weight = 9 },
+	};
+	static struct fare_plane_map m;
+	const struct rtnexthop *rtnh;
+	const struct nlattr *a, *g;
+	union fare_addr src;
+	struct fare_prefix p;
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int seen = 0, hops = 0, rest;
+
+	memset(&m, 0, sizeof(m));
+	m.p[1] = (struct fare_plane_info){ .ifindex = 11, .has_gw4 = true };
+	inet_pton(AF_INET, "10.1.0.1", &m.p[1].gw4);
+	m.p[2] = (struct fare_plane_info){ .ifindex = 12, .has_gw4 = true };
+	inet_pton(AF_INET, "10.2.0.1", &m.p[2].gw4);
+	/* Plane 3 has only an IPv6 gateway; plane 4 is down (ifindex 0). */
+	m.p[3] = (struct fare_plane_info){ .ifindex = 13, .has_gw6 = true };
+	m.p[4] = (struct fare_plane_info){ .has_gw4 = true };
+	fare_prefix_parse("198.51.100.0/24", &p, NULL);
+	inet_pton(AF_INET, "192.0.2.7", &src.v4);
+	nlh = fare_rtnl_msg_plane_route(buf, sizeof(buf), 7, &p, &src, nh, 4,
+					&m);
+	CHECK(nlh);
+	CHECK_INT(nlh->nlmsg_type, RTM_NEWROUTE);
+	CHECK_INT(nlh->nlmsg_flags,
+		  NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(rtm->rtm_table, FARE_PLANE_TABLE);
+	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
+	CHECK_INT(rtm->rtm_scope, RT_SCOPE_UNIVERSE);
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		seen |= 1 << mnl_attr_get_type(a);
+		if (mnl_attr_get_type(a) != RTA_MULTIPATH)
+			continue;
+		rtnh = mnl_attr_get_payload(a);
+		rest = mnl_attr_get_payload_len(a);
+		while (rest >= (int)sizeof(*rtnh) && RTNH_OK(rtnh, rest)) {
+			CHECK_INT(rtnh->rtnh_ifindex, hops ? 12 : 11);
+			CHECK_INT(rtnh->rtnh_hops, hops ? 85 : 255);
+			CHECK_INT(rtnh->rtnh_flags, RTNH_F_ONLINK);
+			g = (const struct nlattr *)RTNH_DATA(rtnh);
+			CHECK_INT(mnl_attr_get_type(g), RTA_GATEWAY);
+			CHECK(*(uint32_t *)mnl_attr_get_payload(g) ==
+			      (hops ? m.p[2].gw4.s_addr : m.p[1].gw4.s_addr));
+			hops++;
+			rest -= RTNH_ALIGN(rtnh->rtnh_len);
+			rtnh = RTNH_NEXT(rtnh);
+		}
+	}
+	CHECK_INT(hops, 2);
+	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_PREFSRC) |
+		  (1 << RTA_MULTIPATH));
+
+	/* No plane carries it (only planes 3 and 4): removal, by table. */
+	nlh = fare_rtnl_msg_plane_route(buf, sizeof(buf), 8, &p, &src, nh + 2,
+					2, &m);
+	CHECK(nlh);
+	CHECK_INT(nlh->nlmsg_type, RTM_DELROUTE);
+	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(rtm->rtm_table, FARE_PLANE_TABLE);
+	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
+	CHECK_INT(rtm->rtm_scope, RT_SCOPE_NOWHERE);
+	CHECK_INT(rtm->rtm_type, RTN_UNSPEC);
+	seen = 0;
+	mnl_attr_for_each(a, nlh, sizeof(*rtm))
+		seen |= 1 << mnl_attr_get_type(a);
+	CHECK_INT(seen, 1 << RTA_DST);
+	/* Too small a buffer for the next hops: no request at all. */
+	CHECK(!fare_rtnl_msg_plane_route(buf, 64, 9, &p, &src, nh, 4, &m));
+}
+
+/* Only a lookup bound to the plane's device consults the plane table. */
+TEST(plane_rule_selects_the_device_and_is_added_once)
+{
+	const struct fib_rule_hdr *frh;
+	const struct nlattr *a;
+	struct nlmsghdr *nlh;
+	int seen = 0;
+
+	nlh = fare_rtnl_msg_plane_rule(buf, sizeof(buf), 3, AF_INET6, "eth-p1");
+	CHECK(nlh);
+	CHECK_INT(nlh->nlmsg_type, RTM_NEWRULE);
+	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+		  NLM_F_EXCL);
+	frh = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(frh->family, AF_INET6);
+	CHECK_INT(frh->action, FR_ACT_TO_TBL);
+	mnl_attr_for_each(a, nlh, sizeof(*frh)) {
+		seen |= 1 << mnl_attr_get_type(a);
+		if (mnl_attr_get_type(a) == FRA_OIFNAME)
+			CHECK(!strcmp(mnl_attr_get_str(a), "eth-p1"));
+		if (mnl_attr_get_type(a) == FRA_PRIORITY)
+			CHECK_INT(mnl_attr_get_u32(a), FARE_PLANE_RULE_PREF);
+		if (mnl_attr_get_type(a) == FRA_TABLE)
+			CHECK_INT(mnl_attr_get_u32(a), FARE_PLANE_TABLE);
+	}
+	CHECK_INT(seen, (1 << FRA_OIFNAME) | (1 << FRA_PRIORITY) |
+		  (1 << FRA_TABLE));
+	/* A name longer than a device's is refused, not cut. */
+	CHECK(!fare_rtnl_msg_plane_rule(buf, sizeof(buf), 3, AF_INET,
+					"a-name-far-too-long-for-a-device"));
+}
+
 /* An unreachable prefix: replaces a fare0 route; removal spares one. */
 TEST(kernel_unreachable_route_is_typed_both_ways_and_has_no_device)
 {

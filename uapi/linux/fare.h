@@ -32,6 +32,16 @@
 #define FARE_RT_TABLE		249
 #define FARE_RULE_PREF		32765
 #define FARE_RULE_UID_MAX	0xfffffffe
+/*
+ * For each of those routes libfare also keeps, in table FARE_PLANE_TABLE,
+ * "PREFIX proto FARE_RTPROT nexthop via GW dev PLANE onlink ..." over the
+ * planes that carry the route, and for each plane's device a rule at
+ * FARE_PLANE_RULE_PREF "oif DEV lookup FARE_PLANE_TABLE": a lookup bound
+ * to a plane's device (SO_BINDTODEVICE, oif) resolves via that plane's
+ * gateway; no other lookup sees the table.
+ */
+#define FARE_PLANE_TABLE	248
+#define FARE_PLANE_RULE_PREF	32764
 
 /* Plane ids are 1..FARE_PLANE_ID_MAX; 0 is never a valid plane. */
 #define FARE_PLANE_ID_MAX	255

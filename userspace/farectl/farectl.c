@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <arpa/inet.h>
 
 #include "bgp.h"
 #include "libfare.h"
 #include "output.h"
 #include "parse.h"
+#include "pick.h"
 
 struct ctx {
 	struct fare *f;
@@ -195,6 +197,220 @@ static int print_routes(struct ctx *c, bool one)
 	return ret;
 }
 
+/* route pick: the longest fare route that holds the address. */
+struct pick_lpm {
+	const struct fare_prefix *addr;
+	struct fare_route *best;
+	bool found;
+};
+
+static bool prefix_holds(const struct fare_prefix *p,
+			 const struct fare_prefix *a)
+{
+	const uint8_t *x = (const uint8_t *)&p->addr;
+	const uint8_t *y = (const uint8_t *)&a->addr;
+	unsigned int full = p->plen / 8, bits = p->plen % 8;
+
+	if (p->family != a->family || memcmp(x, y, full))
+		return false;
+	return !bits || !((x[full] ^ y[full]) & (0xff << (8 - bits)));
+}
+
+static int pick_lpm_cb(const struct fare_route *r, void *arg)
+{
+	struct pick_lpm *l = arg;
+
+	if (!prefix_holds(&r->dst, l->addr) ||
+	    (l->found && r->dst.plen <= l->best->dst.plen))
+		return 0;
+	*l->best = *r;
+	l->found = true;
+	return 0;
+}
+
+/* One plane of the placement, with what an application binds to. */
+struct pick_row {
+	struct fc_pick_plane p;
+	char dev[IF_NAMESIZE];
+	struct fare_lookup lk;	/* the lookup bound to dev */
+	bool has_rdma;
+	struct fc_rdma rdma;
+};
+
+static void pick_print(struct ctx *c, const struct fare_route *r,
+		       struct pick_row *rows, unsigned int n_rows,
+		       const unsigned int *order)
+{
+	const struct fare_prefix *dst = &c->req->route.dst;
+	char a[INET6_ADDRSTRLEN], pfx[FARE_PREFIX_STRLEN];
+	struct json *j = &c->out.j;
+	unsigned int i, k;
+
+	inet_ntop(dst->family, &dst->addr, a, sizeof(a));
+	fare_prefix_format(&r->dst, pfx, sizeof(pfx));
+	if (!c->out.json) {
+		printf("%s via route %s: %u connections\n", a, pfx,
+		       c->req->pick_n);
+		for (i = 0; i < n_rows; i++) {
+			struct pick_row *w = &rows[i];
+
+			printf("plane %u dev %s weight %u: %u", w->p.plane_id,
+			       w->dev, w->p.weight, w->p.count);
+			if (w->lk.has_src && inet_ntop(dst->family, &w->lk.src,
+						       a, sizeof(a)))
+				printf(" src %s", a);
+			if (w->has_rdma) {
+				printf(" rdma %s port %u", w->rdma.dev,
+				       w->rdma.port);
+				if (w->rdma.gid_index >= 0)
+					printf(" gid %d%s", w->rdma.gid_index,
+					       w->rdma.roce_v2 ? " (RoCE v2)" :
+					       "");
+			}
+			printf("\n");
+		}
+		for (k = 0; k < c->req->pick_n; k++)
+			printf("connection %u plane %u dev %s\n", k,
+			       rows[order[k]].p.plane_id, rows[order[k]].dev);
+		return;
+	}
+	json_open_object(j);
+	inet_ntop(dst->family, &dst->addr, a, sizeof(a));
+	json_kv_string(j, "dst", a);
+	json_kv_string(j, "route", pfx);
+	json_kv_u64(j, "connections", c->req->pick_n);
+	json_key(j, "planes");
+	json_open_array(j);
+	for (i = 0; i < n_rows; i++) {
+		struct pick_row *w = &rows[i];
+
+		json_open_object(j);
+		json_kv_u64(j, "plane", w->p.plane_id);
+		json_kv_string(j, "dev", w->dev);
+		json_kv_u64(j, "weight", w->p.weight);
+		json_kv_u64(j, "count", w->p.count);
+		if (w->lk.has_src && inet_ntop(dst->family, &w->lk.src, a,
+					       sizeof(a)))
+			json_kv_string(j, "src", a);
+		else
+			json_kv_null(j, "src");
+		if (w->has_rdma) {
+			json_key(j, "rdma");
+			json_open_object(j);
+			json_kv_string(j, "dev", w->rdma.dev);
+			json_kv_u64(j, "port", w->rdma.port);
+			if (w->rdma.gid_index >= 0)
+				json_kv_u64(j, "gid_index", w->rdma.gid_index);
+			else
+				json_kv_null(j, "gid_index");
+			json_kv_bool(j, "roce_v2", w->rdma.roce_v2);
+			json_close_object(j);
+		} else {
+			json_kv_null(j, "rdma");
+		}
+		json_close_object(j);
+	}
+	json_close_array(j);
+	json_key(j, "placement");
+	json_open_array(j);
+	for (k = 0; k < c->req->pick_n; k++)
+		json_u64(j, rows[order[k]].p.plane_id);
+	json_close_array(j);
+	json_close_object(j);
+	json_end(j);
+}
+
+/*
+ * route pick ADDR N: the planes of ADDR's route that can carry it now
+ * (up, with a gateway of the family) in its lowest tier that has one,
+ * and N connections placed over them by weight.
+ */
+static int route_pick(struct ctx *c)
+{
+	const struct fare_prefix *dst = &c->req->route.dst;
+	struct pick_lpm l = { .addr = dst };
+	struct pick_row *rows = NULL;
+	struct fare_plane plane;
+	unsigned int *order = NULL, i, n_rows = 0;
+	int tier = -1, ret = FC_EXIT_ERROR;
+	const char *sysfs = getenv("FARECTL_SYSFS");
+
+	l.best = malloc(sizeof(*l.best));
+	rows = calloc(FARE_NEXTHOP_MAX, sizeof(*rows));
+	order = calloc(c->req->pick_n, sizeof(*order));
+	if (!l.best || !rows || !order) {
+		fare_err_set(&c->err, -ENOMEM, "%s", strerror(ENOMEM));
+		goto err;
+	}
+	if (fare_route_dump(c->f, pick_lpm_cb, &l, &c->err))
+		goto err;
+	if (!l.found) {
+		fare_err_set(&c->err, -ENOENT, "no fare route holds this address");
+		goto err;
+	}
+	/* The lowest tier with a plane that can carry it takes it all. */
+	for (i = 0; i < l.best->n_nexthops; i++) {
+		const struct fare_nexthop *nh = &l.best->nexthops[i];
+		struct pick_row *w = &rows[n_rows];
+
+		if (tier >= 0 && nh->tier > tier)
+			continue;
+		if (fare_plane_get(c->f, nh->plane_id, &plane, &c->err))
+			goto err;
+		/* As the plane route: a gateway of the family (datapath.md). */
+		if (!(plane.flags & FARE_PLANE_F_OPER_UP) ||
+		    !(dst->family == AF_INET ? plane.has_gw4 : plane.has_gw6) ||
+		    !if_indextoname(plane.ifindex, w->dev))
+			continue;
+		if (tier < 0 || nh->tier < tier) {
+			tier = nh->tier;
+			memset(rows, 0, sizeof(*rows) * (n_rows + 1));
+			n_rows = 0;
+			w = &rows[0];
+			if_indextoname(plane.ifindex, w->dev);
+		}
+		w->p.plane_id = nh->plane_id;
+		w->p.weight = nh->weight;
+		/* What a socket or QP bound to the device gets as source. */
+		if (fare_route_lookup(c->f, dst->family, &dst->addr,
+				      plane.ifindex, &w->lk, &c->err))
+			memset(&w->lk, 0, sizeof(w->lk));
+		w->has_rdma = !fc_rdma_find(sysfs ? sysfs : "/sys", w->dev,
+					    dst->family,
+					    w->lk.has_src ? &w->lk.src :
+					    &dst->addr, &w->rdma);
+		if (w->has_rdma && !w->lk.has_src)
+			w->rdma.gid_index = -1;
+		n_rows++;
+	}
+	memset(&c->err, 0, sizeof(c->err));
+	if (!n_rows) {
+		fare_err_set(&c->err, -ENETUNREACH,
+			     "no plane of the route can carry it now");
+		goto err;
+	}
+	{
+		struct fc_pick_plane p[FARE_NEXTHOP_MAX];
+
+		for (i = 0; i < n_rows; i++)
+			p[i] = rows[i].p;
+		fc_pick_counts(p, n_rows, c->req->pick_n);
+		fc_pick_order(p, n_rows, c->req->pick_n, order);
+		for (i = 0; i < n_rows; i++)
+			rows[i].p = p[i];
+	}
+	pick_print(c, l.best, rows, n_rows, order);
+	ret = FC_EXIT_OK;
+	goto out;
+err:
+	ret = runtime_error(c);
+out:
+	free(l.best);
+	free(rows);
+	free(order);
+	return ret;
+}
+
 static int route_cmd(struct ctx *c)
 {
 	struct fc_request *req = c->req;
@@ -214,6 +430,8 @@ static int route_cmd(struct ctx *c)
 		if (fare_route_flush(c->f, NULL, &c->err))
 			return runtime_error(c);
 		return done(c);
+	case FC_VERB_PICK:
+		return route_pick(c);
 	default:
 		if (print_routes(c, req->has_key)) {
 			if (c->out.json)

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 
 #include "parse.h"
+#include "pick.h"
 
 struct cur {
 	int argc;
@@ -604,6 +605,20 @@ static int parse_route(struct cur *c, struct fc_request *req)
 			return help(req);
 		ret = get_prefix(c, &req->route.dst);
 		return ret ? ret : no_more(c);
+	case FC_VERB_PICK:
+		/* route pick ADDR N: a destination address, not a prefix */
+		if (more(c) && !strcmp(word(c), "help"))
+			return help(req);
+		ret = get_prefix(c, &req->route.dst);
+		if (ret)
+			return ret;
+		if (req->route.dst.plen != 8 * (req->route.dst.family ==
+						 AF_INET ? 4 : 16))
+			return fail_at(c, c->i - 1,
+				       "pick needs a destination address, not a prefix");
+		ret = get_u32(c, "connections", 1, FC_PICK_MAX, false,
+			      &req->pick_n);
+		return ret ? ret : no_more(c);
 	case FC_VERB_SHOW:
 		if (!more(c))
 			return 0;
@@ -937,6 +952,7 @@ static const char *const verb_names[] = {
 	[FC_VERB_SHOW] = "show",
 	[FC_VERB_SET] = "set",
 	[FC_VERB_FLUSH] = "flush",
+	[FC_VERB_PICK] = "pick",
 };
 
 static const struct kw plane_verbs[] = {
@@ -958,6 +974,7 @@ static const struct kw route_verbs[] = {
 	KW("show", FC_VERB_SHOW),
 	KW_ALIAS("list", FC_VERB_SHOW),
 	KW("flush", FC_VERB_FLUSH),
+	KW("pick", FC_VERB_PICK),
 	KW("help", FC_VERB_HELP),
 	KW_END
 };
@@ -1219,6 +1236,7 @@ static const char help_route[] =
 	"       farectl route del PREFIX\n"
 	"       farectl route show [PREFIX]\n"
 	"       farectl route flush\n"
+	"       farectl route pick ADDR N\n"
 	"PREFIX := ADDR[/LEN]  (IPv4 or IPv6, no host bits set)\n"
 	"MODE := { default | packet | flow | flowlet }\n"
 	"NEXTHOP := nexthop plane ID weight W [tier T] [bandwidth BPS]\n"
@@ -1226,7 +1244,9 @@ static const char help_route[] =
 	"BPS := path bandwidth in bytes per second (0: none), for tier spill-over\n"
 	"src ADDR is the preferred source of the kernel route to fare0.\n"
 	"Routes with the same next hops share one anonymous group.\n"
-	"stats: the route's own counters (default: config route-stats).\n";
+	"stats: the route's own counters (default: config route-stats).\n"
+	"pick: N (1..65536) connections to ADDR placed over its route's planes\n"
+	"by their weights, with each plane's device and RDMA device and GID.\n";
 
 static const char help_config[] =
 	"Usage: farectl config show\n"

@@ -36,6 +36,7 @@ enum fc_verb {
 	FC_VERB_SHOW,
 	FC_VERB_SET,
 	FC_VERB_FLUSH,
+	FC_VERB_PICK,
 };
 
 /* What "farectl monitor" shows. */
@@ -61,6 +62,7 @@ struct fc_request {
 	struct fare_group group;	/* group add/replace/del/show */
 	struct fare_config config;
 	unsigned int monitor;	/* FC_MON_* */
+	unsigned int pick_n;	/* route pick DST N: 1..FC_PICK_MAX */
 };
 
 /*

@@ -208,6 +208,10 @@ struct apply {
 	/* fare.ko has ops 0..genl_upto-1 done (those it did not refuse). */
 	size_t genl_upto;
 	struct fib_side *fib;	/* stage 3, NULL when it has nothing to do */
+	/* Read before stage 2, for the plane routes (rtnl.c). */
+	struct fare_plane_map *planes;
+	struct fare_group *groups;	/* the named groups ops use, by id */
+	size_t n_groups;
 };
 
 /*
@@ -223,7 +227,11 @@ struct fib_side {
 	bool closed;		/* stage 2 is over: ready moves no more */
 	bool refused;		/* stage 3 is over early: stage 2 stops */
 	uint32_t oif;		/* fare0 */
-	struct fare_pipe pipe;	/* on f->rtnl; request i is op i's */
+	/*
+	 * On f->rtnl: requests 2i (the route to fare0) and 2i + 1 (the plane
+	 * route) are op i's.
+	 */
+	struct fare_pipe pipe;
 	size_t sent;		/* ops 0..sent-1 went to the FIB */
 	size_t fail;		/* the first op it refused, or SIZE_MAX */
 	struct fare_err fail_err;
@@ -446,6 +454,42 @@ static struct nlmsghdr *rtnl_msg(struct apply *a, size_t i, bool undo,
 				   oif);
 }
 
+static int group_cmp(const void *a, const void *b)
+{
+	const struct fare_group *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Op i's plane route (undo: the removal of an add's; NULL for the undo of
+ * a del, which does not bring it back).
+ */
+static struct nlmsghdr *plane_msg(struct apply *a, size_t i, bool undo,
+				  void *buf, uint32_t seq)
+{
+	const struct fare_route *r = &a->ops[i].route;
+	const struct fare_nexthop *nh = r->nexthops;
+	unsigned int n = r->n_nexthops;
+	struct fare_group key, *g;
+
+	if (undo && is_del(&a->ops[i]))
+		return NULL;
+	if (undo || is_del(&a->ops[i]))
+		return fare_rtnl_msg_plane_route(buf, FARE_TX_SIZE, seq,
+						 &r->dst, NULL, NULL, 0, NULL);
+	if (!n && r->group_id) {
+		key.id = r->group_id;
+		g = a->n_groups ? bsearch(&key, a->groups, a->n_groups,
+					  sizeof(*g), group_cmp) : NULL;
+		nh = g ? g->nexthops : NULL;
+		n = g ? g->n_nexthops : 0;
+	}
+	return fare_rtnl_msg_plane_route(buf, FARE_TX_SIZE, seq, &r->dst,
+					 r->has_src ? &r->src : NULL, nh, n,
+					 a->planes);
+}
+
 static bool gone(int ret)
 {
 	/* IPv4 says ESRCH, IPv6 ENOENT: either way it is already gone. */
@@ -457,7 +501,11 @@ static bool fib_tolerated(const struct fare_pipe *p, size_t idx, int ret)
 {
 	const struct apply *a = p->tolerated_arg;
 
-	return idx < a->n && is_del(&a->ops[idx]) && gone(ret);
+	if (idx >= 2 * a->n)
+		return false;
+	if (idx & 1)
+		return fare_rtnl_plane_tolerated(ret);
+	return is_del(&a->ops[idx / 2]) && gone(ret);
 }
 
 /*
@@ -481,14 +529,26 @@ static void fib_refused(struct apply *a, struct fib_side *fs)
 		     fare_prefix_format(&a->ops[j].route.dst, what,
 					sizeof(what)),
 		     FARE_DEV_NAME, FARE_RTPROT, e.msg);
-	for (i = j + 1; i < fs->sent; i++) {
-		if (a->rtnl_ret[i] || a->ops[i].type == FARE_OP_ROUTE_REPLACE)
+	for (i = j; i < fs->sent; i++) {
+		if (a->ops[i].type == FARE_OP_ROUTE_REPLACE)
+			continue;
+		/* Op j: only its plane route failed, its fare0 side is undone. */
+		if (i == j ? p->rets[2 * j] || !p->rets[2 * j + 1] :
+		    a->rtnl_ret[i] != 0)
 			continue;
 		buf = fare_pipe_next(p, FARE_ACK_COST, &e);
 		if (!buf)
 			break;
 		nlh = rtnl_msg(a, i, true, fs->oif, buf, fare_pipe_seq(p, p->n));
 		fare_pipe_commit(p, nlh);
+		if (i == j)
+			continue;
+		buf = fare_pipe_next(p, FARE_ACK_COST, &e);
+		if (!buf)
+			break;
+		nlh = plane_msg(a, i, true, buf, fare_pipe_seq(p, p->n));
+		if (nlh)
+			fare_pipe_commit(p, nlh);
 	}
 	fare_pipe_sync(p, &e);
 }
@@ -505,20 +565,34 @@ static bool fib_step(struct apply *a, struct fib_side *fs, size_t to)
 	struct nlmsghdr *nlh;
 	void *buf;
 
-	/* Request i of the pipe is op i's. */
+	/* Requests 2i and 2i + 1 of the pipe are op i's. */
 	for (i = from; i < to; i++) {
 		buf = fare_pipe_next(p, FARE_ACK_COST, &fs->fail_err);
 		if (!buf)
 			goto sock_err;
-		nlh = rtnl_msg(a, i, false, fs->oif, buf, fare_pipe_seq(p, i));
+		nlh = rtnl_msg(a, i, false, fs->oif, buf,
+			       fare_pipe_seq(p, 2 * i));
+		fare_pipe_commit(p, nlh);
+		buf = fare_pipe_next(p, FARE_ACK_COST, &fs->fail_err);
+		if (!buf)
+			goto sock_err;
+		nlh = plane_msg(a, i, false, buf, fare_pipe_seq(p, 2 * i + 1));
+		if (!nlh) {
+			fare_err_set(&fs->fail_err, -EMSGSIZE,
+				     "route request too long");
+			goto sock_err;
+		}
 		fare_pipe_commit(p, nlh);
 	}
 	fs->sent = to;
 	if (fare_pipe_sync(p, &fs->fail_err))
 		goto sock_err;
 	for (i = from; i < to; i++) {
-		a->rtnl_ret[i] = fib_tolerated(p, i, p->rets[i]) ? 0 :
-				 p->rets[i];
+		int r0 = p->rets[2 * i], r1 = p->rets[2 * i + 1];
+
+		r0 = fib_tolerated(p, 2 * i, r0) ? 0 : r0;
+		r1 = fib_tolerated(p, 2 * i + 1, r1) ? 0 : r1;
+		a->rtnl_ret[i] = r0 ? r0 : r1;
 		if (a->rtnl_ret[i] && fs->fail == SIZE_MAX)
 			fs->fail = i;
 	}
@@ -600,8 +674,8 @@ static struct fib_side *fib_start(struct apply *a, uint32_t oif,
 	}
 	fs->oif = oif;
 	fs->fail = SIZE_MAX;
-	/* Room for every op and the undo of every op. */
-	if (fare_pipe_init(&fs->pipe, a->f, a->f->rtnl, 2 * a->limit, NULL,
+	/* Room for every op's two requests and their undo. */
+	if (fare_pipe_init(&fs->pipe, a->f, a->f->rtnl, 4 * a->limit, NULL,
 			   NULL, err)) {
 		free(fs);
 		return NULL;
@@ -786,6 +860,60 @@ int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
 }
 
 /*
+ * Before stage 2, for the plane routes: the planes, and the named groups
+ * that ops use (stage 3 may run on a thread of its own, which must not use
+ * the generic netlink socket of stage 2).
+ */
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int plane_prepare(struct apply *a, struct fare_err *e)
+{
+	size_t i, n = 0;
+	uint32_t *ids;
+	int ret;
+
+	a->planes = malloc(sizeof(*a->planes));
+	if (!a->planes)
+		return fare_err_set(e, -ENOMEM, "%s", strerror(ENOMEM));
+	ret = fare_plane_map_load(a->f, a->planes, e);
+	if (ret)
+		return ret;
+	ids = malloc(a->limit * sizeof(*ids));
+	if (!ids)
+		return fare_err_set(e, -ENOMEM, "%s", strerror(ENOMEM));
+	for (i = 0; i < a->limit; i++) {
+		const struct fare_route *r = &a->ops[i].route;
+
+		if (!is_del(&a->ops[i]) && !r->n_nexthops && r->group_id)
+			ids[n++] = r->group_id;
+	}
+	/* Each group once, in id order, for plane_msg()'s bsearch. */
+	qsort(ids, n, sizeof(*ids), id_cmp);
+	a->groups = n ? calloc(n, sizeof(*a->groups)) : NULL;
+	if (n && !a->groups)
+		ret = fare_err_set(e, -ENOMEM, "%s", strerror(ENOMEM));
+	for (i = 0; !ret && i < n; i++) {
+		if (i && ids[i] == ids[i - 1])
+			continue;
+		ret = fare_group_get(a->f, ids[i], &a->groups[a->n_groups], e);
+		/* No such group: fare.ko refuses the op itself. */
+		if (ret == -ENOENT || ret == -ESRCH) {
+			fare_err_clear(e);
+			ret = 0;
+		} else if (!ret) {
+			a->n_groups++;
+		}
+	}
+	free(ids);
+	return ret;
+}
+
+/*
  * Before stage 2: fare0's ifindex (0 without fare0: there is no plane, so
  * fare.ko refuses every add and stage 3 has nothing to do) and the rule
  * that makes the kernel routes count, for each family that is added.
@@ -810,6 +938,8 @@ static int fib_prepare(struct apply *a, uint32_t *oif)
 		else
 			done6 = true;
 	}
+	if (!ret && cfg.ifindex)
+		ret = plane_prepare(a, &e);
 	if (ret && a->err)
 		*a->err = e;
 	*oif = ret ? 0 : cfg.ifindex;
@@ -855,6 +985,8 @@ out:
 	free(a.old);
 	free(a.genl_ret);
 	free(a.rtnl_ret);
+	free(a.planes);
+	free(a.groups);
 	if (ret)
 		a.limit = 0;
 	if (a.limit < n) {
@@ -976,19 +1108,28 @@ int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 
 	/* The kernel routes first, so that no packet meets fare0 unrouted. */
 	if (cfg.ifindex) {
-		ret = fare_pipe_init(&p, f, f->rtnl, l.n, NULL, NULL, err);
+		/* Requests 2i and 2i + 1: prefix i's plane route, its fare0 one. */
+		ret = fare_pipe_init(&p, f, f->rtnl, 2 * l.n, NULL, NULL, err);
 		if (ret)
 			goto out;
-		for (i = 0; i < l.n && !ret; i++) {
+		for (i = 0; i < 2 * l.n && !ret; i++) {
 			buf = fare_pipe_next(&p, FARE_ACK_COST, err);
 			if (!buf) {
 				ret = err ? err->code : -EIO;
 				break;
 			}
-			nlh = fare_rtnl_msg_route(buf, FARE_TX_SIZE,
-						  RTM_DELROUTE,
-						  fare_pipe_seq(&p, i),
-						  &l.v[i], NULL, cfg.ifindex);
+			if (i & 1)
+				nlh = fare_rtnl_msg_route(buf, FARE_TX_SIZE,
+							  RTM_DELROUTE,
+							  fare_pipe_seq(&p, i),
+							  &l.v[i / 2], NULL,
+							  cfg.ifindex);
+			else
+				nlh = fare_rtnl_msg_plane_route(buf, FARE_TX_SIZE,
+								fare_pipe_seq(&p, i),
+								&l.v[i / 2],
+								NULL, NULL, 0,
+								NULL);
 			fare_pipe_commit(&p, nlh);
 		}
 		if (!ret)
@@ -998,10 +1139,13 @@ int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 				char what[FARE_PREFIX_STRLEN];
 
 				ret = fare_err_set(err, p.rets[i],
-						   "removing the kernel route %s dev %s proto %d: %s",
-						   fare_prefix_format(&l.v[i], what,
+						   "removing the kernel route %s %s proto %d: %s",
+						   fare_prefix_format(&l.v[i / 2],
+								      what,
 								      sizeof(what)),
-						   FARE_DEV_NAME, FARE_RTPROT,
+						   i & 1 ? "dev " FARE_DEV_NAME :
+						   "table " FARE_STR(FARE_PLANE_TABLE),
+						   FARE_RTPROT,
 						   strerror(-p.rets[i]));
 			}
 		}

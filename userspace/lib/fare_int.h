@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <net/if.h>
 #include <libmnl/libmnl.h>
 #include "libfare.h"
 
@@ -42,12 +43,20 @@ struct fare {
 	/* The rule consulting FARE_RT_TABLE is known to exist, per family. */
 	bool rule4;
 	bool rule6;
+	/*
+	 * The device whose FARE_PLANE_TABLE rule is known to exist, per
+	 * family (IPv4, IPv6) and plane id; 0 for none.
+	 */
+	uint32_t plane_rule[2][FARE_PLANE_ID_MAX + 1];
 	char tx[FARE_TX_SIZE] __attribute__((aligned(8)));
 	char rx[FARE_RX_SIZE] __attribute__((aligned(8)));
 };
 
 /* Called for every data message of a reply; returns 0 or a negative errno. */
 typedef int (*fare_msg_cb)(const struct nlmsghdr *nlh, void *arg);
+
+#define FARE_STR_(x)	#x
+#define FARE_STR(x)	FARE_STR_(x)
 
 /* Octets of an address of family: 4, 16, or 0 for another family. */
 static inline size_t fare_addr_len(uint8_t family)
@@ -220,5 +229,51 @@ int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,
 			    uint32_t oif, struct fare_err *err);
 int fare_rtnl_route_remove(struct fare *f, const struct fare_prefix *dst,
 			   uint32_t oif, struct fare_err *err);
+
+/*
+ * The plane route of a fare route, in FARE_PLANE_TABLE: what it needs of
+ * each plane, read once per call (fare_plane_map_load(), which also adds
+ * the rule of each plane's device that is missing).
+ */
+struct fare_plane_info {
+	uint32_t ifindex;	/* 0: no such plane, or its device is not up */
+	char ifname[IF_NAMESIZE];
+	bool has_gw4;
+	bool has_gw6;
+	struct in_addr gw4;
+	struct in6_addr gw6;
+};
+
+struct fare_plane_map {
+	struct fare_plane_info p[FARE_PLANE_ID_MAX + 1];	/* by plane id */
+};
+
+int fare_plane_map_load(struct fare *f, struct fare_plane_map *m,
+			struct fare_err *err);
+/*
+ * The plane route of dst over the next hops nh that m says can carry it
+ * (a device that is up, a gateway of dst's family); with none (or m NULL),
+ * its removal. NULL if buflen is too small.
+ */
+struct nlmsghdr *fare_rtnl_msg_plane_route(void *buf, size_t buflen,
+					   uint32_t seq,
+					   const struct fare_prefix *dst,
+					   const union fare_addr *src,
+					   const struct fare_nexthop *nh,
+					   unsigned int n_nh,
+					   const struct fare_plane_map *m);
+struct nlmsghdr *fare_rtnl_msg_plane_rule(void *buf, size_t buflen,
+					  uint32_t seq, uint8_t family,
+					  const char *ifname);
+/* An error of a plane route request that is no failure. */
+bool fare_rtnl_plane_tolerated(int ret);
+int fare_rtnl_plane_route(struct fare *f, const struct fare_prefix *dst,
+			  const union fare_addr *src,
+			  const struct fare_nexthop *nh, unsigned int n_nh,
+			  const struct fare_plane_map *m, struct fare_err *err);
+/* The next hops of route: its own, or its named group's (read into buf). */
+int fare_route_hops(struct fare *f, const struct fare_route *route,
+		    struct fare_group *buf, const struct fare_nexthop **nh,
+		    unsigned int *n, struct fare_err *err);
 
 #endif /* FARE_INT_H */

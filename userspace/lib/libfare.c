@@ -439,6 +439,38 @@ static void err_append(struct fare_err *err, const char *what,
 		 more->msg);
 }
 
+/*
+ * The plane route of a route fare.ko now has (rtnl.c): plane-bound lookups
+ * go via the gateways of the planes that carry it.
+ */
+static int plane_route_install(struct fare *f, const struct fare_route *route,
+			       struct fare_err *err)
+{
+	const union fare_addr *src = route->has_src ? &route->src : NULL;
+	const struct fare_nexthop *nh;
+	struct fare_plane_map *m;
+	struct fare_group *g;
+	unsigned int n;
+	int ret;
+
+	m = malloc(sizeof(*m));
+	g = malloc(sizeof(*g));
+	if (!m || !g) {
+		ret = err_errno(err, -ENOMEM);
+		goto out;
+	}
+	ret = fare_plane_map_load(f, m, err);
+	if (!ret)
+		ret = fare_route_hops(f, route, g, &nh, &n, err);
+	if (!ret)
+		ret = fare_rtnl_plane_route(f, &route->dst, src, nh, n, m,
+					    err);
+out:
+	free(m);
+	free(g);
+	return ret;
+}
+
 int fare_route_add(struct fare *f, const struct fare_route *route,
 		   bool replace, struct fare_err *err)
 {
@@ -470,8 +502,16 @@ int fare_route_add(struct fare *f, const struct fare_route *route,
 	ret = fare_ifindex(f, &ifindex, err);
 	if (!ret)
 		ret = fare_rtnl_route_install(f, route, ifindex, err);
-	if (!ret)
-		goto out;
+	if (!ret) {
+		ret = plane_route_install(f, route, err);
+		if (!ret)
+			goto out;
+		/* A new route takes its kernel route with it. */
+		if (!old && fare_rtnl_route_remove(f, &route->dst, ifindex,
+						   &rb_err))
+			err_append(err, "removing the new kernel route failed",
+				   &rb_err);
+	}
 
 	/* Undo the fare side so that fare and the FIB agree. */
 	if (old) {
@@ -502,7 +542,9 @@ int fare_route_del(struct fare *f, const struct fare_prefix *dst,
 		return ret;
 	/* Without fare0 there is no kernel route of ours to remove. */
 	if (cfg.ifindex) {
-		ret = fare_rtnl_route_remove(f, dst, cfg.ifindex, err);
+		ret = fare_rtnl_plane_route(f, dst, NULL, NULL, 0, NULL, err);
+		if (!ret)
+			ret = fare_rtnl_route_remove(f, dst, cfg.ifindex, err);
 		if (ret)
 			return ret;
 	}

@@ -188,13 +188,18 @@ int fare_plane_dump(struct fare *f, fare_plane_cb cb, void *arg,
  * "PREFIX dev fare0 proto FARE_RTPROT scope link [src SRC]" in table
  * FARE_RT_TABLE, adding first (once per handle and family) the rule that
  * consults that table before table main (see uapi/linux/fare.h).
+ * Then the plane route: in table FARE_PLANE_TABLE, the prefix via the
+ * gateway of each plane that carries it (up, a gateway of the family),
+ * behind a rule "oif PLANE lookup FARE_PLANE_TABLE" per plane device, so
+ * that a lookup bound to a plane goes via that plane (none carrying it:
+ * the plane route is removed).
  * If the kernel route cannot be installed, the fare route is rolled back
  * (deleted if this call created it, restored if it replaced one) and the
  * rtnetlink error is returned.
  */
 int fare_route_add(struct fare *f, const struct fare_route *route,
 		   bool replace, struct fare_err *err);
-/* Remove the kernel route (if any), then the fare route. */
+/* Remove the plane and kernel routes (if any), then the fare route. */
 int fare_route_del(struct fare *f, const struct fare_prefix *dst,
 		   struct fare_err *err);
 /*
@@ -221,6 +226,23 @@ int fare_route_get(struct fare *f, const struct fare_prefix *dst,
 		   struct fare_route *out, struct fare_err *err);
 int fare_route_dump(struct fare *f, fare_route_cb cb, void *arg,
 		    struct fare_err *err);
+
+/*
+ * The kernel's answer to a route lookup toward dst, bound to device oif if
+ * not 0 ("ip route get DST [oif DEV]"): the source address, gateway and
+ * device it chose (has_* false for what it did not say).
+ */
+struct fare_lookup {
+	bool has_src;
+	bool has_gw;
+	union fare_addr src;
+	union fare_addr gw;
+	uint32_t oif;
+};
+
+int fare_route_lookup(struct fare *f, uint8_t family,
+		      const union fare_addr *dst, uint32_t oif,
+		      struct fare_lookup *out, struct fare_err *err);
 
 /*
  * Named next-hop groups: add (or, with replace, change the next hops of

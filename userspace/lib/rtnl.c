@@ -14,8 +14,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 
@@ -258,6 +261,10 @@ int fare_route_unreachable(struct fare *f, const struct fare_prefix *dst,
 		ret = fare_rtnl_rule_ensure(f, dst->family, err);
 		if (ret)
 			return ret;
+		/* Nor does a plane-bound lookup find a plane route. */
+		ret = fare_rtnl_plane_route(f, dst, NULL, NULL, 0, NULL, err);
+		if (ret)
+			return ret;
 	}
 	nlh = fare_rtnl_msg_unreachable(f->tx, sizeof(f->tx),
 					on ? RTM_NEWROUTE : RTM_DELROUTE,
@@ -320,4 +327,354 @@ struct nlmsghdr *fare_rtnl_msg_route_dump(void *buf, uint32_t seq)
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = AF_UNSPEC;
 	return nlh;
+}
+
+/*
+ * The plane route: "PREFIX proto FARE_RTPROT table FARE_PLANE_TABLE
+ * [src SRC] nexthop via GW dev PLANE onlink weight W ..." over the planes
+ * that carry the route, and a rule "pref FARE_PLANE_RULE_PREF oif PLANE
+ * lookup FARE_PLANE_TABLE" per plane device and family. Only a lookup
+ * bound to a plane's device matches such a rule; in the table it takes the
+ * route's next hop on that device (IPv4 picks the next hop whose device
+ * matches and does no multipath hashing when the lookup has an oif; IPv6
+ * scores the matching sibling first). A plane that does not carry the
+ * route has no next hop there, so the lookup goes on to the next rule as
+ * if fare were not there. The kernel keeps each next hop's state with its
+ * device: down, it is dead and skipped; up again, alive (both families).
+ * Next hops are onlink, as fare.ko sends to the gateway on the plane's
+ * device whatever the device's addresses.
+ */
+static bool plane_carries(const struct fare_plane_map *m, uint8_t family,
+			  const struct fare_nexthop *nh)
+{
+	const struct fare_plane_info *pi;
+
+	if (nh->plane_id < 1 || nh->plane_id > FARE_PLANE_ID_MAX ||
+	    !nh->weight)
+		return false;
+	pi = &m->p[nh->plane_id];
+	if (!pi->ifindex)
+		return false;
+	return family == AF_INET ? pi->has_gw4 : pi->has_gw6;
+}
+
+struct nlmsghdr *fare_rtnl_msg_plane_route(void *buf, size_t buflen,
+					   uint32_t seq,
+					   const struct fare_prefix *dst,
+					   const union fare_addr *src,
+					   const struct fare_nexthop *nh,
+					   unsigned int n_nh,
+					   const struct fare_plane_map *m)
+{
+	size_t alen = fare_addr_len(dst->family);
+	struct nlmsghdr *nlh = buf;
+	uint32_t wmax = 0, w;
+	unsigned int i, used = 0;
+	struct rtnexthop *rtnh;
+	struct nlattr *mp;
+	struct rtmsg *rtm;
+
+	if (n_nh > FARE_NEXTHOP_MAX || !alen)
+		return NULL;
+	for (i = 0; m && i < n_nh; i++) {
+		if (!plane_carries(m, dst->family, &nh[i]))
+			continue;
+		used++;
+		if (nh[i].weight > wmax)
+			wmax = nh[i].weight;
+	}
+	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*rtm)) +
+		     3 * MNL_ATTR_HDRLEN + 2 * MNL_ALIGN(alen) +
+		     used * (MNL_ALIGN(sizeof(*rtnh)) + MNL_ATTR_HDRLEN +
+			     MNL_ALIGN(alen)))
+		return NULL;
+	rtm = route_msg_start(buf, used ? RTM_NEWROUTE : RTM_DELROUTE, seq,
+			      dst);
+	rtm->rtm_table = FARE_PLANE_TABLE;
+	mnl_attr_put(nlh, RTA_DST, alen, &dst->addr);
+	if (!used) {
+		/* Whatever next hops it has: only table and protocol. */
+		rtm->rtm_scope = RT_SCOPE_NOWHERE;
+		rtm->rtm_type = RTN_UNSPEC;
+		return nlh;
+	}
+	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	rtm->rtm_type = RTN_UNICAST;
+	if (src)
+		mnl_attr_put(nlh, RTA_PREFSRC, alen, src);
+	mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
+	for (i = 0; i < n_nh; i++) {
+		const struct fare_plane_info *pi;
+
+		if (!plane_carries(m, dst->family, &nh[i]))
+			continue;
+		pi = &m->p[nh[i].plane_id];
+		rtnh = (struct rtnexthop *)((char *)nlh + nlh->nlmsg_len);
+		nlh->nlmsg_len += MNL_ALIGN(sizeof(*rtnh));
+		memset(rtnh, 0, sizeof(*rtnh));
+		rtnh->rtnh_ifindex = pi->ifindex;
+		rtnh->rtnh_flags = RTNH_F_ONLINK;
+		/* rtnh_hops is the weight minus one, 0..255. */
+		w = (uint32_t)(((uint64_t)nh[i].weight * 256 + wmax - 1) /
+			       wmax);
+		rtnh->rtnh_hops = (uint8_t)(w - 1);
+		if (dst->family == AF_INET)
+			mnl_attr_put(nlh, RTA_GATEWAY, alen, &pi->gw4);
+		else
+			mnl_attr_put(nlh, RTA_GATEWAY, alen, &pi->gw6);
+		rtnh->rtnh_len = (char *)nlh + nlh->nlmsg_len - (char *)rtnh;
+	}
+	mnl_attr_nest_end(nlh, mp);
+	return nlh;
+}
+
+bool fare_rtnl_plane_tolerated(int ret)
+{
+	/*
+	 * Gone: a removal finds nothing (IPv4 ESRCH, IPv6 ENOENT). ENETDOWN:
+	 * a plane's device went down after the map was read; that plane does
+	 * not carry the route, and the next change of the route settles it.
+	 */
+	return ret == -ESRCH || ret == -ENOENT || ret == -ENETDOWN;
+}
+
+struct nlmsghdr *fare_rtnl_msg_plane_rule(void *buf, size_t buflen,
+					  uint32_t seq, uint8_t family,
+					  const char *ifname)
+{
+	struct fib_rule_hdr *frh;
+	struct nlmsghdr *nlh;
+	size_t nlen = strlen(ifname) + 1;
+
+	if (nlen > IFNAMSIZ ||
+	    buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*frh)) +
+		     3 * MNL_ATTR_HDRLEN + 4 + 4 + MNL_ALIGN(nlen))
+		return NULL;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWRULE;
+	/* EXCL: without it the kernel adds a duplicate rule every time. */
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+			   NLM_F_EXCL;
+	nlh->nlmsg_seq = seq;
+	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	frh->family = family;
+	frh->action = FR_ACT_TO_TBL;
+	frh->table = FARE_PLANE_TABLE;
+	mnl_attr_put_u32(nlh, FRA_PRIORITY, FARE_PLANE_RULE_PREF);
+	mnl_attr_put_u32(nlh, FRA_TABLE, FARE_PLANE_TABLE);
+	mnl_attr_put(nlh, FRA_OIFNAME, nlen, ifname);
+	return nlh;
+}
+
+/* The rule of plane id's device for family, once per handle and device. */
+static int plane_rule_ensure(struct fare *f, uint8_t family, uint32_t id,
+			     uint32_t ifindex, const char *ifname,
+			     struct fare_err *err)
+{
+	uint32_t *done = &f->plane_rule[family == AF_INET6][id];
+	char reason[sizeof(err->msg)] = "";
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (*done == ifindex)
+		return 0;
+	nlh = fare_rtnl_msg_plane_rule(f->tx, sizeof(f->tx), fare_next_seq(f),
+				       family, ifname);
+	if (!nlh)
+		return fare_err_set(err, -EMSGSIZE, "rule request too long");
+	ret = fare_talk(f, f->rtnl, nlh, NULL, NULL, err);
+	if (ret == -EEXIST) {
+		fare_err_clear(err);
+		ret = 0;
+	}
+	if (ret && err)
+		snprintf(reason, sizeof(reason), "%s", err->msg);
+	if (ret)
+		return fare_err_set(err, ret,
+				    "adding the rule \"%s pref %d oif %s lookup %d\": %s",
+				    family == AF_INET ? "-4" : "-6",
+				    FARE_PLANE_RULE_PREF, ifname,
+				    FARE_PLANE_TABLE,
+				    reason[0] ? reason : strerror(-ret));
+	*done = ifindex;
+	return 0;
+}
+
+struct map_load {
+	struct fare_plane_map *m;
+	int fd;
+};
+
+static int map_plane_cb(const struct fare_plane *plane, void *arg)
+{
+	struct map_load *l = arg;
+	struct fare_plane_info *pi;
+	struct ifreq ifr;
+
+	if (plane->id < 1 || plane->id > FARE_PLANE_ID_MAX)
+		return 0;
+	/* A device that is not up refuses a route through it. */
+	memset(&ifr, 0, sizeof(ifr));
+	if (!if_indextoname(plane->ifindex, ifr.ifr_name) ||
+	    ioctl(l->fd, SIOCGIFFLAGS, &ifr) || !(ifr.ifr_flags & IFF_UP))
+		return 0;
+	pi = &l->m->p[plane->id];
+	pi->ifindex = plane->ifindex;
+	memcpy(pi->ifname, ifr.ifr_name, sizeof(pi->ifname));
+	pi->has_gw4 = plane->has_gw4;
+	pi->has_gw6 = plane->has_gw6;
+	pi->gw4 = plane->gw4;
+	pi->gw6 = plane->gw6;
+	return 0;
+}
+
+int fare_plane_map_load(struct fare *f, struct fare_plane_map *m,
+			struct fare_err *err)
+{
+	struct map_load l = { .m = m };
+	uint32_t id;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	l.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (l.fd < 0)
+		l.fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (l.fd < 0)
+		return fare_err_set(err, -errno,
+				    "a socket to read the planes' devices: %s",
+				    strerror(errno));
+	ret = fare_plane_dump(f, map_plane_cb, &l, err);
+	close(l.fd);
+	for (id = 1; !ret && id <= FARE_PLANE_ID_MAX; id++) {
+		const struct fare_plane_info *pi = &m->p[id];
+
+		if (!pi->ifindex)
+			continue;
+		if (pi->has_gw4)
+			ret = plane_rule_ensure(f, AF_INET, id, pi->ifindex,
+						pi->ifname, err);
+		if (!ret && pi->has_gw6)
+			ret = plane_rule_ensure(f, AF_INET6, id, pi->ifindex,
+						pi->ifname, err);
+	}
+	return ret;
+}
+
+int fare_route_hops(struct fare *f, const struct fare_route *route,
+		    struct fare_group *buf, const struct fare_nexthop **nh,
+		    unsigned int *n, struct fare_err *err)
+{
+	int ret;
+
+	if (route->n_nexthops || !route->group_id) {
+		*nh = route->nexthops;
+		*n = route->n_nexthops;
+		return 0;
+	}
+	ret = fare_group_get(f, route->group_id, buf, err);
+	if (ret)
+		return ret;
+	*nh = buf->nexthops;
+	*n = buf->n_nexthops;
+	return 0;
+}
+
+int fare_rtnl_plane_route(struct fare *f, const struct fare_prefix *dst,
+			  const union fare_addr *src,
+			  const struct fare_nexthop *nh, unsigned int n_nh,
+			  const struct fare_plane_map *m, struct fare_err *err)
+{
+	char what[FARE_PREFIX_STRLEN];
+	char reason[sizeof(err->msg)];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = fare_rtnl_msg_plane_route(f->tx, sizeof(f->tx), fare_next_seq(f),
+					dst, src, nh, n_nh, m);
+	if (!nlh)
+		return fare_err_set(err, -EMSGSIZE, "route request too long");
+	ret = fare_talk(f, f->rtnl, nlh, NULL, NULL, err);
+	if (fare_rtnl_plane_tolerated(ret)) {
+		fare_err_clear(err);
+		return 0;
+	}
+	if (!ret || !err)
+		return ret;
+	snprintf(reason, sizeof(reason), "%s", err->msg);
+	return fare_err_set(err, ret,
+			    "%s the plane route \"%s proto %d table %d\": %s",
+			    nlh->nlmsg_type == RTM_NEWROUTE ? "installing" :
+			    "removing",
+			    fare_prefix_format(dst, what, sizeof(what)),
+			    FARE_RTPROT, FARE_PLANE_TABLE,
+			    reason[0] ? reason : strerror(-ret));
+}
+
+struct lookup_reply {
+	uint8_t family;
+	bool seen;
+	struct fare_lookup *out;
+};
+
+static int lookup_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct lookup_reply *r = arg;
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	size_t alen = fare_addr_len(r->family);
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE || rtm->rtm_family != r->family)
+		return 0;
+	r->seen = true;
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		switch (mnl_attr_get_type(a)) {
+		case RTA_PREFSRC:
+			if (mnl_attr_get_payload_len(a) != alen)
+				break;
+			memcpy(&r->out->src, mnl_attr_get_payload(a), alen);
+			r->out->has_src = true;
+			break;
+		case RTA_GATEWAY:
+			if (mnl_attr_get_payload_len(a) != alen)
+				break;
+			memcpy(&r->out->gw, mnl_attr_get_payload(a), alen);
+			r->out->has_gw = true;
+			break;
+		case RTA_OIF:
+			if (mnl_attr_get_payload_len(a) == sizeof(uint32_t))
+				r->out->oif = mnl_attr_get_u32(a);
+			break;
+		}
+	}
+	return 0;
+}
+
+int fare_route_lookup(struct fare *f, uint8_t family,
+		      const union fare_addr *dst, uint32_t oif,
+		      struct fare_lookup *out, struct fare_err *err)
+{
+	struct lookup_reply r = { .family = family, .out = out };
+	size_t alen = fare_addr_len(family);
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	fare_err_clear(err);
+	if (!alen)
+		return fare_err_set(err, -EAFNOSUPPORT, "not IPv4 or IPv6");
+	nlh = mnl_nlmsg_put_header(f->tx);
+	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = fare_next_seq(f);
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = family;
+	rtm->rtm_dst_len = alen * 8;
+	mnl_attr_put(nlh, RTA_DST, alen, dst);
+	if (oif)
+		mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	ret = fare_talk(f, f->rtnl, nlh, lookup_cb, &r, err);
+	if (!ret && !r.seen)
+		ret = fare_err_set(err, -ENOMSG, "no answer to the route lookup");
+	return ret;
 }
