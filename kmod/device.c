@@ -183,7 +183,8 @@ static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
  * usable (whatever its tier); after an idle gap longer than the flowlet
  * timeout, or if that plane stopped being usable, the next packet starts a
  * new flowlet: its tier by fare_tier_choose(), then within the tier the
- * plane furthest behind its byte share.
+ * plane furthest behind its byte share, counted since the namespace's
+ * planes last changed (the generation of @up, this CPU's last scan).
  */
 static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 			       struct sk_buff *skb, u64 up)
@@ -205,12 +206,12 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 
 	usable = fare_tier_choose(fn, grp, up, now);
 	sent = *this_cpu_ptr(&fare_sent_scratch);
+	/* Every hop's: a new baseline takes them all. */
 	for (i = 0; i < grp->num_nh; i++)
-		if (usable & BIT_ULL(i))
-			fare_group_nh_tx(grp, i, &packets, &sent[i]);
-		else
-			sent[i] = 0;
-	idx = fare_deficit_pick(grp->weights, sent, usable, grp->num_nh);
+		fare_group_nh_tx(grp, i, &packets, &sent[i]);
+	idx = fare_deficit_pick_since(grp->weights, sent, &grp->deficit,
+				      this_cpu_ptr(grp->tx)->up_gen, usable,
+				      grp->num_nh);
 	if (idx >= 0)
 		fare_slot_set(fl, hash, grp->nh[idx].plane_id, now);
 	return idx;
