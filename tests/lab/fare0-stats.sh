@@ -7,9 +7,9 @@
 # tracepoint, never against fare.ko's own report.
 #  1. 400 datagrams over two planes 1:1: fare0's tx packets are what the
 #     leaves received, its tx bytes theirs less one Ethernet header each.
-#  2. Plane 1's device drops everything at tc egress: a packet counts as
-#     sent only once the plane took it, so fare0's tx is plane 2's half and
-#     its tx_dropped plane 1's.
+#  2. Plane 1's qdisc drops everything (a tbf whose burst is smaller than
+#     any packet): a packet counts as sent only once the plane took it, so
+#     fare0's tx is plane 2's half and its tx_dropped plane 1's.
 #  3. A destination routed to fare0 with no fare route, then every plane
 #     down with no other route: each datagram is a tx drop, and the drop
 #     reasons tell them apart (IP_OUTNOROUTES, then NO_TX_TARGET, or
@@ -60,8 +60,8 @@ expect_eq "fare0 tx bytes = the leaves' rx less 14 a packet" $((B - b)) \
 expect_eq "fare0 tx dropped" "$D" 0
 
 # ---- 2. a plane that refuses the packet ----
-ip netns exec host tc qdisc add dev eth-p1 clsact
-ip netns exec host tc filter add dev eth-p1 egress matchall action drop
+ip netns exec host tc qdisc add dev eth-p1 root tbf rate 1mbit burst 100 \
+	limit 10000
 p=$P d=$D l1=$L1 l2=$L2
 send 198.51.100.1 $N
 wait_for 10 leaves_got $((N / 2)) || true
@@ -70,7 +70,7 @@ got=$((L2 - l2))
 expect_near "plane 2 took its half" $got $((N / 2)) 2
 expect_eq "fare0 tx packets = leaf 2's rx" $((P - p)) $got
 expect_eq "fare0 tx dropped = what plane 1 refused" $((D - d)) $((N - got))
-ip netns exec host tc qdisc del dev eth-p1 clsact
+ip netns exec host tc qdisc del dev eth-p1 root
 
 # ---- 3. no fare route, no usable plane: drops and their reasons ----
 tracing=/sys/kernel/tracing
