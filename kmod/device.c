@@ -183,7 +183,8 @@ static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
  * usable (whatever its tier); after an idle gap longer than the flowlet
  * timeout, or if that plane stopped being usable, the next packet starts a
  * new flowlet: its tier by fare_tier_choose(), then within the tier the
- * plane furthest behind its byte share.
+ * plane furthest behind its byte share, counted since the namespace's
+ * planes last changed (the generation of @up, this CPU's last scan).
  */
 static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 			       struct sk_buff *skb, u64 up)
@@ -205,12 +206,12 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 
 	usable = fare_tier_choose(fn, grp, up, now);
 	sent = *this_cpu_ptr(&fare_sent_scratch);
+	/* Every hop's: a new baseline takes them all. */
 	for (i = 0; i < grp->num_nh; i++)
-		if (usable & BIT_ULL(i))
-			fare_group_nh_tx(grp, i, &packets, &sent[i]);
-		else
-			sent[i] = 0;
-	idx = fare_deficit_pick(grp->weights, sent, usable, grp->num_nh);
+		fare_group_nh_tx(grp, i, &packets, &sent[i]);
+	idx = fare_deficit_pick_since(grp->weights, sent, &grp->deficit,
+				      this_cpu_ptr(grp->tx)->up_gen, usable,
+				      grp->num_nh);
 	if (idx >= 0)
 		fare_slot_set(fl, hash, grp->nh[idx].plane_id, now);
 	return idx;
@@ -479,14 +480,17 @@ static void fare_count(struct fare_net *fn, enum fare_drop_reason why)
 
 /*
  * Frees @skb, which fare does not transmit, and counts it as a drop for
- * @why in fare's counters and for @reason in the kernel's (kfree_skb
- * tracepoint, drop monitor). netpoll may transmit with interrupts off,
- * where only dev_kfree_skb_any() may free.
+ * @why in fare's counters, in @dev's tx_dropped (`ip -s link`) and for
+ * @reason in the kernel's (kfree_skb tracepoint, drop monitor). netpoll
+ * may transmit with interrupts off, where only dev_kfree_skb_any() may
+ * free.
  */
-static void fare_drop(struct fare_net *fn, struct sk_buff *skb,
-		      enum fare_drop_reason why, enum skb_drop_reason reason)
+static void fare_drop(struct fare_net *fn, struct net_device *dev,
+		      struct sk_buff *skb, enum fare_drop_reason why,
+		      enum skb_drop_reason reason)
 {
 	fare_count(fn, why);
+	dev_core_stats_tx_dropped_inc(dev);
 	if (in_hardirq() || irqs_disabled())
 		dev_kfree_skb_any(skb);
 	else
@@ -555,10 +559,11 @@ static struct dst_entry *fare_fallback_route(struct net *net,
  * Sends @skb by the kernel's normal route, through the output path of the
  * route's device (POSTROUTING, fragmentation, neighbour). The header is
  * complete: a forwarded packet's TTL was already decremented. Consumes
- * @skb; returns false, leaving it to the caller, if there is no route.
+ * @skb and sets *@err to dst_output()'s result; returns false, leaving
+ * @skb to the caller, if there is no route.
  */
 static bool fare_fallback_xmit(struct net *net, struct net_device *dev,
-			       struct sk_buff *skb, u8 family)
+			       struct sk_buff *skb, u8 family, int *err)
 {
 	struct dst_entry *dst = fare_fallback_route(net, dev, skb, family);
 
@@ -571,8 +576,25 @@ static bool fare_fallback_xmit(struct net *net, struct net_device *dev,
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	else
 		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	dst_output(net, skb->sk, skb);
+	*err = dst_output(net, skb->sk, skb);
 	return true;
+}
+
+/*
+ * Counts a packet of @len bytes that fare0 handed on, to a plane or the
+ * normal route, in fare0's own device counters (`ip -s link show fare0`):
+ * sent if the output took it (@err, its result), else dropped by the
+ * output (fare's "error" counter too).
+ */
+static void fare_dev_count_xmit(struct fare_net *fn, struct net_device *dev,
+				int err, unsigned int len)
+{
+	if (likely(!net_xmit_eval(err))) {
+		dev_sw_netstats_tx_add(dev, 1, len);
+		return;
+	}
+	fare_count(fn, FARE_DROP_ERROR);
+	dev_core_stats_tx_dropped_inc(dev);
 }
 
 static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -596,7 +618,7 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 		family = AF_INET6;
 		daddr = &ipv6_hdr(skb)->daddr;
 	} else {
-		fare_drop(fn, skb, FARE_DROP_ERROR,
+		fare_drop(fn, dev, skb, FARE_DROP_ERROR,
 			  SKB_DROP_REASON_UNHANDLED_PROTO);
 		return NETDEV_TX_OK;
 	}
@@ -605,27 +627,31 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 	rcu_read_lock();
 	rt = fare_route_lookup(fn, family, daddr);
 	if (!rt) {
-		fare_drop(fn, skb, FARE_DROP_NOROUTE,
+		fare_drop(fn, dev, skb, FARE_DROP_NOROUTE,
 			  SKB_DROP_REASON_IP_OUTNOROUTES);
 		goto out_unlock;
 	}
 	grp = rcu_dereference(rcu_dereference(rt->nhg)->grp);
 	idx = fare_group_select(fn, rt, grp, skb, &plane);
 	if (idx < 0) {
-		if (fare_fallback_xmit(dev_net(dev), dev, skb, family)) {
+		len = skb->len;
+		if (fare_fallback_xmit(dev_net(dev), dev, skb, family,
+				       &err)) {
 			fare_route_count_drop(rt, true);
 			fare_count(fn, FARE_DROP_FALLBACK);
+			fare_dev_count_xmit(fn, dev, err, len);
 			goto out_unlock;
 		}
 		fare_route_count_drop(rt, false);
-		fare_drop(fn, skb, FARE_DROP_NOPLANE,
-			  SKB_DROP_REASON_IP_OUTNOROUTES);
+		fare_drop(fn, dev, skb, FARE_DROP_NOPLANE,
+			  FARE_DROP_REASON_NOPLANE);
 		goto out_unlock;
 	}
 
 	pdev = plane->dev;
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(pdev))) {
-		fare_drop(fn, skb, FARE_DROP_ERROR, SKB_DROP_REASON_NOMEM);
+		fare_drop(fn, dev, skb, FARE_DROP_ERROR,
+			  SKB_DROP_REASON_NOMEM);
 		goto out_unlock;
 	}
 	len = skb->len;
@@ -643,8 +669,7 @@ static netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 		err = neigh_xmit(NEIGH_ARP_TABLE, pdev, &plane->gw4, skb);
 	else
 		err = neigh_xmit(NEIGH_ND_TABLE, pdev, &plane->gw6, skb);
-	if (unlikely(net_xmit_eval(err)))
-		fare_count(fn, FARE_DROP_ERROR);
+	fare_dev_count_xmit(fn, dev, err, len);
 out_unlock:
 	rcu_read_unlock();
 	return NETDEV_TX_OK;
@@ -807,8 +832,28 @@ static int fare_change_mtu(struct net_device *dev, int new_mtu)
 	return 0;
 }
 
+/*
+ * fare0's standard per-CPU counters: tx packets and bytes in dev->tstats
+ * (fare_dev_count_xmit()), drops in the core's tx_dropped. Charged to the
+ * creator's memory cgroup; freed by fare_dev_free().
+ */
+static int fare_dev_init(struct net_device *dev)
+{
+	dev->tstats = fare_alloc_pcpu_stats(struct pcpu_sw_netstats);
+	return dev->tstats ? 0 : -ENOMEM;
+}
+
+/* After the last reference, or when registration fails after ndo_init. */
+static void fare_dev_free(struct net_device *dev)
+{
+	free_percpu(dev->tstats);
+	dev->tstats = NULL;
+}
+
 static const struct net_device_ops fare_netdev_ops = {
+	.ndo_init = fare_dev_init,
 	.ndo_start_xmit = fare_xmit,
+	.ndo_get_stats64 = dev_get_tstats64,
 	.ndo_fix_features = fare_fix_features,
 	.ndo_change_mtu = fare_change_mtu,
 };
@@ -844,6 +889,7 @@ static void fare_setup(struct net_device *dev)
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_MAX_MTU;
 	dev->needs_free_netdev = true;
+	dev->priv_destructor = fare_dev_free;
 }
 
 /*

@@ -117,8 +117,8 @@ struct fare_group_tx {
  * The next hops of a group; immutable once published, replaced whole, so
  * the counters and the spray position start afresh with every new set of
  * weights. Sized to its next hops: nh[] is followed, in the same
- * allocation, by the num_nh weights, tiers and tier ranks that weights,
- * tiers and tier_ord point to.
+ * allocation, by the num_nh deficit baselines, weights, tiers and tier
+ * ranks that deficit.sent, weights, tiers and tier_ord point to.
  */
 struct fare_group {
 	struct rcu_head rcu;
@@ -148,6 +148,14 @@ struct fare_group {
 	u32 *weights;			/* copy of nh[].weight, for selection */
 	u8 *tiers;			/* copy of nh[].tier, likewise */
 	u8 *tier_ord;			/* rank of nh[].tier among them */
+	/*
+	 * Where a new flowlet's byte deficit counts from (select.h,
+	 * fare_deficit_pick_since()): each next hop's bytes when the
+	 * namespace's planes last changed, taken by the first decision that
+	 * sees a new fare_net.plane_gen; lock-free, READ_ONCE/WRITE_ONCE.
+	 * Its sent[] follows nh[] in the group's allocation.
+	 */
+	struct fare_deficit_base deficit;
 	/* Flow mode: next hop per bucket, over the preferred tier. */
 	u8 buckets[FARE_BUCKETS];
 	struct fare_nh nh[];

@@ -26,6 +26,10 @@ typedef int64_t s64;
 
 #define BITS_PER_LONG (8 * sizeof(long))
 
+/* One access the compiler neither splits, merges nor repeats. */
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+
 /* The kernel's: the last bit set below @size, or @size if none. */
 static inline unsigned long find_last_bit(const unsigned long *addr,
 					  unsigned long size)

@@ -5,6 +5,7 @@
  */
 #ifdef __KERNEL__
 #include <linux/bitops.h>
+#include <linux/compiler.h>
 #include <linux/math64.h>
 #ifndef CONFIG_ARCH_SUPPORTS_INT128
 #error "fare needs 128-bit integer arithmetic (a 64-bit architecture)"
@@ -129,6 +130,27 @@ int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
 		}
 	}
 	return best;
+}
+
+int fare_deficit_pick_since(const u32 *weights, u64 *sent,
+			    struct fare_deficit_base *base, u32 gen,
+			    u64 usable, unsigned int n)
+{
+	unsigned int i;
+	u64 b;
+
+	if (READ_ONCE(base->gen) != gen) {
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(base->sent[i], sent[i]);
+		WRITE_ONCE(base->gen, gen);
+	}
+	for (i = 0; i < n; i++) {
+		if (!(usable & (1ULL << i)))
+			continue;
+		b = READ_ONCE(base->sent[i]);
+		sent[i] = sent[i] > b ? sent[i] - b : 0;
+	}
+	return fare_deficit_pick(weights, sent, usable, n);
 }
 
 int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash)

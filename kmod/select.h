@@ -91,6 +91,35 @@ int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
 		      unsigned int n);
 
 /*
+ * Where a group's byte deficit counts from: each entry's bytes when the
+ * usable set last changed (@sent, one per entry) and a generation naming
+ * that set (@gen). Written without a lock by whichever decision first sees
+ * a new generation (fare_deficit_pick_since()), with READ_ONCE and
+ * WRITE_ONCE: two CPUs rebasing at once, or a decision reading a baseline
+ * half rewritten, cost a decision or two taken on bytes a few microseconds
+ * apart, which later decisions correct.
+ */
+struct fare_deficit_base {
+	u32 gen;
+	u64 *sent;
+};
+
+/*
+ * fare_deficit_pick() over the bytes each entry sent since @base, not over
+ * the group's whole life: a plane that returns after an outage is owed
+ * only what flowlets still in flight send after its return, not everything
+ * the others sent while it was away. @gen names the current usable set and
+ * must change whenever that set may have (a plane leaves or returns); when
+ * it is not @base->gen, every entry's total becomes the new baseline
+ * first. @sent holds every entry's bytes over the group's whole life and
+ * is left holding, for the entries of @usable, the bytes since the
+ * baseline (0 where a total is below it, as a racing rebase may leave).
+ */
+int fare_deficit_pick_since(const u32 *weights, u64 *sent,
+			    struct fare_deficit_base *base, u32 gen,
+			    u64 usable, unsigned int n);
+
+/*
  * A flow's hash for the flow buckets and hash-threshold: @hash (the skb's
  * flow hash) mixed with the namespace's @seed by murmur3's 32-bit
  * finalizer, a bijection in which every output bit depends on every input

@@ -703,6 +703,92 @@ static void vq_drains_at_the_rate_and_is_capped(struct kunit *test)
 			(U64_MAX % 1000000000ULL));
 }
 
+/*
+ * New flowlets of 1000 bytes each over two planes 1:1, counted the way
+ * fare0 counts them (a group's totals over its whole life) with the
+ * generation of the usable set as fare0 gives it.
+ */
+static unsigned int deficit_run(const u32 *w, u64 *total,
+				struct fare_deficit_base *base, u32 gen,
+				u64 usable, unsigned int flowlets,
+				unsigned int *on)
+{
+	unsigned int f, i;
+	u64 sent[2];
+	int idx;
+
+	on[0] = 0;
+	on[1] = 0;
+	for (f = 0; f < flowlets; f++) {
+		for (i = 0; i < 2; i++)
+			sent[i] = total[i];
+		idx = fare_deficit_pick_since(w, sent, base, gen, usable, 2);
+		if (idx < 0 || !(usable & BIT_ULL(idx)))
+			return f;
+		total[idx] += 1000;
+		on[idx]++;
+	}
+	return f;
+}
+
+/*
+ * Plane 1 is down for 1000 flowlets; once it is back, the next 100
+ * flowlets split 50:50, not 100:0 as they would if plane 1 were owed
+ * everything plane 0 carried meanwhile.
+ */
+static void deficit_forgets_an_outage(struct kunit *test)
+{
+	const u32 w[2] = { 1, 1 };
+	u64 total[2] = { 0 }, base_sent[2] = { 0 };
+	struct fare_deficit_base base = { .gen = 0, .sent = base_sent };
+	unsigned int on[2];
+
+	KUNIT_ASSERT_EQ(test, deficit_run(w, total, &base, 1, 0x3, 100, on),
+			100U);
+	KUNIT_EXPECT_EQ(test, on[0], 50U);
+	KUNIT_EXPECT_EQ(test, on[1], 50U);
+	/* Plane 1 down: everything on plane 0. */
+	KUNIT_ASSERT_EQ(test, deficit_run(w, total, &base, 2, 0x1, 1000, on),
+			1000U);
+	KUNIT_EXPECT_EQ(test, on[0], 1000U);
+	/* Back: even from the first flowlet on. */
+	KUNIT_ASSERT_EQ(test, deficit_run(w, total, &base, 3, 0x3, 100, on),
+			100U);
+	KUNIT_EXPECT_EQ(test, on[0], 50U);
+	KUNIT_EXPECT_EQ(test, on[1], 50U);
+	/* The totals are the group's counters: left as they were. */
+	KUNIT_EXPECT_EQ(test, total[0], 1100ULL * 1000);
+	KUNIT_EXPECT_EQ(test, total[1], 100ULL * 1000);
+}
+
+/*
+ * While the usable set stands, the deficit keeps its history since the
+ * last change: what a flowlet still in flight sends after the change
+ * (here 20 flowlets' worth on plane 0) is owed to plane 1, which takes
+ * the next 20 flowlets before the split evens out again.
+ */
+static void deficit_keeps_what_was_sent_since_the_change(struct kunit *test)
+{
+	const u32 w[2] = { 1, 1 };
+	u64 total[2] = { 5000000, 0 }, base_sent[2] = { 0 };
+	struct fare_deficit_base base = { .gen = 0, .sent = base_sent };
+	unsigned int on[2];
+
+	KUNIT_ASSERT_EQ(test, deficit_run(w, total, &base, 7, 0x3, 2, on),
+			2U);
+	KUNIT_EXPECT_EQ(test, on[0], 1U);
+	KUNIT_EXPECT_EQ(test, on[1], 1U);
+	/* An elephant still on plane 0 sends 20 flowlets' worth. */
+	total[0] += 20 * 1000;
+	KUNIT_ASSERT_EQ(test, deficit_run(w, total, &base, 7, 0x3, 20, on),
+			20U);
+	KUNIT_EXPECT_EQ(test, on[1], 20U);
+	KUNIT_ASSERT_EQ(test, deficit_run(w, total, &base, 7, 0x3, 40, on),
+			40U);
+	KUNIT_EXPECT_EQ(test, on[0], 20U);
+	KUNIT_EXPECT_EQ(test, on[1], 20U);
+}
+
 static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(spray_splits_3_to_1_exactly),
 	KUNIT_CASE(spray_splits_5_3_2_within_one_packet),
@@ -728,6 +814,8 @@ static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(spill_hop_count_arrays),
 	KUNIT_CASE(spill_matches_the_reference_exhaustively),
 	KUNIT_CASE(vq_drains_at_the_rate_and_is_capped),
+	KUNIT_CASE(deficit_forgets_an_outage),
+	KUNIT_CASE(deficit_keeps_what_was_sent_since_the_change),
 	{}
 };
 

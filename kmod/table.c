@@ -321,11 +321,13 @@ struct fare_group *fare_group_alloc(unsigned int num_nh)
 
 	if (WARN_ON_ONCE(!num_nh || num_nh > FARE_NEXTHOP_MAX))
 		return NULL;
-	size = struct_size(grp, nh, num_nh) + num_nh * (sizeof(u32) + 2);
+	size = struct_size(grp, nh, num_nh) +
+	       num_nh * (sizeof(u64) + sizeof(u32) + 2);
 	grp = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!grp)
 		return NULL;
-	grp->weights = (u32 *)&grp->nh[num_nh];
+	grp->deficit.sent = (u64 *)&grp->nh[num_nh];
+	grp->weights = (u32 *)&grp->deficit.sent[num_nh];
 	grp->tiers = (u8 *)&grp->weights[num_nh];
 	grp->tier_ord = grp->tiers + num_nh;
 	grp->num_nh = num_nh;

@@ -77,4 +77,14 @@ static inline void fare_set_gso_ipv4_max_size(struct net_device *dev,
 #endif
 }
 
+/*
+ * The drop reason of a packet no plane can carry: "no target found for
+ * xmit" where the kernel has it (6.11 on), else "device not ready".
+ */
+#ifdef FARE_HAVE_DROP_NO_TX_TARGET
+#define FARE_DROP_REASON_NOPLANE	SKB_DROP_REASON_NO_TX_TARGET
+#else
+#define FARE_DROP_REASON_NOPLANE	SKB_DROP_REASON_DEV_READY
+#endif
+
 #endif /* _FARE_COMPAT_H */
