@@ -11,7 +11,12 @@
 #                      namespace with CAP_NET_ADMIN and CAP_NET_BIND_SERVICE
 #                      only; 3000 datagrams split 2000:1000 at the receiver
 #   systemctl reload   SIGHUP: the same fared, still active
-#   systemctl stop     fared's routes leave fare.ko (no graceful-restart)
+#   systemctl restart  with graceful-restart (fared.8 RESTART): a new fared
+#                      while a paced stream of 3000 datagrams runs from the
+#                      host's loopback; the receiver counts every one, the
+#                      split is 2:1 again
+#   systemctl stop     after "graceful-restart off" and a reload, fared's
+#                      routes leave fare.ko
 #
 # A lab scenario for a guest whose PID 1 is systemd (tests/install/in-guest),
 # with FARED and FARECTL naming the installed programs.
@@ -46,7 +51,12 @@ for pb in $PB50 $PB25; do
 	i=$((i + 1))
 done
 
-cat >"$CONF" <<EOC
+# write_conf GR-LINE: fared-host.conf with that graceful-restart line.
+write_conf()
+{
+	local GR=$1 i
+
+	cat >"$CONF" <<EOC
 # fared.conf(5) for the namespace "host" (fared@host.service)
 router-id 192.0.2.7
 local-as 65007
@@ -56,6 +66,7 @@ control-socket $SOCK
 state-file /run/fared/host.state
 role host
 mode packet
+$GR
 originate 192.0.2.7/32
 policy remote {
 	permit 198.51.100.0/24 le 32
@@ -64,8 +75,8 @@ policy self {
 	permit 192.0.2.7/32
 }
 EOC
-for i in 1 2; do
-	cat >>"$CONF" <<EOC
+	for i in 1 2; do
+		cat >>"$CONF" <<EOC
 interface eth-p$i bandwidth 400G
 plane $i {
 	neighbor 10.$i.0.1 {
@@ -76,7 +87,9 @@ plane $i {
 	}
 }
 EOC
-done
+	done
+}
+write_conf "graceful-restart restart-time 120"
 
 # Type=notify: "start" returns once fared said READY=1, which it says once
 # its planes exist in fare.ko.
@@ -125,6 +138,53 @@ if [ "$lines" -gt 0 ]; then
 else
 	fail "journalctl -u $UNIT has nothing from fared"
 fi
+
+# A restart as an operator or an upgrade does it, under a paced stream:
+# the unit's SIGTERM leaves fare.ko's routes, the next fared adopts them.
+N=3000
+sink_start "$LAB_DIR/sinkr" --bind 198.51.100.1 --port 9100 --count $N \
+	--timeout 300
+ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
+	--port 9100 --count $N --interval-us 2000 --keep-going 1 \
+	>"$LAB_DIR/sendr" 2>&1 &
+sender=$!
+LAB_PIDS+=("$sender")
+sleep 1
+kill -0 "$sender" 2>/dev/null ||
+	fail "restart: the stream was over before the restart (proves nothing)"
+if systemctl restart "$UNIT"; then
+	pass "systemctl restart $UNIT"
+else
+	fail "systemctl restart $UNIT"
+fi
+if kill -0 "$sender" 2>/dev/null; then
+	pass "restart: the stream still ran when the new fared was ready"
+else
+	fail "restart: the stream ended before the new fared was ready"
+fi
+newpid=$(unit_prop MainPID)
+[ "$newpid" != "$pid" ] || fail "restart: the same fared ($pid) after it"
+expect_eq "$UNIT state after the restart" "$(unit_prop ActiveState)" active
+wait "$sender" || fail "restart: the sender failed: $(tail -n 1 "$LAB_DIR/sendr")"
+rc=0
+wait_for 15 bash -c "! kill -0 $LAB_SINK 2>/dev/null" ||
+	kill -TERM "$LAB_SINK" 2>/dev/null || true
+wait "$LAB_SINK" || rc=$?
+cat "$LAB_DIR/sinkr"
+expect_eq "restart: datagrams received" \
+	"$(awk '$1 == "received" { print $2 }' "$LAB_DIR/sinkr")" $N
+expect_eq "restart: every datagram once" $rc 0
+wait_for 60 weights_are "1:2 2:1" || true
+expect_eq "weights after the restart" "$(host_weights "$DST")" "1:2 2:1"
+send_phase 3000 2
+split_is 2 2000 1000
+pid=$newpid
+
+# To stop for good with graceful-restart configured, turn it off first.
+write_conf "graceful-restart off"
+systemctl reload "$UNIT" || fail "systemctl reload (graceful-restart off)"
+expect_eq "the same fared after turning graceful-restart off" \
+	"$(unit_prop MainPID)" "$pid"
 
 if systemctl stop "$UNIT"; then
 	pass "systemctl stop $UNIT"
