@@ -409,3 +409,113 @@ hostile_stop()
 	wait "$HOSTILE_PID" 2>/dev/null
 	HOSTILE_PID=
 }
+
+# ---- the spine fixture ----
+# fared as a spine (role spine) between two BIRDs in $NS_B: the leaf (B4,
+# AS B_AS, plane 1) originates $SPINE_PFX, fared passes it on to the far
+# BIRD (R4, AS SPINE_FAR_AS, plane 2). Used by the scenarios on what a
+# transit fared sends (refresh, restart-defer, oversize-grow).
+SPINE_PFX=10.202.1.0/24
+SPINE_FAR_AS=4200000003
+FAR_SOCK=$DIR/far.ctl
+
+# spine_conf [GLOBAL-LINE] [BIRD-OPTION-LINE]: fared's and the far BIRD's
+# configuration (GLOBAL-LINE among fared's globals, BIRD-OPTION-LINE in the
+# far BIRD's session, e.g. graceful restart for both).
+spine_conf()
+{
+	cat >"$DIR/fared.conf" <<EOC
+router-id 10.201.0.1
+local-as $F_AS
+hold-time 6
+connect-retry 1
+control-socket $CTL
+state-file $DIR/fared.state
+${1:-}
+role spine
+interface veth0 bandwidth 100G
+policy all {
+	permit 10.202.0.0/16 le 32
+}
+plane 1 {
+	neighbor $B4 {
+		remote-as $B_AS
+		interface veth0
+		import all
+		export all
+	}
+}
+plane 2 {
+	neighbor $R4 {
+		remote-as $SPINE_FAR_AS
+		interface veth0
+		import all
+		export all
+	}
+}
+EOC
+	# A second BIRD for the far side: each binds its own address.
+	cat >"$DIR/far.conf" <<EOC
+router id 10.201.0.3;
+log "$DIR/far.log" all;
+debug protocols { states, events, packets };
+protocol device { scan time 1; }
+protocol bgp far4 {
+	local $R4 as $SPINE_FAR_AS;
+	neighbor $F4 as $F_AS;
+	strict bind on;
+	hold time 6;
+	connect retry time 1;
+	connect delay time 1;
+	error wait time 1, 2;
+	${2:-}
+	ipv4 { import all; export none; };
+}
+EOC
+}
+
+# spine_leaf_conf ROUTE-ATTRS OPTION-LINE EXPORT: the leaf BIRD's
+# configuration: its static $SPINE_PFX with ROUTE-ATTRS (a block or ""),
+# OPTION-LINE in its session, EXPORT its export clause.
+spine_leaf_conf()
+{
+	cat >"$DIR/bird.conf" <<EOC
+router id 10.201.0.2;
+log "$DIR/bird.log" all;
+protocol device { scan time 1; }
+protocol static leaf {
+	ipv4;
+	route $SPINE_PFX blackhole ${1:+$1};
+}
+protocol bgp leaf4 {
+	local $B4 as $B_AS;
+	neighbor $F4 as $F_AS;
+	strict bind on;
+	hold time 6;
+	connect retry time 1;
+	connect delay time 1;
+	error wait time 1, 2;
+	$2
+	ipv4 { import none; $3 };
+}
+EOC
+}
+
+farc() { birdc -s "$FAR_SOCK" "$@"; }
+far_has() { farc show route "$SPINE_PFX" protocol far4 | grep -q "$SPINE_PFX"; }
+far_lacks() { ! far_has; }
+# far_since: when the far BIRD's session last changed state.
+far_since() { farc show protocols far4 | awk '$1 == "far4" { print $5 }'; }
+
+# spine_start: both BIRDs and fared; returns once the far BIRD has the
+# leaf's route through fared.
+spine_start()
+{
+	start_bird
+	ip netns exec "$NS_B" bird -c "$DIR/far.conf" -s "$FAR_SOCK" \
+		-P "$DIR/far.pid" || fail "the far BIRD did not start"
+	start_fared
+	wait_for 20 "fared Established with the leaf" fared_established $B4
+	wait_for 20 "fared Established with the far side" fared_established $R4
+	wait_for 10 "the far BIRD gets $SPINE_PFX" far_has
+}

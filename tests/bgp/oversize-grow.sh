@@ -10,40 +10,10 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-R_AS=4200000003
-PFX=10.202.1.0/24
-FAR_SOCK=$DIR/far.ctl
+PFX=$SPINE_PFX
 
 setup_net
-cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
-role spine
-interface veth0 bandwidth 100G
-policy all {
-	permit 10.202.0.0/16 le 32
-}
-plane 1 {
-	neighbor $B4 {
-		remote-as $B_AS
-		interface veth0
-		import all
-		export all
-	}
-}
-plane 2 {
-	neighbor $R4 {
-		remote-as $R_AS
-		interface veth0
-		import all
-		export all
-	}
-}
-EOC
+spine_conf
 # leaf_conf [N]: the leaf's BIRD, its route exported with N ASes
 # prepended (an AS_PATH that only an extended message carries).
 leaf_conf()
@@ -52,66 +22,17 @@ leaf_conf()
 
 	[ -z "${1:-}" ] ||
 		prepend=$(for _ in $(seq "$1"); do printf 'bgp_path.prepend(65010); '; done)
-	cat >"$DIR/bird.conf" <<EOC
-router id 10.201.0.2;
-log "$DIR/bird.log" all;
-protocol device { scan time 1; }
-protocol static leaf {
-	ipv4;
-	route $PFX blackhole;
-}
-protocol bgp leaf4 {
-	local $B4 as $B_AS;
-	neighbor $F4 as $F_AS;
-	strict bind on;
-	hold time 6;
-	connect retry time 1;
-	connect delay time 1;
-	error wait time 1, 2;
-	enable extended messages on;
-	ipv4 {
-		import none;
-		export filter { if source != RTS_STATIC then reject; $prepend accept; };
-	};
-}
-EOC
+	spine_leaf_conf "" "enable extended messages on;" \
+		"export filter { if source != RTS_STATIC then reject; $prepend accept; };"
 }
 leaf_conf
-# A second BIRD for the far side: each binds its own address.
-cat >"$DIR/far.conf" <<EOC
-router id 10.201.0.3;
-log "$DIR/far.log" all;
-debug protocols { states, events, packets };
-protocol device { scan time 1; }
-protocol bgp far4 {
-	local $R4 as $R_AS;
-	neighbor $F4 as $F_AS;
-	strict bind on;
-	hold time 6;
-	connect retry time 1;
-	connect delay time 1;
-	error wait time 1, 2;
-	ipv4 { import all; export none; };
-}
-EOC
-
-farc() { birdc -s "$FAR_SOCK" "$@"; }
-far_has() { farc show route "$PFX" protocol far4 | grep -q "$PFX"; }
-far_lacks() { ! far_has; }
-far_since() { farc show protocols far4 | awk '$1 == "far4" { print $5 }'; }
 # fared has the grown route: 1100 prepended ASes and the leaf's.
 fared_has_grown()
 {
 	[ "$(ctl routes json "$PFX" | jq -r '.[0].paths[0].as_path' | wc -w)" -gt 1100 ]
 }
 
-start_bird
-ip netns exec "$NS_B" bird -c "$DIR/far.conf" -s "$FAR_SOCK" \
-	-P "$DIR/far.pid" || fail "the far BIRD did not start"
-start_fared
-wait_for 20 "fared Established with the leaf" fared_established $B4
-wait_for 20 "fared Established with the far side" fared_established $R4
-wait_for 10 "the far BIRD gets $PFX" far_has
+spine_start
 since=$(far_since)
 
 leaf_conf 1100

@@ -10,79 +10,12 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-R_AS=4200000003
-PFX=10.202.1.0/24
-FAR_SOCK=$DIR/far.ctl
+PFX=$SPINE_PFX
 
 setup_net
-cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
-role spine
-interface veth0 bandwidth 100G
-policy all {
-	permit 10.202.0.0/16 le 32
-}
-plane 1 {
-	neighbor $B4 {
-		remote-as $B_AS
-		interface veth0
-		import all
-		export all
-	}
-}
-plane 2 {
-	neighbor $R4 {
-		remote-as $R_AS
-		interface veth0
-		import all
-		export all
-	}
-}
-EOC
-cat >"$DIR/bird.conf" <<EOC
-router id 10.201.0.2;
-log "$DIR/bird.log" all;
-protocol device { scan time 1; }
-protocol static leaf {
-	ipv4;
-	route $PFX blackhole { bgp_ext_community.add((unknown 0x0f, 10.201.0.2, 21056)); };
-}
-protocol bgp leaf4 {
-	local $B4 as $B_AS;
-	neighbor $F4 as $F_AS;
-	strict bind on;
-	hold time 6;
-	connect retry time 1;
-	connect delay time 1;
-	error wait time 1, 2;
-	ipv4 { import none; export where source = RTS_STATIC; };
-}
-EOC
-# A second BIRD for the far side: each binds its own address.
-cat >"$DIR/far.conf" <<EOC
-router id 10.201.0.3;
-log "$DIR/far.log" all;
-debug protocols { states, events, packets };
-protocol device { scan time 1; }
-protocol bgp far4 {
-	local $R4 as $R_AS;
-	neighbor $F4 as $F_AS;
-	strict bind on;
-	hold time 6;
-	connect retry time 1;
-	connect delay time 1;
-	error wait time 1, 2;
-	ipv4 { import all; export none; };
-}
-EOC
-
-farc() { birdc -s "$FAR_SOCK" "$@"; }
-far_has() { farc show route "$PFX" protocol far4 | grep -q "$PFX"; }
+spine_conf
+spine_leaf_conf "{ bgp_ext_community.add((unknown 0x0f, 10.201.0.2, 21056)); }" \
+	"" "export where source = RTS_STATIC;"
 # Import updates the far BIRD accepted from fared (show protocols all).
 far_updates()
 {
@@ -90,15 +23,8 @@ far_updates()
 		awk '$1 == "Import" && $2 == "updates:" { print $3 }'
 }
 far_updates_above() { [ "$(far_updates)" -gt "$1" ]; }
-far_since() { farc show protocols far4 | awk '$1 == "far4" { print $5 }'; }
 
-start_bird
-ip netns exec "$NS_B" bird -c "$DIR/far.conf" -s "$FAR_SOCK" \
-	-P "$DIR/far.pid" || fail "the far BIRD did not start"
-start_fared
-wait_for 20 "fared Established with the leaf" fared_established $B4
-wait_for 20 "fared Established with the far side" fared_established $R4
-wait_for 10 "the far side gets $PFX" far_has
+spine_start
 farc show protocols all far4 | grep -qi 'enhanced refresh' ||
 	fail "the far BIRD did not negotiate enhanced route refresh"
 since=$(far_since)
