@@ -123,34 +123,49 @@ struct nlmsghdr *fare_rtnl_msg_rule(void *buf, size_t buflen, uint32_t seq,
 	return nlh;
 }
 
-int fare_rtnl_rule_ensure(struct fare *f, uint8_t family,
-			  struct fare_err *err)
+/*
+ * rule_add: sends the rule request NLH (NULL: it did not fit); a rule
+ * that is already there is fine. A refusal names the rule as ip rule
+ * would take it (WHAT).
+ */
+static int rule_add(struct fare *f, struct nlmsghdr *nlh, const char *what,
+		    struct fare_err *err)
 {
-	bool *done = family == AF_INET ? &f->rule4 : &f->rule6;
 	char reason[sizeof(err->msg)] = "";
-	struct nlmsghdr *nlh;
 	int ret;
 
-	if (*done)
-		return 0;
-	nlh = fare_rtnl_msg_rule(f->tx, sizeof(f->tx), fare_next_seq(f),
-				 family);
 	if (!nlh)
 		return fare_err_set(err, -EMSGSIZE, "rule request too long");
 	ret = fare_talk(f, f->rtnl, nlh, NULL, NULL, err);
 	if (ret == -EEXIST) {
 		fare_err_clear(err);
-		ret = 0;
+		return 0;
 	}
-	if (ret && err)
+	if (!ret)
+		return 0;
+	if (err)
 		snprintf(reason, sizeof(reason), "%s", err->msg);
+	return fare_err_set(err, ret, "adding the rule \"%s\": %s", what,
+			    reason[0] ? reason : strerror(-ret));
+}
+
+int fare_rtnl_rule_ensure(struct fare *f, uint8_t family,
+			  struct fare_err *err)
+{
+	bool *done = family == AF_INET ? &f->rule4 : &f->rule6;
+	char what[96];
+	int ret;
+
+	if (*done)
+		return 0;
+	snprintf(what, sizeof(what), "%s pref %d uidrange 0-%u lookup %d",
+		 family == AF_INET ? "-4" : "-6", FARE_RULE_PREF,
+		 FARE_RULE_UID_MAX, FARE_RT_TABLE);
+	ret = rule_add(f, fare_rtnl_msg_rule(f->tx, sizeof(f->tx),
+					     fare_next_seq(f), family),
+		       what, err);
 	if (ret)
-		return fare_err_set(err, ret,
-				    "adding the rule \"%s pref %d uidrange 0-%u lookup %d\": %s",
-				    family == AF_INET ? "-4" : "-6",
-				    FARE_RULE_PREF, FARE_RULE_UID_MAX,
-				    FARE_RT_TABLE,
-				    reason[0] ? reason : strerror(-ret));
+		return ret;
 	*done = true;
 	return 0;
 }
@@ -472,30 +487,20 @@ static int plane_rule_ensure(struct fare *f, uint8_t family, uint32_t id,
 			     struct fare_err *err)
 {
 	uint32_t *done = &f->plane_rule[family == AF_INET6][id];
-	char reason[sizeof(err->msg)] = "";
-	struct nlmsghdr *nlh;
+	char what[96];
 	int ret;
 
 	if (*done == ifindex)
 		return 0;
-	nlh = fare_rtnl_msg_plane_rule(f->tx, sizeof(f->tx), fare_next_seq(f),
-				       family, ifname);
-	if (!nlh)
-		return fare_err_set(err, -EMSGSIZE, "rule request too long");
-	ret = fare_talk(f, f->rtnl, nlh, NULL, NULL, err);
-	if (ret == -EEXIST) {
-		fare_err_clear(err);
-		ret = 0;
-	}
-	if (ret && err)
-		snprintf(reason, sizeof(reason), "%s", err->msg);
+	snprintf(what, sizeof(what), "%s pref %d oif %s lookup %d",
+		 family == AF_INET ? "-4" : "-6", FARE_PLANE_RULE_PREF, ifname,
+		 FARE_PLANE_TABLE);
+	ret = rule_add(f, fare_rtnl_msg_plane_rule(f->tx, sizeof(f->tx),
+						   fare_next_seq(f), family,
+						   ifname),
+		       what, err);
 	if (ret)
-		return fare_err_set(err, ret,
-				    "adding the rule \"%s pref %d oif %s lookup %d\": %s",
-				    family == AF_INET ? "-4" : "-6",
-				    FARE_PLANE_RULE_PREF, ifname,
-				    FARE_PLANE_TABLE,
-				    reason[0] ? reason : strerror(-ret));
+		return ret;
 	*done = ifindex;
 	return 0;
 }
