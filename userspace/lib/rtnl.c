@@ -499,6 +499,15 @@ static int plane_rule_ensure(struct fare *f, uint8_t family, uint32_t id,
 						   fare_next_seq(f), family,
 						   ifname),
 		       what, err);
+	/*
+	 * A kernel without IPv6 (ipv6.disable=1) has no IPv6 rules, and no
+	 * IPv6 lookup for one to steer: a plane's IPv6 gateway carries
+	 * nothing there, and the IPv4 side goes on.
+	 */
+	if (ret == -EAFNOSUPPORT && family == AF_INET6) {
+		fare_err_clear(err);
+		ret = 0;
+	}
 	if (ret)
 		return ret;
 	*done = ifindex;
