@@ -414,31 +414,53 @@ static int adopt_unreach(const struct fare_prefix *x, void *arg)
  * fails, fare.ko is flushed as a last resort, so that fared's record and
  * fare.ko agree.
  */
-static void adopt(struct fare_sync *fs)
+/* What an adoption that did not finish has gathered goes. */
+static void adopt_forget(struct fare_sync *fs)
 {
-	struct fare_err err;
-	size_t n = 0;
-
-	if (!fare_route_dump(fs->nl, adopt_route, fs, &err) &&
-	    !fare_route_unreachable_dump(fs->nl, adopt_unreach, fs, &err)) {
-		if (fs->adopted || fs->n_stale_unreach)
-			fared_log("fare: restart: %zu route%s and %zu "
-				  "unreachable route%s adopted as stale: "
-				  "forwarding on them until the first tables "
-				  "are in", fs->adopted,
-				  fs->adopted == 1 ? "" : "s",
-				  fs->n_stale_unreach,
-				  fs->n_stale_unreach == 1 ? "" : "s");
-		return;
-	}
-	fared_log("fare: adopting fare.ko's routes: %s; flushing them",
-		  err.msg);
 	fare_fib_free(fs->fib);
 	fs->fib = fare_fib_new(apply, fs);
 	fs->adopted = 0;
 	free(fs->stale_unreach);
 	fs->stale_unreach = NULL;
 	fs->n_stale_unreach = 0;
+}
+
+/*
+ * A dump that another writer interrupted (NLM_F_DUMP_INTR: -EINTR) is
+ * read again, up to this many times, before fared falls back to a flush.
+ */
+#define ADOPT_TRIES 5
+
+static void adopt(struct fare_sync *fs)
+{
+	struct fare_err err;
+	size_t n = 0;
+	int ret, tries = 0;
+
+	for (;;) {
+		ret = fare_route_dump(fs->nl, adopt_route, fs, &err);
+		if (!ret)
+			ret = fare_route_unreachable_dump(fs->nl, adopt_unreach,
+							  fs, &err);
+		if (!ret) {
+			if (fs->adopted || fs->n_stale_unreach)
+				fared_log("fare: restart: %zu route%s and %zu "
+					  "unreachable route%s adopted as "
+					  "stale: forwarding on them until the "
+					  "first tables are in", fs->adopted,
+					  fs->adopted == 1 ? "" : "s",
+					  fs->n_stale_unreach,
+					  fs->n_stale_unreach == 1 ? "" : "s");
+			return;
+		}
+		adopt_forget(fs);
+		if (ret != -EINTR || !fs->fib || ++tries >= ADOPT_TRIES)
+			break;
+		fared_log("fare: adopting fare.ko's routes: %s (reading them "
+			  "again, %d of %d)", err.msg, tries + 1, ADOPT_TRIES);
+	}
+	fared_log("fare: adopting fare.ko's routes: %s; flushing them",
+		  err.msg);
 	if (fare_route_flush(fs->nl, &n, &err))
 		fared_log("fare: flushing old routes: %s", err.msg);
 	else if (n)
