@@ -97,6 +97,32 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 	return nlh;
 }
 
+/*
+ * rule_msg_start: an RTM_NEWRULE "lookup TABLE" at PREF in BUF, which the
+ * caller has checked holds it and its selector (one more attribute).
+ */
+static struct nlmsghdr *rule_msg_start(void *buf, uint32_t seq,
+				       uint8_t family, uint32_t table,
+				       uint32_t pref)
+{
+	struct fib_rule_hdr *frh;
+	struct nlmsghdr *nlh;
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWRULE;
+	/* EXCL: without it the kernel adds a duplicate rule every time. */
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+			   NLM_F_EXCL;
+	nlh->nlmsg_seq = seq;
+	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	frh->family = family;
+	frh->action = FR_ACT_TO_TBL;
+	frh->table = table;
+	mnl_attr_put_u32(nlh, FRA_PRIORITY, pref);
+	mnl_attr_put_u32(nlh, FRA_TABLE, table);
+	return nlh;
+}
+
 struct nlmsghdr *fare_rtnl_msg_rule(void *buf, size_t buflen, uint32_t seq,
 				    uint8_t family)
 {
@@ -107,18 +133,7 @@ struct nlmsghdr *fare_rtnl_msg_rule(void *buf, size_t buflen, uint32_t seq,
 	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*frh)) +
 		     3 * MNL_ATTR_HDRLEN + 4 + 4 + MNL_ALIGN(sizeof(uids)))
 		return NULL;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWRULE;
-	/* EXCL: without it the kernel adds a duplicate rule every time. */
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
-			   NLM_F_EXCL;
-	nlh->nlmsg_seq = seq;
-	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
-	frh->family = family;
-	frh->action = FR_ACT_TO_TBL;
-	frh->table = FARE_RT_TABLE;
-	mnl_attr_put_u32(nlh, FRA_PRIORITY, FARE_RULE_PREF);
-	mnl_attr_put_u32(nlh, FRA_TABLE, FARE_RT_TABLE);
+	nlh = rule_msg_start(buf, seq, family, FARE_RT_TABLE, FARE_RULE_PREF);
 	mnl_attr_put(nlh, FRA_UID_RANGE, sizeof(uids), &uids);
 	return nlh;
 }
@@ -465,18 +480,8 @@ struct nlmsghdr *fare_rtnl_msg_plane_rule(void *buf, size_t buflen,
 	    buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*frh)) +
 		     3 * MNL_ATTR_HDRLEN + 4 + 4 + MNL_ALIGN(nlen))
 		return NULL;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWRULE;
-	/* EXCL: without it the kernel adds a duplicate rule every time. */
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
-			   NLM_F_EXCL;
-	nlh->nlmsg_seq = seq;
-	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
-	frh->family = family;
-	frh->action = FR_ACT_TO_TBL;
-	frh->table = FARE_PLANE_TABLE;
-	mnl_attr_put_u32(nlh, FRA_PRIORITY, FARE_PLANE_RULE_PREF);
-	mnl_attr_put_u32(nlh, FRA_TABLE, FARE_PLANE_TABLE);
+	nlh = rule_msg_start(buf, seq, family, FARE_PLANE_TABLE,
+			     FARE_PLANE_RULE_PREF);
 	mnl_attr_put(nlh, FRA_OIFNAME, nlen, ifname);
 	return nlh;
 }
