@@ -519,3 +519,43 @@ spine_start()
 	wait_for 20 "fared Established with the far side" fared_established $R4
 	wait_for 10 "the far BIRD gets $SPINE_PFX" far_has
 }
+
+# raw_spine_conf [NEIGHBOR-LINE]: fared.conf for fared as a spine between
+# BIRD (B4, plane 1) and the raw peer (R4, AS 65003, plane 2, passive),
+# passing 100.64.0.0/10 and 10.202.0.0/16 on; NEIGHBOR-LINE goes into the
+# raw peer's neighbor block.
+raw_spine_conf()
+{
+	cat >"$DIR/fared.conf" <<EOC
+router-id 10.201.0.1
+local-as $F_AS
+hold-time 6
+connect-retry 1
+control-socket $CTL
+state-file $DIR/fared.state
+role spine
+interface veth0 bandwidth 100G
+policy all {
+	permit 100.64.0.0/10 le 32
+	permit 10.202.0.0/16 le 32
+}
+plane 1 {
+	neighbor $B4 {
+		remote-as $B_AS
+		interface veth0
+		import all
+		export all
+	}
+}
+plane 2 {
+	neighbor $R4 {
+		remote-as 65003
+		interface veth0
+		passive
+		import all
+		export all
+		${1:-}
+	}
+}
+EOC
+}

@@ -12,45 +12,8 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# conf [NEIGHBOR STATEMENT]: for the raw peer.
-conf()
-{
-	cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
-role spine
-interface veth0 bandwidth 100G
-policy all {
-	permit 100.64.0.0/10 le 32
-	permit 10.202.0.0/16 le 32
-}
-plane 1 {
-	neighbor $B4 {
-		remote-as $B_AS
-		interface veth0
-		import all
-		export all
-	}
-}
-plane 2 {
-	neighbor $R4 {
-		remote-as 65003
-		interface veth0
-		passive
-		import all
-		export all
-		${1:-}
-	}
-}
-EOC
-}
-
 setup_net
-conf
+raw_spine_conf
 cat >"$DIR/bird.conf" <<EOC
 router id 10.201.0.2;
 log "$DIR/bird.log" all;
@@ -89,7 +52,7 @@ hostile_stop
 
 r4_down() { ! fared_established $R4; }
 wait_for 10 "fared to see the raw peer go" r4_down
-conf "enforce-neighbor-as no"
+raw_spine_conf "enforce-neighbor-as no"
 kill -HUP "$FARED_PID"
 hostile_bg speak v4 100.64.0.2/32 ibgp v4 100.64.0.3/32
 wait_for 20 "100.64.0.3/32 passed on to BIRD with enforce-neighbor-as no" \

@@ -12,37 +12,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 setup_net
-cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
-role spine
-interface veth0 bandwidth 100G
-policy all {
-	permit 100.64.0.0/10 le 32
-	permit 10.202.0.0/16 le 32
-}
-plane 1 {
-	neighbor $B4 {
-		remote-as $B_AS
-		interface veth0
-		import all
-		export all
-	}
-}
-plane 2 {
-	neighbor $R4 {
-		remote-as 65003
-		interface veth0
-		passive
-		import all
-		export all
-	}
-}
-EOC
+raw_spine_conf
 cat >"$DIR/bird.conf" <<EOC
 router id 10.201.0.2;
 log "$DIR/bird.log" all;
