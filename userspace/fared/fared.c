@@ -35,6 +35,7 @@
 #include "fared.h"
 #include "orf_want.h"
 #include "peer.h"
+#include "privs.h"
 
 #define DEFAULT_CONFIG	"/etc/fare/fared.conf"
 
@@ -42,11 +43,13 @@ static struct ctl ctl;
 static const char *config_path = DEFAULT_CONFIG;
 static bool verbose;
 static int stop_signal;
+static struct privs privs;
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fared [-n] [-v] [-R] [-c FILE]\n"
+	fprintf(f, "usage: fared [-n] [-v] [-R] [-c FILE] [-u USER [-g GROUP]]\n"
 		"  -c FILE  configuration (default " DEFAULT_CONFIG ")\n"
+		"  -g GROUP with -u: run with this group (default USER's)\n"
 		"  -n       check the configuration and exit: 0 when it is "
 		"valid,\n"
 		"           1 with every problem listed as "
@@ -54,6 +57,9 @@ static void usage(FILE *f)
 		"  -R       start as a restarting speaker (RFC 4724) even if "
 		"the\n"
 		"           last run ended cleanly\n"
+		"  -u USER  started as root: run as USER with "
+		"CAP_NET_ADMIN and\n"
+		"           CAP_NET_BIND_SERVICE only\n"
 		"  -v       log every RIB change\n");
 }
 
@@ -87,8 +93,7 @@ static void make_parent(const char *path)
 	if (!slash || slash == dir)
 		return;
 	*slash = '\0';
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		fared_log("%s: %s", dir, strerror(errno));
+	privs_make_dir(&privs, dir);
 }
 
 /*
@@ -439,8 +444,6 @@ static void state_file_open(struct fared *d, bool force_restart)
 {
 	int fd;
 
-	make_parent(d->cfg.state_file);
-	make_parent(d->cfg.control_socket);
 	d->restarting = force_restart || !access(d->cfg.state_file, F_OK);
 	fd = open(d->cfg.state_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		  0644);
@@ -473,6 +476,17 @@ static int start(struct fared *d, bool force_restart)
 		fared_log("out of memory");
 		return 1;
 	}
+	/* Made as root, owned by the user fared becomes, which removes them. */
+	make_parent(d->cfg.state_file);
+	make_parent(d->cfg.control_socket);
+	if (privs_drop(&privs))
+		return 1;
+	/*
+	 * Before the state file: a second fared started by mistake must
+	 * leave the running one's alone (ctl_open() says why it refuses).
+	 */
+	if (ctl_open(&ctl, d, d->cfg.control_socket))
+		return 1;
 	state_file_open(d, force_restart);
 	err = orf_want_init(d);
 	if (err) {
@@ -490,10 +504,6 @@ static int start(struct fared *d, bool force_restart)
 		fared_log("restarting: graceful restart with the peers");
 	d->listen4 = open_listener(d, AF_INET, &d->lio4);
 	d->listen6 = open_listener(d, AF_INET6, &d->lio6);
-	err = ctl_open(&ctl, d, d->cfg.control_socket);
-	if (err)
-		fared_log("control socket %s: %s", d->cfg.control_socket,
-			  strerror(-err));
 	return 0;
 }
 
@@ -564,15 +574,22 @@ int main(int argc, char **argv)
 {
 	struct fared d = { 0 };
 	bool check = false, restart = false;
+	const char *user = NULL, *group = NULL;
 	int opt, errors, rc;
 
-	while ((opt = getopt(argc, argv, "c:nRvh")) != -1) {
+	while ((opt = getopt(argc, argv, "c:g:nRu:vh")) != -1) {
 		switch (opt) {
 		case 'c':
 			config_path = optarg;
 			break;
+		case 'g':
+			group = optarg;
+			break;
 		case 'n':
 			check = true;
+			break;
+		case 'u':
+			user = optarg;
 			break;
 		case 'R':
 			restart = true;
@@ -592,6 +609,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (privs_resolve(&privs, user, group))
+		return 1;
 	errors = fared_config_load(config_path, &d.cfg, stderr);
 	if (errors) {
 		fprintf(stderr, "fared: %s: %d error%s\n", config_path, errors,
