@@ -77,8 +77,10 @@ int fc_bgp(int argc, char **argv, bool json)
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "farectl: bgp: %s: %s (is fared running?)\n",
-			path, strerror(errno));
+		fprintf(stderr, "farectl: bgp: %s: %s (%s)\n", path,
+			strerror(errno), errno == EACCES ?
+			"asking fared needs membership of the socket's group" :
+			"is fared running?");
 		if (fd >= 0)
 			close(fd);
 		return 1;

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <grp.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -904,6 +905,28 @@ static void path_statement(struct parser *ps, char **argv, int argc)
 		snprintf(dst, cap, "%s", argv[1]);
 }
 
+/* control-group GROUP: the control socket's group (ctl.h). */
+static void control_group_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	struct group *gr;
+	bool ok;
+
+	expect_args(ps, argc, 2, "control-group GROUP", &ok);
+	if (!ok)
+		return;
+	errno = 0;
+	gr = getgrnam(argv[1]);
+	if (!gr || strlen(argv[1]) >= sizeof(cfg->control_group)) {
+		problem(ps, ps->line, "control-group: %s: %s", argv[1],
+			errno ? strerror(errno) : "no such group");
+		return;
+	}
+	snprintf(cfg->control_group, sizeof(cfg->control_group), "%s",
+		 argv[1]);
+	cfg->control_gid = (long)gr->gr_gid;
+}
+
 /* The statements made of one number. */
 static bool number_statement(struct parser *ps, char **argv, int argc)
 {
@@ -981,6 +1004,8 @@ static void top_statement(struct parser *ps, char **argv, int argc,
 		interface_statement(ps, argv, argc);
 	else if (is_any(w, paths))
 		path_statement(ps, argv, argc);
+	else if (!strcmp(w, "control-group"))
+		control_group_statement(ps, argv, argc);
 	else if (!strcmp(w, "graceful-restart"))
 		gr_statement(ps, argv, argc);
 	else if (!strcmp(w, "originate"))
@@ -1525,6 +1550,7 @@ int fared_config_parse(const char *name, const char *text,
 		 FARED_DEFAULT_CONTROL);
 	snprintf(cfg->state_file, sizeof(cfg->state_file), "%s",
 		 FARED_DEFAULT_STATE);
+	cfg->control_gid = -1;
 	copy = strdup(text);
 	if (!copy) {
 		problem(&ps, 0, "out of memory");

@@ -135,6 +135,9 @@ struct fared_config {
 	struct fared_orf_prefix *orf_prefixes;
 	size_t n_orf_prefixes;
 	char control_socket[108];	/* sun_path */
+	/* The control socket's group (0660); -1: fared's own. */
+	char control_group[64];
+	long control_gid;
 	char state_file[256];
 	/* RFC 4724 restart time advertised; 0: graceful restart off. */
 	uint16_t gr_restart_time;

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The control socket. Each client sends one line and gets the whole
- * answer, rendered at once into memory and written without blocking the
- * loop; a client that stops reading is dropped after a timeout.
+ * The control socket. Each client sends one line and gets its answer,
+ * written without blocking the loop. Who may ask what is the socket's
+ * and the peer's credentials' business (ctl.h). A whole-RIB "routes"
+ * answer is made in slices, one each time the client has taken the last
+ * (ctl_dump_slice()): between two slices the loop runs its other events,
+ * so a dump of any size neither stalls BGP nor holds more than a slice per
+ * client. A client that takes nothing for CTL_STALL_MS is dropped.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -25,7 +29,34 @@
 #include "json.h"
 
 #define CTL_REQUEST_MAX	512
-#define CTL_TIMEOUT_MS	10000
+/* A client that takes no byte of its answer for this long is dropped. */
+#define CTL_STALL_MS	10000
+/* Clients at once; one more is closed at accept (and logged once). */
+#define CTL_CLIENTS_MAX	16
+/*
+ * A slice of a whole-RIB answer: this many prefixes, or as many as fill
+ * this many bytes (plus the last prefix's own), whichever comes first.
+ * The bytes bound a client's buffer; the prefixes bound the time the loop
+ * spends on one slice (a prefix's explanation walks its paths).
+ */
+#define CTL_SLICE_PREFIXES	256
+#define CTL_SLICE_BYTES		(64u << 10)
+
+struct routes_ctx {
+	struct fared *d;
+	FILE *f;
+	struct json *j;
+};
+
+/* A whole-RIB "routes" answer being made, from after prefix last on. */
+struct ctl_dump {
+	struct routes_ctx rc;
+	struct json j;
+	bool js;
+	bool has_last;
+	struct bgp_prefix last;
+	size_t in_slice;		/* prefixes in the slice being made */
+};
 
 struct client {
 	struct ctl *ctl;
@@ -33,8 +64,11 @@ struct client {
 	struct timer timeout;
 	char req[CTL_REQUEST_MAX];
 	size_t req_len;
-	char *out;
+	bool writer;			/* may change fared's state (ctl.h) */
+	char *out;			/* the answer, or its current slice */
 	size_t out_len, out_off;
+	bool dumping;			/* dump has slices still to make */
+	struct ctl_dump dump;
 };
 
 static void client_free(struct client *cl)
@@ -45,6 +79,7 @@ static void client_free(struct client *cl)
 	io_del(l, &cl->io);
 	close(fd);
 	timer_stop(l, &cl->timeout);
+	cl->ctl->n_clients--;
 	free(cl->out);
 	free(cl);
 }
@@ -184,12 +219,6 @@ static void neighbors(struct fared *d, FILE *f, bool js)
 			(peer_memory(p) + 1023) / 1024, mp, p->last_error);
 	}
 }
-
-struct routes_ctx {
-	struct fared *d;
-	FILE *f;
-	struct json *j;
-};
 
 static const char *peer_name(struct fared *d, unsigned int index)
 {
@@ -715,7 +744,6 @@ static int orf_request(struct fared *d, FILE *f, char **words, int n,
 	return 0;
 }
 
-/* The FARE side's counters: how far fare.ko is programmed. */
 /* "clear ADDRESS": ends a max-prefix Idle. */
 static int clear_neighbor(struct fared *d, FILE *f, const char *addr)
 {
@@ -738,6 +766,7 @@ static int clear_neighbor(struct fared *d, FILE *f, const char *addr)
 	return -1;
 }
 
+/* The FARE side's counters: how far fare.ko is programmed. */
 static void fare_stats(struct fared *d, FILE *f, bool js)
 {
 	const struct fare_sync *fs = d->fare;
@@ -778,10 +807,86 @@ static void fare_stats(struct fared *d, FILE *f, bool js)
 	json_end(&j);
 }
 
-int ctl_answer(struct fared *d, const char *request, FILE *f)
+/* The order of rib_walk(): family, then address, then length. */
+static int prefix_cmp(const struct bgp_prefix *a, const struct bgp_prefix *b)
+{
+	int c;
+
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	c = memcmp(a->addr, b->addr, sizeof(a->addr));
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+static int dump_one(const struct rib_entry *e, void *arg)
+{
+	struct ctl_dump *dp = arg;
+
+	/* Made by an earlier slice (or new before the cursor: missed). */
+	if (dp->has_last && prefix_cmp(&e->prefix, &dp->last) <= 0)
+		return 0;
+	route_one(e, &dp->rc);
+	dp->last = e->prefix;
+	dp->has_last = true;
+	return ++dp->in_slice >= CTL_SLICE_PREFIXES ||
+	       ftell(dp->rc.f) >= (long)CTL_SLICE_BYTES;
+}
+
+static void dump_start(struct ctl_dump *dp, struct fared *d, bool js)
+{
+	memset(dp, 0, sizeof(*dp));
+	dp->rc.d = d;
+	dp->js = js;
+}
+
+/*
+ * The next slice of dp's answer into f; true when that was the last. The
+ * RIB may change between slices: each prefix is shown as it is when its
+ * slice is made, and one added behind the cursor meanwhile is not shown
+ * (as if it came after the answer).
+ */
+static bool dump_slice(struct ctl_dump *dp, FILE *f)
+{
+	bool first = !dp->has_last && !dp->in_slice && !dp->rc.f;
+
+	dp->rc.f = f;
+	dp->j.out = f;
+	dp->rc.j = dp->js ? &dp->j : NULL;
+	if (first && dp->js) {
+		json_init(&dp->j, f, false);
+		json_open_array(&dp->j);
+	}
+	dp->in_slice = 0;
+	if (rib_walk(dp->rc.d->rib, dump_one, dp))
+		return false;
+	upa_routes(&dp->rc, NULL);
+	if (dp->js) {
+		json_close_array(&dp->j);
+		json_end(&dp->j);
+	}
+	return true;
+}
+
+/* The requests that change fared's state (ctl.h): for writers only. */
+static bool changes_state(char **words, int n)
+{
+	return !strcmp(words[0], "clear") ||
+	       (!strcmp(words[0], "orf") && n == 3);
+}
+
+/*
+ * One request line into f; 0, or -1 if refused. A whole-RIB "routes" is
+ * left to dump (its slices to come) when dump is not NULL, made whole
+ * here otherwise.
+ */
+static int answer(struct fared *d, const char *request, FILE *f,
+		  bool writer, struct ctl_dump *dump, bool *dumping)
 {
 	char buf[CTL_REQUEST_MAX], *words[4], *save = NULL, *w;
 	struct routes_ctx rc = { .d = d, .f = f };
+	struct ctl_dump whole;
 	struct bgp_prefix pfx;
 	struct json j;
 	bool js = false;
@@ -796,6 +901,12 @@ int ctl_answer(struct fared *d, const char *request, FILE *f)
 	for (i = 1; i < n; i++)
 		if (!strcmp(words[i], "json"))
 			js = true;
+	if (!writer && changes_state(words, n)) {
+		fprintf(f, "error: permission denied: \"%s\" changes fared's "
+			"state, which only root and fared's own user (uid "
+			"%u) may do\n", words[0], (unsigned int)geteuid());
+		return -1;
+	}
 	if (!strcmp(words[0], "neighbors") && n == 1 + js) {
 		neighbors(d, f, js);
 		return 0;
@@ -815,26 +926,33 @@ int ctl_answer(struct fared *d, const char *request, FILE *f)
 	}
 	if (strcmp(words[0], "routes") || n > 2 + js)
 		goto bad;
+	if (n == 1 + js) {
+		if (dump) {
+			dump_start(dump, d, js);
+			*dumping = true;
+			return 0;
+		}
+		dump_start(&whole, d, js);
+		while (!dump_slice(&whole, f))
+			;
+		return 0;
+	}
+	if (bgp_prefix_parse(words[n - 1], &pfx)) {
+		fprintf(f, "error: bad prefix \"%s\"\n", words[n - 1]);
+		return -1;
+	}
 	if (js) {
 		json_init(&j, f, false);
 		rc.j = &j;
 		json_open_array(&j);
 	}
-	if (n == 2 + js) {
-		const struct rib_entry *e;
+	{
+		const struct rib_entry *e = rib_lookup(d->rib, &pfx);
 
-		if (bgp_prefix_parse(words[n - 1], &pfx)) {
-			fprintf(f, "error: bad prefix \"%s\"\n", words[n - 1]);
-			return -1;
-		}
-		e = rib_lookup(d->rib, &pfx);
 		if (e && e->n_paths)
 			route_one(e, &rc);
 		else
 			upa_routes(&rc, &pfx);
-	} else {
-		rib_walk(d->rib, route_one, &rc);
-		upa_routes(&rc, NULL);
 	}
 	if (js) {
 		json_close_array(&j);
@@ -847,6 +965,61 @@ bad:
 	return -1;
 }
 
+int ctl_answer(struct fared *d, const char *request, FILE *f)
+{
+	return answer(d, request, f, true, NULL, NULL);
+}
+
+/* Sets cl->out to what comes next: the next slice of its dump. */
+static int client_next_slice(struct client *cl)
+{
+	FILE *f;
+
+	free(cl->out);
+	cl->out = NULL;
+	cl->out_len = cl->out_off = 0;
+	f = open_memstream(&cl->out, &cl->out_len);
+	if (!f)
+		return -1;
+	if (dump_slice(&cl->dump, f))
+		cl->dumping = false;
+	return fclose(f) ? -1 : 0;
+}
+
+/* Sends what it can of the answer; false when the client is gone. */
+static bool client_send(struct client *cl)
+{
+	struct loop *l = &cl->ctl->d->loop;
+	ssize_t n;
+
+	/* One slice per call: the loop runs other events between two. */
+	if (cl->out_off == cl->out_len && cl->dumping &&
+	    client_next_slice(cl)) {
+		client_free(cl);
+		return false;
+	}
+	if (cl->out_off == cl->out_len) {
+		client_free(cl);
+		return false;
+	}
+	n = send(cl->io.fd, cl->out + cl->out_off, cl->out_len - cl->out_off,
+		 MSG_NOSIGNAL);
+	if (n < 0 && errno == EAGAIN)
+		return true;
+	if (n <= 0) {
+		client_free(cl);
+		return false;
+	}
+	cl->out_off += (size_t)n;
+	/* Only a client that takes nothing at all is dropped. */
+	timer_set(l, &cl->timeout, CTL_STALL_MS);
+	if (cl->out_off == cl->out_len && !cl->dumping) {
+		client_free(cl);
+		return false;
+	}
+	return true;
+}
+
 static void client_ready(struct io *io, uint32_t events)
 {
 	struct client *cl = io->arg;
@@ -855,13 +1028,8 @@ static void client_ready(struct io *io, uint32_t events)
 	ssize_t n;
 	FILE *f;
 
-	if (cl->out) {
-		n = send(io->fd, cl->out + cl->out_off,
-			 cl->out_len - cl->out_off, MSG_NOSIGNAL);
-		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n <= 0 || (cl->out_off += (size_t)n) == cl->out_len)
-			client_free(cl);
+	if (cl->out || cl->dumping) {
+		client_send(cl);
 		return;
 	}
 	if (!(events & EPOLLIN))
@@ -886,14 +1054,25 @@ static void client_ready(struct io *io, uint32_t events)
 		client_free(cl);
 		return;
 	}
-	ctl_answer(cl->ctl->d, cl->req, f);
+	answer(cl->ctl->d, cl->req, f, cl->writer, &cl->dump, &cl->dumping);
 	fclose(f);
-	if (!cl->out_len) {
+	if (!cl->out_len && !cl->dumping) {
 		client_free(cl);
 		return;
 	}
 	shutdown(io->fd, SHUT_RD);
 	io_set(l, io, EPOLLOUT);
+}
+
+/* Root and fared's own user may change its state; others may look. */
+static bool peer_writes(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return false;
+	return cred.uid == 0 || cred.uid == geteuid();
 }
 
 static void ctl_accept(struct io *io, uint32_t events)
@@ -906,43 +1085,127 @@ static void ctl_accept(struct io *io, uint32_t events)
 	fd = accept4(io->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
+	if (ctl->n_clients >= CTL_CLIENTS_MAX) {
+		if (!ctl->refused++)
+			fared_log("control socket: %d clients at once; closing "
+				  "the next ones", CTL_CLIENTS_MAX);
+		close(fd);
+		return;
+	}
 	cl = calloc(1, sizeof(*cl));
 	if (!cl) {
 		close(fd);
 		return;
 	}
 	cl->ctl = ctl;
+	cl->writer = peer_writes(fd);
 	timer_init(&cl->timeout, client_timeout, cl);
 	if (io_add(&ctl->d->loop, &cl->io, fd, EPOLLIN, client_ready, cl)) {
 		close(fd);
 		free(cl);
 		return;
 	}
-	timer_set(&ctl->d->loop, &cl->timeout, CTL_TIMEOUT_MS);
+	ctl->n_clients++;
+	timer_set(&ctl->d->loop, &cl->timeout, CTL_STALL_MS);
+}
+
+/*
+ * Whether path may be bound: it must not exist, or be a socket nobody
+ * answers on (a dead fared's). Anything else is refused, and left alone.
+ */
+static int path_free(const char *path, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, err;
+
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		err = -errno;
+		fared_log("control socket %s: %s", path, strerror(-err));
+		return err;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		fared_log("control socket %s: exists and is not a socket; "
+			  "not replacing it (remove it, or name another path "
+			  "with control-socket)", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A listener answers (or is busy: EAGAIN); a dead one refuses. */
+	err = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ? errno : 0;
+	close(fd);
+	if (!err || err == EAGAIN) {
+		fared_log("control socket %s: another fared answers there; "
+			  "not replacing it (one fared per control-socket)",
+			  path);
+		return -EADDRINUSE;
+	}
+	if (err != ECONNREFUSED) {
+		fared_log("control socket %s: probing it: %s", path,
+			  strerror(err));
+		return -err;
+	}
+	/* A stale socket of a dead fared would block the bind. */
+	if (unlink(path) && errno != ENOENT) {
+		err = -errno;
+		fared_log("control socket %s: removing the stale socket: %s",
+			  path, strerror(-err));
+		return err;
+	}
+	return 0;
 }
 
 int ctl_open(struct ctl *ctl, struct fared *d, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t mask;
 	int fd, err;
 
 	ctl->d = d;
 	ctl->io.fd = -1;
+	ctl->n_clients = 0;
+	ctl->refused = 0;
 	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	err = path_free(path, &sa);
+	if (err)
+		return err;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	/* A stale socket of a dead fared would block the bind. */
-	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    chmod(path, 0660) || listen(fd, 16) ||
-	    io_add(&d->loop, &ctl->io, fd, EPOLLIN, ctl_accept, ctl)) {
+	if (fd < 0) {
 		err = -errno;
+		goto fail;
+	}
+	/* 0660 from the start: never a moment open to others. */
+	mask = umask(0117);
+	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(mask);
+	if (err)
+		goto fail;
+	if (d->cfg.control_gid >= 0 &&
+	    chown(path, (uid_t)-1, (gid_t)d->cfg.control_gid)) {
+		err = -errno;
+		fared_log("control socket %s: control-group %s: %s (fared "
+			  "must be a member, or start as root)", path,
+			  d->cfg.control_group, strerror(-err));
+		unlink(path);
 		close(fd);
 		return err;
 	}
+	if (listen(fd, 16) ||
+	    io_add(&d->loop, &ctl->io, fd, EPOLLIN, ctl_accept, ctl)) {
+		err = -errno;
+		unlink(path);
+		goto fail;
+	}
 	return 0;
+fail:
+	fared_log("control socket %s: %s", path, strerror(-err));
+	if (fd >= 0)
+		close(fd);
+	return err;
 }
 
 void ctl_close(struct ctl *ctl)
