@@ -111,6 +111,7 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MODDIR = /lib/modules/$(KREL)/updates
 DKMSDIR ?= /usr/src/fare-$(VERSION)
 INSTALL ?= install
@@ -145,6 +146,13 @@ install-userspace: userspace $(UNITS)
 		$(DESTDIR)$(UNITDIR)/fared.service
 	$(INSTALL) -D -m 0644 systemd/fared@.service \
 		$(DESTDIR)$(UNITDIR)/fared@.service
+	$(INSTALL) -D -m 0644 systemd/sysusers.conf \
+		$(DESTDIR)$(SYSUSERSDIR)/fare.conf
+ifeq ($(DESTDIR),)
+	@# The units run fared as the user fared with the group fare.
+	-command -v systemd-sysusers >/dev/null && \
+		systemd-sysusers $(SYSUSERSDIR)/fare.conf
+endif
 	$(INSTALL) -D -m 0644 Documentation/netlink/specs/fare.yaml \
 		$(DESTDIR)$(DATADIR)/fare/fare.yaml
 	@# An operator's configuration is never overwritten.
@@ -185,6 +193,7 @@ uninstall-userspace:
 	$(MAKE) -C userspace uninstall
 	rm -f $(DESTDIR)$(UNITDIR)/fared.service \
 		$(DESTDIR)$(UNITDIR)/fared@.service \
+		$(DESTDIR)$(SYSUSERSDIR)/fare.conf \
 		$(DESTDIR)$(DATADIR)/fare/fare.yaml
 	-rmdir $(DESTDIR)$(DATADIR)/fare 2>/dev/null
 	@if cmp -s userspace/fared/fared.conf.example \

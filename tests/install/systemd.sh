@@ -8,15 +8,21 @@
 #
 #   systemctl start    returns once fared is ready (Type=notify), and by
 #                      then fare.ko's planes exist; fared runs in the
-#                      namespace with CAP_NET_ADMIN and CAP_NET_BIND_SERVICE
-#                      only; 3000 datagrams split 2000:1000 at the receiver
+#                      namespace as the package's user fared with the group
+#                      fare and CAP_NET_ADMIN and CAP_NET_BIND_SERVICE only;
+#                      its control socket is fared:fare 0660, a member of
+#                      fare may look but not change state, another uid
+#                      cannot connect; 3000 datagrams split 2000:1000 at the
+#                      receiver
 #   systemctl reload   SIGHUP: the same fared, still active
 #   systemctl restart  with graceful-restart (fared.8 RESTART): a new fared
 #                      while a paced stream of 3000 datagrams runs from the
 #                      host's loopback; the receiver counts every one, the
 #                      split is 2:1 again
-#   systemctl stop     after "graceful-restart off" and a reload, fared's
-#                      routes leave fare.ko
+#   systemctl stop     with graceful-restart still configured: a stop for
+#                      good (SIGINT, the unit's KillSignal): fared's routes
+#                      leave fare.ko and each leaf's BIRD got a Cease,
+#                      Administrative Shutdown
 #
 # A lab scenario for a guest whose PID 1 is systemd (tests/install/in-guest),
 # with FARED and FARECTL naming the installed programs.
@@ -110,9 +116,26 @@ pid=$(unit_prop MainPID)
 expect_eq "fared's network namespace" "$(readlink "/proc/$pid/ns/net")" \
 	"$(ip netns exec host readlink /proc/self/ns/net)"
 # CAP_NET_BIND_SERVICE is bit 10, CAP_NET_ADMIN bit 12: nothing else.
-expect_eq "fared's effective capabilities" \
-	"$(awk '$1 == "CapEff:" { print $2 }' "/proc/$pid/status")" \
-	0000000000001400
+status() { awk -v k="$1:" '$1 == k { $1 = ""; print substr($0, 2) }' "/proc/$pid/status"; }
+expect_eq "fared's effective capabilities" "$(status CapEff)" 0000000000001400
+expect_eq "fared's bounding set" "$(status CapBnd)" 0000000000001400
+fared_uid=$(getent passwd fared | cut -d: -f3)
+fare_gid=$(getent group fare | cut -d: -f3)
+[ -n "$fared_uid" ] && [ "$fared_uid" != 0 ] && [ -n "$fare_gid" ] ||
+	fail "the package made no user fared ($fared_uid) or group fare ($fare_gid)"
+expect_eq "fared's uids" "$(status Uid)" \
+	"$fared_uid $fared_uid $fared_uid $fared_uid"
+expect_eq "fared's gids" "$(status Gid)" "$fare_gid $fare_gid $fare_gid $fare_gid"
+expect_eq "the control socket's mode, owner and group" \
+	"$(stat -c '%a %U %G' "$SOCK")" "660 fared fare"
+reader() { setpriv --reuid=65534 --regid=65534 --groups="$fare_gid" "$FARECTL" "$@"; }
+stranger() { setpriv --reuid=65534 --regid=65534 --clear-groups "$FARECTL" "$@"; }
+expect_eq "a member of fare: farectl bgp neighbors" \
+	"$(reader -j bgp -s "$SOCK" neighbors | jq length)" 2
+expect_exit "a member of fare: farectl bgp clear" 1 "permission denied" \
+	reader bgp -s "$SOCK" clear 10.1.0.1
+expect_exit "outside fare: farectl bgp neighbors" 1 "Permission denied" \
+	stranger bgp -s "$SOCK" neighbors
 
 weights_are() { host_weights_are "$DST" "$1"; }
 wait_for 60 weights_are "1:2 2:1" || true
@@ -180,12 +203,9 @@ send_phase 3000 2
 split_is 2 2000 1000
 pid=$newpid
 
-# To stop for good with graceful-restart configured, turn it off first.
-write_conf "graceful-restart off"
-systemctl reload "$UNIT" || fail "systemctl reload (graceful-restart off)"
-expect_eq "the same fared after turning graceful-restart off" \
-	"$(unit_prop MainPID)" "$pid"
-
+# A stop is for good, graceful-restart or not: fare.ko's routes go (a
+# restart leaves them) and each leaf's BIRD was told why (a Cease,
+# Administrative Shutdown, where a restart closes without one).
 if systemctl stop "$UNIT"; then
 	pass "systemctl stop $UNIT"
 else
@@ -193,6 +213,13 @@ else
 fi
 expect_eq "$UNIT state after the stop" "$(unit_prop ActiveState)" inactive
 expect_eq "fare.ko's routes after the stop" "$(host_weights "$DST")" none
+for i in 1 2; do
+	if leaf_birdc $i show protocols all tohost | grep -q "Administrative shutdown"; then
+		pass "leaf $i got a Cease, Administrative Shutdown, at the stop"
+	else
+		fail "leaf $i: no Administrative Shutdown: $(leaf_birdc $i show protocols all tohost | grep -i -e error -e state | tr '\n' ' ')"
+	fi
+done
 rm -f "$CONF"
 
 lab_result
