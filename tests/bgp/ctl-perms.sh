@@ -9,8 +9,17 @@
 #     afterwards shows the refused add did nothing
 #   - a uid outside the group cannot connect at all (the kernel's EACCES)
 #   - root (and fared's own uid: tests/bgp/privdrop.sh) may change state
+#   - fared -n names an unknown control-group with its file and line
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+
+# An unknown group is a configuration error, named with its line.
+write_fared_conf "control-group no-such-group-fare"
+rc=0
+out=$("$FARED" -n -c "$DIR/fared.conf" 2>&1) || rc=$?
+[ $rc -eq 1 ] && grep -q "fared.conf:[0-9]*: control-group: no-such-group-fare" <<<"$out" ||
+	fail "fared -n with an unknown control-group: exit $rc: $out"
+echo "ok: fared -n refuses an unknown control-group: $(head -n 1 <<<"$out")"
 
 write_fared_conf "control-group daemon"
 bringup

@@ -114,6 +114,28 @@ TEST(config_session_errors_name_file_and_line)
 }
 
 
+/*
+ * control-group: none by default; its name is looked up (getgrnam) as it
+ * is read, which tests/bgp/ctl-perms checks: NSS's dlopen would leave
+ * blocks valgrind counts here.
+ */
+TEST(config_control_group_needs_a_group)
+{
+	struct fared_config cfg;
+	struct capture cap;
+
+	CHECK_INT(parse(HEAD, &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.control_gid, -1);
+	fared_config_free(&cfg);
+
+	CHECK_INT(parse(HEAD "control-group\n", &cfg, &cap), 1);
+	CHECK_PREFIX(capture_text(&cap), "t.conf:3: ");
+	capture_end(&cap);
+	CHECK_INT(cfg.control_gid, -1);
+	fared_config_free(&cfg);
+}
+
 TEST(config_max_prefix_add_path_and_send_limits)
 {
 	struct fared_config cfg;
