@@ -37,6 +37,11 @@ int privs_resolve(struct privs *pv, const char *user, const char *group)
 		fprintf(stderr, "fared: -g needs -u\n");
 		return -1;
 	}
+	if (geteuid()) {
+		fprintf(stderr, "fared: -u %s: only root can become another "
+			"user (under systemd: the unit's User=)\n", user);
+		return -1;
+	}
 	errno = 0;
 	pw = getpwnam(user);
 	if (!pw) {
