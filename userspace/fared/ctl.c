@@ -4,7 +4,7 @@
  * written without blocking the loop. Who may ask what is the socket's
  * and the peer's credentials' business (ctl.h). A whole-RIB "routes"
  * answer is made in slices, one each time the client has taken the last
- * (ctl_dump_slice()): between two slices the loop runs its other events,
+ * (dump_slice()): between two slices the loop runs its other events,
  * so a dump of any size neither stalls BGP nor holds more than a slice per
  * client. A client that takes nothing for CTL_STALL_MS is dropped.
  */
@@ -56,6 +56,7 @@ struct ctl_dump {
 	bool has_last;
 	struct bgp_prefix last;
 	size_t in_slice;		/* prefixes in the slice being made */
+	long slice_at;			/* where it began in rc.f */
 };
 
 struct client {
@@ -831,7 +832,7 @@ static int dump_one(const struct rib_entry *e, void *arg)
 	dp->last = e->prefix;
 	dp->has_last = true;
 	return ++dp->in_slice >= CTL_SLICE_PREFIXES ||
-	       ftell(dp->rc.f) >= (long)CTL_SLICE_BYTES;
+	       ftell(dp->rc.f) - dp->slice_at >= (long)CTL_SLICE_BYTES;
 }
 
 static void dump_start(struct ctl_dump *dp, struct fared *d, bool js)
@@ -859,6 +860,7 @@ static bool dump_slice(struct ctl_dump *dp, FILE *f)
 		json_open_array(&dp->j);
 	}
 	dp->in_slice = 0;
+	dp->slice_at = ftell(f);
 	if (rib_walk(dp->rc.d->rib, dump_one, dp))
 		return false;
 	upa_routes(&dp->rc, NULL);
@@ -873,7 +875,8 @@ static bool dump_slice(struct ctl_dump *dp, FILE *f)
 static bool changes_state(char **words, int n)
 {
 	return !strcmp(words[0], "clear") ||
-	       (!strcmp(words[0], "orf") && n == 3);
+	       (!strcmp(words[0], "orf") && n == 3 &&
+		(!strcmp(words[1], "add") || !strcmp(words[1], "del")));
 }
 
 /*
