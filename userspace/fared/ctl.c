@@ -39,8 +39,8 @@
  * The bytes bound a client's buffer; the prefixes bound the time the loop
  * spends on one slice (a prefix's explanation walks its paths).
  */
-#define CTL_SLICE_PREFIXES	256
-#define CTL_SLICE_BYTES		(64u << 10)
+#define CTL_SLICE_PREFIXES	1024
+#define CTL_SLICE_BYTES		(256u << 10)
 
 struct routes_ctx {
 	struct fared *d;
