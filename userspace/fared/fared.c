@@ -352,6 +352,7 @@ static void reload_apply(struct fared *d, const struct fared_config *old,
 		exp = !policies_equal(old, p->nb->export_policy, &d->cfg,
 				      d->cfg.neighbors[k].export_policy);
 		p->nb = &d->cfg.neighbors[k];
+		peer_table_refresh(p);
 		d->peers[d->n_peers++] = p;
 		/* A reload ends a max-prefix Idle, as a clear does. */
 		if (peer_clear_idle(p))
@@ -533,6 +534,7 @@ static void stop(struct fared *d, bool leave)
 	d->out = NULL;
 	orf_want_free(d);
 	rib_free(d->rib);
+	peer_table_free(&d->peer_table);
 	loop_fini(&d->loop);
 	/* Kept for a restart: the next fared sets the R bit. */
 	if (!leave)

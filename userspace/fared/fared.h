@@ -18,6 +18,7 @@
 #include "bgp.h"
 #include "config.h"
 #include "loop.h"
+#include "peer_table.h"
 #include "rib.h"
 
 struct adj_out;
@@ -63,6 +64,8 @@ struct fared {
 	 */
 	bool selected;
 	uint32_t next_index;
+	/* The neighbors by RIB peer number, for the decision code. */
+	struct peer_table peer_table;
 	struct fare_sync *fare;		/* with a role: see fare_sync.h */
 	struct adj_out *out;		/* the Adj-RIB-Out, every role */
 	const struct fared_hooks *hooks;

@@ -335,21 +335,21 @@ static bool forwarding_kept(const struct peer *p, unsigned int fam)
 	       p->d->hooks->forwarding(p->d, fam);
 }
 
-struct peer *peer_by_index(const struct fared *d, unsigned int index)
+/* p's entry exists after peer_new(): this never allocates. */
+void peer_table_refresh(struct peer *p)
 {
-	size_t i;
+	const struct fared_neighbor *nb = p->nb;
+	struct peer_info pi = {
+		.ibgp = peer_is_ibgp(p),
+		.upstream = nb->upstream,
+		.rnic = nb->rnic,
+		.plane = nb->plane,
+		.router_id = p->peer_id,
+		.addr_family = nb->family,
+	};
 
-	for (i = 0; i < d->n_peers; i++)
-		if (d->peers[i]->index == index)
-			return d->peers[i];
-	return NULL;
-}
-
-bool peer_index_rnic(const struct fared *d, unsigned int index)
-{
-	const struct peer *p = peer_by_index(d, index);
-
-	return p && p->nb->rnic;
+	memcpy(pi.addr, nb->addr, sizeof(pi.addr));
+	peer_table_set(&p->d->peer_table, p->index, &pi);
 }
 
 /* ------------------------------------------------------------------ */
@@ -686,6 +686,7 @@ static void established(struct conn *c)
 	p->params = c->params;
 	p->peer_caps = c->open.caps;
 	p->peer_id = c->open.bgp_id;
+	peer_table_refresh(p);
 	p->established_at = loop_now_ms();
 	p->eor_rx = p->eor_tx = 0;
 	p->prefixes_rx = p->prefixes_denied = 0;
@@ -1108,6 +1109,12 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
 	timer_init(&p->connect_retry, connect_retry_expired, p);
 	peer_gr_init(p);
 	peer_import_init(p);
+	if (peer_table_set(&d->peer_table, p->index,
+			   &(struct peer_info){ .plane = nb->plane })) {
+		free(p);
+		return NULL;
+	}
+	peer_table_refresh(p);
 	return p;
 }
 
@@ -1153,6 +1160,7 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 	timer_stop(l, &p->max_prefix_restart);
 	peer_import_flush(p);
 	event_down(p, true);
+	peer_table_clear(&p->d->peer_table, p->index);
 	for (i = 0; i < BGP_FAM_COUNT; i++)
 		free(p->orf_rx[i]);
 	free(p);

@@ -142,10 +142,11 @@ void peer_accept(struct peer *p, int fd);
 void peers_selection_done(struct fared *d);
 /* Re-sends what export permits now, withdrawing what it no longer does. */
 void peer_reexport(struct peer *p);
-/* The neighbor whose RIB peer number is index; NULL when none. */
-struct peer *peer_by_index(const struct fared *d, unsigned int index);
-/* Whether that neighbor is configured "rnic" (a leaf's RNIC host). */
-bool peer_index_rnic(const struct fared *d, unsigned int index);
+/*
+ * p's entry in the peer table (peer_table.h) again, after its
+ * configuration changed (reload).
+ */
+void peer_table_refresh(struct peer *p);
 /* Sends the host's wanted list (orf_want.h) of each ORF family to p. */
 void peer_send_orf(struct peer *p);
 /*
