@@ -701,7 +701,6 @@ static void established(struct conn *c)
 			p->orf_wait |= BGP_FAM_BIT(fam);
 	}
 	timer_stop(&p->d->loop, &p->connect_retry);
-	timer_stop(&p->d->loop, &p->gr_restart);
 	plog(p, "session Established (AS %u, id %u.%u.%u.%u, hold %u s%s%s)",
 	     bgp_open_peer_as(&c->open), c->open.bgp_id >> 24,
 	     (c->open.bgp_id >> 16) & 255, (c->open.bgp_id >> 8) & 255,
@@ -741,7 +740,7 @@ static void got_eor(struct peer *p, unsigned int fam)
 {
 	p->eor_rx |= BGP_FAM_BIT(fam);
 	plog(p, "End-of-RIB received for %s", peer_fam_name(fam));
-	peer_gr_sweep(p, BGP_FAM_BIT(fam), "End-of-RIB");
+	peer_gr_eor_rx(p, fam);
 	event_eor(p);
 	peer_gr_eor(p->d);
 }
@@ -874,8 +873,7 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 		break;
 	case BGP_RR_EORR:
 		if (c->params.enhanced_route_refresh)
-			peer_gr_sweep(p, BGP_FAM_BIT(fam),
-				      "enhanced route refresh");
+			peer_gr_refresh_end(p, (unsigned int)fam);
 		break;
 	default:
 		/* RFC 7313 §5: other subtypes are ignored. */
@@ -1153,10 +1151,7 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 		conn_cease(p->in, subcode, text);
 	/* conn_close re-armed it. */
 	timer_stop(l, &p->connect_retry);
-	timer_stop(l, &p->gr_restart);
-	timer_stop(l, &p->gr_stale);
-	timer_stop(l, &p->deferral);
-	timer_stop(l, &p->rr_stale);
+	peer_gr_stop(p);
 	timer_stop(l, &p->max_prefix_restart);
 	peer_import_flush(p);
 	event_down(p, true);

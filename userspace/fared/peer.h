@@ -41,6 +41,37 @@ enum peer_state {
 const char *peer_state_name(enum peer_state s);
 
 struct fared;
+struct peer;
+
+/*
+ * Why a neighbor's routes of a family are held stale, each a refresh
+ * epoch of its own (rib_refresh_begin()): one ends only by its own
+ * event or timer, and sweeps only what has not arrived since it began.
+ */
+enum peer_refresh_reason {
+	/* The session went gracefully (RFC 4724): until its End-of-RIB. */
+	PEER_REFRESH_GR,
+	/* The neighbor's BoRR (RFC 7313): until its EoRR. */
+	PEER_REFRESH_RR,
+	/* Our import policy changed: until the routes asked for again. */
+	PEER_REFRESH_IMPORT,
+	PEER_REFRESH_REASONS
+};
+
+struct peer_epoch {
+	struct peer *p;
+	uint8_t fam, reason;
+	bool open;
+	uint32_t begin;			/* rib_refresh_begin()'s */
+	/*
+	 * Graceful restart: when its routes go whatever happens (opened
+	 * at the first graceful drop: restart-time plus stale-time), so
+	 * that repeated re-establishments with the N bit do not keep them
+	 * for ever (RFC 8538 §4.1's stale timer). 0: no such bound.
+	 */
+	uint64_t bound_ms;
+	struct timer timer;		/* its end by timeout */
+};
 
 struct conn {
 	struct peer *peer;
@@ -70,11 +101,9 @@ struct peer {
 	char name[80];
 	struct conn *out, *in, *est;
 	struct timer connect_retry;
-	struct timer gr_restart;	/* helper: peer's restart time */
-	struct timer gr_stale;		/* helper: waiting for its End-of-RIB */
+	/* Stale routes, per family and reason (peer_gr.c). */
+	struct peer_epoch epoch[BGP_FAM_COUNT][PEER_REFRESH_REASONS];
 	struct timer deferral;		/* restarting: waiting for its EoR */
-	struct timer rr_stale;		/* BoRR: waiting for its EoRR */
-	uint32_t rr_families;		/* stale since a BoRR, no EoRR yet */
 	/* max-prefix: kept Idle after a Cease 6/1, until this or a clear. */
 	struct timer max_prefix_restart;
 	bool max_prefix_idle;
@@ -83,7 +112,7 @@ struct peer {
 	struct bgp_session_params params;
 	struct bgp_caps peer_caps;
 	uint32_t peer_id;
-	uint32_t stale_families;	/* helper: marked stale, no EoR yet */
+	uint32_t stale_families;	/* families with an epoch open */
 	uint32_t eor_rx, eor_tx;
 	bool restarting;		/* our R bit for this peer's next OPEN */
 	/* Leaf: the ORF it sent us per family; families not yet exported

@@ -102,10 +102,7 @@ void peer_import_changed(struct peer *p)
 	 * stale-time. Routes the old policy denied arrive as new ones.
 	 */
 	fams &= p->est->params.families;
-	rib_peer_mark_stale(p->d->rib, p->index, fams);
-	p->stale_families |= fams;
-	p->rr_families |= fams;
-	timer_set(&p->d->loop, &p->rr_stale, p->d->cfg.gr_stale_time * 1000ull);
+	peer_gr_import_begin(p, fams);
 	plog(p, "import policy changed: %zu path%s denied now, the rest "
 	     "kept while the neighbor sends its routes again", x.n,
 	     x.n == 1 ? "" : "s");

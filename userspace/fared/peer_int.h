@@ -80,8 +80,8 @@ size_t peer_import_bytes(const struct peer *p);
 /* peer_gr.c: stale routes. */
 
 void peer_gr_init(struct peer *p);
-/* Sweeps p's paths of families still stale (why: for the log). */
-void peer_gr_sweep(struct peer *p, uint32_t families, const char *why);
+/* p goes: its epochs close, its timers stop. */
+void peer_gr_stop(struct peer *p);
 /*
  * The session c went down (notified: a NOTIFICATION was sent or
  * received): keep the routes stale, or flush them (gr_session_down()).
@@ -96,8 +96,17 @@ void peer_gr_established(struct peer *p, const struct conn *c);
  * fared's deferred initial exports go (peers_selection_done()).
  */
 void peer_gr_eor(struct fared *d);
+/* The End-of-RIB for fam: a restart's stale routes of fam go. */
+void peer_gr_eor_rx(struct peer *p, unsigned int fam);
 /* A BoRR for fam (RFC 7313 §4): p's paths of fam stale until its EoRR. */
 void peer_gr_refresh_begin(struct peer *p, unsigned int fam);
+/* An EoRR for fam: the BoRR's stale routes go; without a BoRR, nothing. */
+void peer_gr_refresh_end(struct peer *p, unsigned int fam);
+/*
+ * p's import policy changed: its paths of families stale until it sent
+ * them again (its EoRR), or stale-time.
+ */
+void peer_gr_import_begin(struct peer *p, uint32_t families);
 
 /* peer_send.c: sending. */
 
