@@ -115,6 +115,7 @@ static void rib_changed(const struct rib_entry *e, void *arg)
 static const struct fared_hooks hooks = {
 	.export = adj_out_export,
 	.down = adj_out_peer_down,
+	.writable = adj_out_drain,
 	.eor = fare_sync_eor,
 	.forwarding = fare_sync_forwarding,
 	.selecting = fare_sync_selecting,

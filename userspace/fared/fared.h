@@ -39,6 +39,8 @@ struct peer;
  *   selecting   the FARE side still holds learned routes back (its
  *               start-up wait): a restarting fared's initial exports
  *               wait for it (RFC 4724 §4.1)
+ *   writable    p's socket took what was queued: more UPDATEs may be
+ *               built from what is pending for it (adj_out.h)
  * A hook left NULL does nothing (forwarding, selecting: false).
  */
 struct fared_hooks {
@@ -47,6 +49,7 @@ struct fared_hooks {
 	void (*eor)(struct fared *d);
 	bool (*forwarding)(const struct fared *d, unsigned int fam);
 	bool (*selecting)(const struct fared *d);
+	void (*writable)(struct peer *p);
 };
 
 struct fared {

@@ -138,15 +138,19 @@ static uint64_t send_hold_ms(const struct conn *c)
 	return twice > SEND_HOLD_MIN_MS ? twice : SEND_HOLD_MIN_MS;
 }
 
-/* Writes what the socket takes; the send hold timer runs while stuck. */
+/*
+ * Writes what the socket takes; the send hold timer runs while stuck.
+ * What was sent is skipped (woff), not moved: the rest moves to the front
+ * only when conn_queue() needs the room.
+ */
 static int conn_flush(struct conn *c)
 {
 	struct loop *l = &c->peer->d->loop;
+	size_t start = c->woff;
 	ssize_t n;
-	size_t done = 0;
 
-	while (done < c->wlen) {
-		n = send(c->io.fd, c->wbuf + done, c->wlen - done,
+	while (c->woff < c->wlen) {
+		n = send(c->io.fd, c->wbuf + c->woff, c->wlen - c->woff,
 			 MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -155,13 +159,12 @@ static int conn_flush(struct conn *c)
 				break;
 			return -errno;
 		}
-		done += (size_t)n;
+		c->woff += (size_t)n;
 	}
-	if (done) {
-		memmove(c->wbuf, c->wbuf + done, c->wlen - done);
-		c->wlen -= done;
+	if (c->woff != start)
 		timer_stop(l, &c->send_hold);
-	}
+	if (c->woff == c->wlen)
+		c->woff = c->wlen = 0;
 	/* A burst's buffer is not kept once the peer has taken it all. */
 	if (!c->wlen && c->wcap > 65536) {
 		free(c->wbuf);
@@ -182,10 +185,16 @@ static int conn_queue(struct conn *c, const uint8_t *msg, size_t len)
 {
 	size_t limit = c->peer->d->cfg.send_buffer_limit;
 
-	if (c->wlen + len > limit) {
+	if (c->wlen - c->woff + len > limit) {
 		c->broken_why = "send buffer limit reached: the peer does "
 				"not read";
 		return -ENOBUFS;
+	}
+	if (c->wlen + len > c->wcap && c->woff) {
+		/* The sent part's room first: at most the unsent bytes move. */
+		memmove(c->wbuf, c->wbuf + c->woff, c->wlen - c->woff);
+		c->wlen -= c->woff;
+		c->woff = 0;
 	}
 	if (c->wlen + len > c->wcap) {
 		size_t cap = (c->wlen + len) * 2;
@@ -382,6 +391,7 @@ static void conn_close(struct conn *c, const char *why, bool notified)
 		p->est = NULL;
 		p->established_at = 0;
 		p->export_done = false;
+		p->eor_due = p->eorr_due = 0;
 		p->flaps++;
 		plog(p, "session down: %s", why);
 		event_down(p, false);
@@ -854,10 +864,13 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 			if (!p->est)
 				return;
 		}
+		/*
+		 * Every route of fam is pending again (RFC 2918 §4, RFC 7313
+		 * §4): the EoRR follows the last of them.
+		 */
+		if (c->params.enhanced_route_refresh)
+			p->eorr_due |= BGP_FAM_BIT(fam);
 		peer_export_fam(p, (unsigned int)fam, true);
-		if (p->est && c->params.enhanced_route_refresh)
-			conn_send(c, buf, bgp_route_refresh_build(buf,
-				  sizeof(buf), rr.afi, rr.safi, BGP_RR_EORR));
 		break;
 	case BGP_RR_BORR:
 		if (!c->params.enhanced_route_refresh)
@@ -1027,6 +1040,10 @@ static void conn_ready(struct io *io, uint32_t events)
 			conn_close(c, "send failed", false);
 			return;
 		}
+		/* The writer pulls what is pending (adj_out.h). */
+		if (c->peer->est == c && c->peer->export_done &&
+		    c->peer->d->hooks && c->peer->d->hooks->writable)
+			c->peer->d->hooks->writable(c->peer);
 	}
 	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 		conn_read(c);
@@ -1085,7 +1102,7 @@ static void send_hold_expired(struct timer *t)
 	struct conn *c = t->arg;
 
 	/* RFC 9687 §3: the peer reads nothing; there is no use waiting. */
-	c->wlen = 0;
+	c->woff = c->wlen = 0;
 	conn_notify(c, BGP_ERR_SEND_HOLD_TIMER, 0, NULL, 0,
 		    "send hold timer expired");
 }
@@ -1181,5 +1198,5 @@ size_t peer_memory(const struct peer *p)
 
 size_t peer_send_queue(const struct peer *p)
 {
-	return p->est ? p->est->wlen : 0;
+	return p->est ? p->est->wlen - p->est->woff : 0;
 }

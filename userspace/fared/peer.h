@@ -82,8 +82,8 @@ struct conn {
 	enum peer_state state;	/* CONNECT, OPENSENT, OPENCONFIRM, ESTABLISHED */
 	uint8_t *rbuf;
 	size_t rlen, rcap;
-	uint8_t *wbuf;
-	size_t wlen, wcap;
+	uint8_t *wbuf;			/* wbuf[woff..wlen): not sent yet */
+	size_t woff, wlen, wcap;
 	struct timer hold, keepalive, send_hold;
 	bool hold_deferred;		/* hold_expired() waited for unread input */
 	struct bgp_open open;		/* the peer's */
@@ -114,6 +114,11 @@ struct peer {
 	uint32_t peer_id;
 	uint32_t stale_families;	/* families with an epoch open */
 	uint32_t eor_rx, eor_tx;
+	/*
+	 * End-of-RIB, EoRR to send once nothing of the family is pending
+	 * in the Adj-RIB-Out any more (peer_fam_sent()).
+	 */
+	uint32_t eor_due, eorr_due;
 	bool restarting;		/* our R bit for this peer's next OPEN */
 	/* Leaf: the ORF it sent us per family; families not yet exported
 	 * because its first ROUTE-REFRESH is awaited (RFC 5291 §6). */
@@ -211,6 +216,11 @@ bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
 		   const struct peer_route *r);
 /* Withdraws the n prefixes pfx (one family), as few UPDATEs as fit. */
 bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n);
+/*
+ * The Adj-RIB-Out has nothing of fam pending for p any more: the
+ * End-of-RIB or EoRR that waited for it goes now.
+ */
+void peer_fam_sent(struct peer *p, unsigned int fam);
 /* Queues a whole message on p's Established session; false if gone. */
 bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len);
 /* Asks the peer to send its routes again (import policy changed). */
