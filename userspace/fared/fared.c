@@ -471,6 +471,7 @@ static int start(struct fared *d, bool force_restart)
 	d->rib = rib_new();
 	d->out = adj_out_new(d);
 	d->hooks = &hooks;
+	d->rib_ops = &peer_rib_ops;
 	if (!d->rib || !d->out) {
 		fared_log("out of memory");
 		return 1;

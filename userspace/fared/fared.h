@@ -25,6 +25,7 @@ struct adj_out;
 struct fared;
 struct fare_sync;
 struct peer;
+struct peer_rib_ops;
 
 /*
  * What a session tells the rest of the daemon (fared.c sets them), so
@@ -72,6 +73,8 @@ struct fared {
 	struct fare_sync *fare;		/* with a role: see fare_sync.h */
 	struct adj_out *out;		/* the Adj-RIB-Out, every role */
 	const struct fared_hooks *hooks;
+	/* What the sessions tell the RIB side (peer.h). */
+	const struct peer_rib_ops *rib_ops;
 	/* Host: the remote hosts asked for by ORF, see orf_sess.h. */
 	struct bgp_prefix *orf_want;
 	size_t n_orf_want;

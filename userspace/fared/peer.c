@@ -344,8 +344,11 @@ static bool forwarding_kept(const struct peer *p, unsigned int fam)
 	       p->d->hooks->forwarding(p->d, fam);
 }
 
-/* p's entry exists after peer_new(): this never allocates. */
-void peer_table_refresh(struct peer *p)
+/*
+ * -1 without memory for p's entry, only possible from peer_new(): once
+ * it exists this never allocates.
+ */
+int peer_table_refresh(struct peer *p)
 {
 	const struct fared_neighbor *nb = p->nb;
 	struct peer_info pi = {
@@ -358,7 +361,7 @@ void peer_table_refresh(struct peer *p)
 	};
 
 	memcpy(pi.addr, nb->addr, sizeof(pi.addr));
-	peer_table_set(&p->d->peer_table, p->index, &pi);
+	return peer_table_set(&p->d->peer_table, p->index, &pi);
 }
 
 /* ------------------------------------------------------------------ */
@@ -395,7 +398,8 @@ static void conn_close(struct conn *c, const char *why, bool notified)
 		p->flaps++;
 		plog(p, "session down: %s", why);
 		event_down(p, false);
-		peer_gr_session_down(p, c, notified);
+		if (p->d->rib_ops)
+			p->d->rib_ops->down(p, c, notified);
 	} else if (c->state >= PEER_OPENSENT) {
 		plog(p, "connection closed in %s: %s",
 		     peer_state_name(c->state), why);
@@ -723,7 +727,8 @@ static void established(struct conn *c)
 	 * preserved (no capability, or F bit clear) go now; the rest wait
 	 * for its End-of-RIB.
 	 */
-	peer_gr_established(p, c);
+	if (p->d->rib_ops)
+		p->d->rib_ops->established(p, c);
 	/* RFC 5291 §6: the leaf waits for our list before it exports. */
 	peer_send_orf(p);
 	if (!p->est)
@@ -750,7 +755,8 @@ static void got_eor(struct peer *p, unsigned int fam)
 {
 	p->eor_rx |= BGP_FAM_BIT(fam);
 	plog(p, "End-of-RIB received for %s", peer_fam_name(fam));
-	peer_gr_eor_rx(p, fam);
+	if (p->d->rib_ops)
+		p->d->rib_ops->eor(p, fam);
 	event_eor(p);
 	peer_gr_eor(p->d);
 }
@@ -791,7 +797,8 @@ static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 		return;
 	}
 	tw = e->action == BGP_ACTION_TREAT_AS_WITHDRAW;
-	peer_import_update(c, &u, tw);
+	if (p->d->rib_ops)
+		p->d->rib_ops->update(c, &u, tw);
 	bgp_update_free(&u);
 }
 
@@ -882,11 +889,12 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 			     peer_fam_name((unsigned int)fam));
 			break;
 		}
-		peer_gr_refresh_begin(p, (unsigned int)fam);
+		if (p->d->rib_ops)
+			p->d->rib_ops->refresh_begin(p, (unsigned int)fam);
 		break;
 	case BGP_RR_EORR:
-		if (c->params.enhanced_route_refresh)
-			peer_gr_refresh_end(p, (unsigned int)fam);
+		if (c->params.enhanced_route_refresh && p->d->rib_ops)
+			p->d->rib_ops->refresh_end(p, (unsigned int)fam);
 		break;
 	default:
 		/* RFC 7313 §5: other subtypes are ignored. */
@@ -1124,12 +1132,10 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
 	timer_init(&p->connect_retry, connect_retry_expired, p);
 	peer_gr_init(p);
 	peer_import_init(p);
-	if (peer_table_set(&d->peer_table, p->index,
-			   &(struct peer_info){ .plane = nb->plane })) {
+	if (peer_table_refresh(p)) {
 		free(p);
 		return NULL;
 	}
-	peer_table_refresh(p);
 	return p;
 }
 
@@ -1168,9 +1174,10 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 		conn_cease(p->in, subcode, text);
 	/* conn_close re-armed it. */
 	timer_stop(l, &p->connect_retry);
-	peer_gr_stop(p);
+	timer_stop(l, &p->deferral);
 	timer_stop(l, &p->max_prefix_restart);
-	peer_import_flush(p);
+	if (p->d->rib_ops)
+		p->d->rib_ops->gone(p);
 	event_down(p, true);
 	peer_table_clear(&p->d->peer_table, p->index);
 	for (i = 0; i < BGP_FAM_COUNT; i++)
@@ -1193,7 +1200,7 @@ size_t peer_memory(const struct peer *p)
 		n += conn_memory(p->est);
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
 		n += p->n_orf_rx[fam] * sizeof(*p->orf_rx[fam]);
-	return n + peer_import_bytes(p);
+	return n + (p->d->rib_ops ? p->d->rib_ops->bytes(p) : 0);
 }
 
 size_t peer_send_queue(const struct peer *p)

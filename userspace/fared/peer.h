@@ -3,10 +3,13 @@
  * BGP neighbors: the RFC 4271 §8 state machine per configured neighbor,
  * its TCP connections (one outgoing and one incoming at most, for
  * collision detection), UPDATE handling into the RIB, and the session
- * writer: UPDATEs built from what the Adj-RIB-Out (adj_out.h) asks for.
+ * writer: UPDATEs built from what the Adj-RIB-Out (adj_out.h) asks for,
+ * as the socket takes them (the writer pulls: fared_hooks' writable).
  * Four files, as peer_int.h describes: the session (peer.c), import
- * (peer_import.c), stale routes (peer_gr.c) and sending (peer_send.c);
- * the session reaches the RIB only through the other three.
+ * (peer_import.c), stale routes as refresh epochs per family and reason
+ * (peer_gr.c) and sending (peer_send.c); the session reaches the RIB
+ * only through struct peer_rib_ops, which the other side registers. The
+ * decision code sees neighbors through the peer table (peer_table.h).
  *
  * The session layer is the top of fared's one-way data flow: paths go
  * into the RIB, whose change feed goes on; the rest of the daemon hears
@@ -143,6 +146,34 @@ struct peer {
 	char last_error[320];
 };
 
+/*
+ * What the session layer (peer.c) tells the RIB side, which registers it
+ * (fared.c sets d->rib_ops to &peer_rib_ops: import, graceful restart and
+ * refresh epochs, peer_import.c and peer_gr.c), so that the session calls
+ * no RIB function. NULL: the session keeps nothing (unit tests).
+ *   update         an UPDATE (tw: RFC 7606 treat-as-withdraw); may end
+ *                  the session (max-prefix)
+ *   eor            its End-of-RIB for fam
+ *   refresh_begin  its BoRR for fam (RFC 7313), accepted
+ *   refresh_end    its EoRR for fam
+ *   established    a session came up (c: its OPEN, capabilities)
+ *   down           the Established session c went (notified: a
+ *                  NOTIFICATION was sent or received)
+ *   gone           the neighbor goes: everything it gave goes
+ *   bytes          heap held for its paths
+ */
+struct peer_rib_ops {
+	void (*update)(struct conn *c, const struct bgp_update *u, bool tw);
+	void (*eor)(struct peer *p, unsigned int fam);
+	void (*refresh_begin)(struct peer *p, unsigned int fam);
+	void (*refresh_end)(struct peer *p, unsigned int fam);
+	void (*established)(struct peer *p, const struct conn *c);
+	void (*down)(struct peer *p, const struct conn *c, bool notified);
+	void (*gone)(struct peer *p);
+	size_t (*bytes)(const struct peer *p);
+};
+extern const struct peer_rib_ops peer_rib_ops;
+
 enum peer_state peer_state(const struct peer *p);
 /* Established, and End-of-RIB received for every negotiated family. */
 bool peer_has_first_table(const struct peer *p);
@@ -180,7 +211,7 @@ void peer_reexport(struct peer *p);
  * p's entry in the peer table (peer_table.h) again, after its
  * configuration changed (reload).
  */
-void peer_table_refresh(struct peer *p);
+int peer_table_refresh(struct peer *p);
 /* Sends the host's wanted list (orf_want.h) of each ORF family to p. */
 void peer_send_orf(struct peer *p);
 /*

@@ -277,7 +277,6 @@ void peer_gr_stop(struct peer *p)
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
 		for (r = 0; r < PEER_REFRESH_REASONS; r++)
 			epoch_drop(&p->epoch[fam][r]);
-	timer_stop(&p->d->loop, &p->deferral);
 }
 
 void peer_gr_init(struct peer *p)

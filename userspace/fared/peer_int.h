@@ -6,8 +6,10 @@
  *
  *   peer.c         the session: state machine, sockets, timers,
  *                  collisions, OPEN, and the dispatch of what arrives.
- *                  It calls no RIB function: paths go through import,
- *                  stale marks through the stale-route part.
+ *                  It calls no RIB function: what arrives and what
+ *                  happens to the session go through d->rib_ops
+ *                  (struct peer_rib_ops, peer.h), which the RIB side
+ *                  registers (peer_rib_ops: import and stale routes).
  *   peer_import.c  import: checks, policy, max-prefix; writes the
  *                  neighbor's paths into the RIB
  *   peer_gr.c      stale routes: graceful restart (helper, and the
@@ -80,7 +82,7 @@ size_t peer_import_bytes(const struct peer *p);
 /* peer_gr.c: stale routes. */
 
 void peer_gr_init(struct peer *p);
-/* p goes: its epochs close, its timers stop. */
+/* p goes: its epochs close, their timers stop. */
 void peer_gr_stop(struct peer *p);
 /*
  * The session c went down (notified: a NOTIFICATION was sent or
