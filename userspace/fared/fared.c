@@ -35,6 +35,7 @@
 #include "fared.h"
 #include "orf_want.h"
 #include "peer.h"
+#include "tcp_auth.h"
 
 #define DEFAULT_CONFIG	"/etc/fare/fared.conf"
 
@@ -157,7 +158,7 @@ static void listen_ready(struct io *io, uint32_t events)
 	const struct sockaddr_in *s4 = (void *)&ss;
 	struct peer *p = NULL;
 	char text[INET6_ADDRSTRLEN] = "?";
-	int fd;
+	int fd, err;
 
 	(void)events;
 	fd = accept4(io->fd, (struct sockaddr *)&ss, &len,
@@ -175,6 +176,13 @@ static void listen_ready(struct io *io, uint32_t events)
 	}
 	if (!p) {
 		fared_log("connection from %s, not a neighbor: closed", text);
+		close(fd);
+		return;
+	}
+	err = tcp_auth_accepted(fd, p->nb);
+	if (err) {
+		fared_log("connection from %s: %s: %s: closed", text,
+			  tcp_auth_name(&p->nb->auth), strerror(-err));
 		close(fd);
 		return;
 	}
@@ -203,6 +211,12 @@ static int open_listener(struct fared *d, int af, struct io *io)
 		s6->sin6_port = htons(BGP_PORT);
 		len = sizeof(*s6);
 	}
+	/*
+	 * Keys before listen(): no peer connects without its key. One the
+	 * socket refuses marks its neighbor (listener_failed), whose
+	 * connections listen_ready() then refuses.
+	 */
+	tcp_auth_listener(fd, af, NULL, &d->cfg);
 	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 64) ||
 	    io_add(&d->loop, io, fd, EPOLLIN, listen_ready, d)) {
 		fared_log("cannot listen on %s port %d: %s",
@@ -263,7 +277,8 @@ static bool session_equal(const struct fared_neighbor *a,
 	       a->connect_retry == b->connect_retry &&
 	       a->passive == b->passive && a->orf == b->orf &&
 	       a->add_path_rx == b->add_path_rx &&
-	       a->neighbor_as_unchecked == b->neighbor_as_unchecked;
+	       a->neighbor_as_unchecked == b->neighbor_as_unchecked &&
+	       tcp_auth_equal(&a->auth, &b->auth);
 }
 
 static bool originates_equal(const struct fared_config *a,
@@ -372,6 +387,8 @@ static void reload(struct fared *d)
 	int errors;
 
 	errors = fared_config_load(config_path, &cfg, stderr);
+	if (!errors)
+		errors = tcp_auth_check(config_path, &cfg, stderr);
 	if (errors) {
 		fared_log("reload: %s: %d error%s; keeping the running "
 			  "configuration", config_path, errors,
@@ -403,6 +420,9 @@ static void reload(struct fared *d)
 	d->peers = peers;
 	d->n_peers = 0;
 	reload_apply(d, &old, origs, keep, used);
+	/* Before the loop runs again: the new peers connect from there. */
+	tcp_auth_listener(d->listen4, AF_INET, &old, &d->cfg);
+	tcp_auth_listener(d->listen6, AF_INET6, &old, &d->cfg);
 	fared_config_free(&old);
 	free(keep);
 	free(used);
@@ -593,6 +613,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	errors = fared_config_load(config_path, &d.cfg, stderr);
+	if (!errors)
+		errors = tcp_auth_check(config_path, &d.cfg, stderr);
 	if (errors) {
 		fprintf(stderr, "fared: %s: %d error%s\n", config_path, errors,
 			errors == 1 ? "" : "s");
