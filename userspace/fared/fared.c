@@ -158,7 +158,7 @@ static void listen_ready(struct io *io, uint32_t events)
 	const struct sockaddr_in *s4 = (void *)&ss;
 	struct peer *p = NULL;
 	char text[INET6_ADDRSTRLEN] = "?";
-	int fd, err;
+	int fd;
 
 	(void)events;
 	fd = accept4(io->fd, (struct sockaddr *)&ss, &len,
@@ -179,10 +179,7 @@ static void listen_ready(struct io *io, uint32_t events)
 		close(fd);
 		return;
 	}
-	err = tcp_auth_accepted(fd, p->nb);
-	if (err) {
-		fared_log("connection from %s: %s: %s: closed", text,
-			  tcp_auth_name(&p->nb->auth), strerror(-err));
+	if (tcp_auth_accepted(fd, p->nb, text)) {
 		close(fd);
 		return;
 	}

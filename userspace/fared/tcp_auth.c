@@ -279,13 +279,57 @@ int tcp_auth_connecting(int fd, const struct fared_neighbor *nb)
 	return err;
 }
 
-int tcp_auth_accepted(int fd, const struct fared_neighbor *nb)
+/*
+ * The TTL (hop limit) the connection's SYN arrived with, from the copy
+ * the listener saved (TCP_SAVE_SYN): 0..255, or -errno.
+ */
+static int syn_ttl(int fd)
 {
-	if (nb->auth.listener_failed)
+	uint8_t syn[512];
+	socklen_t len = sizeof(syn);
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_SAVED_SYN, syn, &len))
+		return -errno;
+	if (len >= 20 && syn[0] >> 4 == 4)
+		return syn[8];
+	if (len >= 40 && syn[0] >> 4 == 6)
+		return syn[7];
+	return -EPROTO;
+}
+
+int tcp_auth_accepted(int fd, const struct fared_neighbor *nb,
+		      const char *from)
+{
+	int ttl, err;
+
+	if (nb->auth.listener_failed) {
+		fared_log("connection from %s: the listener has no %s key "
+			  "for it: closed", from, tcp_auth_name(&nb->auth));
 		return -ENOKEY;
-	if (nb->auth.ttl_security)
-		return ttl_set(fd, nb_af(nb), GTSM_TTL, GTSM_MIN_TTL);
-	return 0;
+	}
+	if (!nb->auth.ttl_security)
+		return 0;
+	/*
+	 * IP_MINTTL set now would not cover what arrived before accept():
+	 * the peer's OPEN may be queued already. The SYN's TTL decides.
+	 */
+	ttl = syn_ttl(fd);
+	if (ttl < 0) {
+		fared_log("connection from %s: GTSM: no saved SYN (%s): "
+			  "closed", from, strerror(-ttl));
+		return ttl;
+	}
+	if (ttl < GTSM_MIN_TTL) {
+		fared_log("connection from %s: GTSM: its SYN arrived with TTL "
+			  "%d, not %d (not directly connected): closed", from,
+			  ttl, GTSM_MIN_TTL);
+		return -EACCES;
+	}
+	err = ttl_set(fd, nb_af(nb), GTSM_TTL, GTSM_MIN_TTL);
+	if (err)
+		fared_log("connection from %s: GTSM: %s: closed", from,
+			  strerror(-err));
+	return err;
 }
 
 static bool ao_equal(const struct fared_auth *a, const struct fared_auth *b)
@@ -400,10 +444,17 @@ int tcp_auth_listener(int fd, int af, const struct fared_config *old,
 				  strerror(-err));
 		}
 	}
-	/* -1: the default TTL (hop limit) again. */
+	/*
+	 * -1: the default TTL (hop limit) again. With GTSM the SYN-ACK
+	 * must reach the peer with 255, and tcp_auth_accepted() reads the
+	 * TTL the SYN came with.
+	 */
 	err = ttl_set(fd, af, gtsm ? GTSM_TTL : -1, -1);
+	if (!err && setsockopt(fd, IPPROTO_TCP, TCP_SAVE_SYN, &(int){ gtsm },
+			       sizeof(int)))
+		err = -errno;
 	if (err)
-		fared_log("%s listener: TTL: %s",
+		fared_log("%s listener: GTSM: %s",
 			  af == AF_INET ? "IPv4" : "IPv6", strerror(-err));
 	return failed;
 }

@@ -31,10 +31,13 @@ int tcp_auth_check(const char *path, const struct fared_config *cfg,
 int tcp_auth_connecting(int fd, const struct fared_neighbor *nb);
 
 /*
- * After accept(): GTSM on fd. -errno when fd must be closed: GTSM could
- * not be set, or the listener has no key for nb (listener_failed).
+ * After accept() of a connection from nb (from: its address, for the log):
+ * GTSM's check of the SYN's TTL, and GTSM on fd. -errno, logged, when fd
+ * must be closed: the SYN came from further away, GTSM could not be set,
+ * or the listener has no key for nb (listener_failed).
  */
-int tcp_auth_accepted(int fd, const struct fared_neighbor *nb);
+int tcp_auth_accepted(int fd, const struct fared_neighbor *nb,
+		      const char *from);
 
 /*
  * The listening socket fd (family af) gets the keys of cfg's neighbors of
