@@ -10,6 +10,10 @@
 #    listener);
 #  - fared's key right again, BIRD's wrong ("birdc configure"): the same;
 #  - both right: up again, through a reload of fared's key;
+#  - fared passive, so that only BIRD connects: up with the key (the key
+#    on fared's listening sockets), then, with the key removed on both
+#    sides by a reload, up without it (the listeners lost the key: they
+#    would drop BIRD's unsigned SYNs otherwise);
 #  - neither fared's log nor its control socket shows a key, and fared
 #    warns that its world-readable file holds keys.
 set -uo pipefail
@@ -19,17 +23,22 @@ set -uo pipefail
 KEY='md5 key#with {braces}'
 WRONG=Wr0ngKey
 # fared_md5 KEY: fared.conf with KEY on both neighbors.
+# fared_md5 KEY [passive]: fared.conf with KEY on both neighbors (none if
+# KEY is empty).
 fared_md5()
 {
 	write_fared_conf "" ""
-	sed -i "s/^\t\tremote-as $B_AS\$/&\n\t\tpassword \"$1\"/" "$DIR/fared.conf"
-	[ "$(grep -c "password \"$1\"" "$DIR/fared.conf")" = 2 ] ||
+	[ -z "$1" ] || sed -i "s/^\t\tremote-as $B_AS\$/&\n\t\tpassword \"$1\"/" \
+		"$DIR/fared.conf"
+	[ -z "${2:-}" ] || sed -i "s/^\t\tremote-as $B_AS\$/&\n\t\tpassive/" \
+		"$DIR/fared.conf"
+	[ -z "$1" ] || [ "$(grep -c "password \"$1\"" "$DIR/fared.conf")" = 2 ] ||
 		fail "fared.conf: no password lines"
 }
 bird_md5()
 {
-	BIRD_F4_EXTRA="password \"$1\";" BIRD_F6_EXTRA="password \"$1\";" \
-		write_bird_conf
+	local p=${1:+password \"$1\";}
+	BIRD_F4_EXTRA=$p BIRD_F6_EXTRA=$p write_bird_conf
 }
 both_up()
 {
@@ -77,3 +86,15 @@ wait_for 10 "fared sees B4 Established" fared_established $B4
 wait_for 10 "fared sees B6 Established" fared_established $B6
 echo "ok: the same key again: both sessions Established"
 no_secret_leaked "$KEY" "$WRONG"
+
+fared_md5 "$KEY" passive
+kill -HUP "$FARED_PID"
+wait_for 10 "BIRD sees fared4 go down (new session)" eval '! bird_established fared4'
+wait_for 30 "BIRD's connections to passive fared, with the key" both_up
+echo "ok: fared passive: BIRD's connections with the key accepted"
+fared_md5 "" passive
+bird_md5 ""
+birdc_ configure >/dev/null || fail "birdc configure"
+kill -HUP "$FARED_PID"
+wait_for 30 "BIRD's connections to passive fared, no key on either side" both_up
+echo "ok: the key removed on both sides: BIRD's unsigned connections accepted"
