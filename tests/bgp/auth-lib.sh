@@ -29,8 +29,9 @@ never_up_until()
 	base=$(tcpext "$ns" "$name")
 	[[ $base =~ ^[0-9]+$ ]] || fail "no counter $name in $ns: \"$base\""
 	end=$((SECONDS + limit))
-	while ! counter_rose "$ns" "$name" "$base" "$by"; do
+	while :; do
 		"$@" >/dev/null 2>&1 && fail "$what: the session came up"
+		counter_rose "$ns" "$name" "$base" "$by" && break
 		[ $SECONDS -lt $end ] ||
 			fail "$what: $name in $ns rose $(($(tcpext "$ns" "$name") - base)) in ${limit}s, not $by"
 		sleep 0.2
