@@ -52,6 +52,8 @@ struct parser {
 	unsigned int plane;
 	struct neighbor_refs *refs;
 	int router_id_line, local_as_line;
+	/* Which of the line's words were "quoted" (bit i: argv[i]). */
+	uint32_t quoted;
 	/* Route-table suppression statements, for suppress_finish(). */
 	int upa_line, fs_tag_line, fs_honour_line;
 };
@@ -1231,6 +1233,131 @@ static void policy_ref_statement(struct parser *ps,
 		refs->export_line = ps->line;
 }
 
+/* argv[i] for a message, unless it was quoted: it may be a secret. */
+static const char *shown(const struct parser *ps, char **argv, int i)
+{
+	return ps->quoted & (1u << i) ? "(a quoted word)" : argv[i];
+}
+
+/* A TCP-MD5 or TCP-AO secret: 1 to 80 bytes, never echoed. */
+static bool secret_arg(struct parser *ps, const char *what, const char *text,
+		       uint8_t *key, uint8_t *len)
+{
+	size_t n = strlen(text);
+
+	if (!n || n > FARED_TCP_KEY_MAX) {
+		problem(ps, ps->line, "%s: the secret must be 1 to %d "
+			"characters (it has %zu)", what, FARED_TCP_KEY_MAX, n);
+		return false;
+	}
+	memcpy(key, text, n);
+	*len = (uint8_t)n;
+	return true;
+}
+
+/* "password SECRET": TCP-MD5 (RFC 2385). */
+static void password_statement(struct parser *ps, struct fared_auth *a,
+			       char **argv, int argc)
+{
+	bool ok;
+
+	expect_args(ps, argc, 2, "password \"SECRET\"", &ok);
+	if (ok && a->md5_line)
+		problem(ps, ps->line, "password: already set at line %d",
+			a->md5_line);
+	else if (ok && secret_arg(ps, "password", argv[1], a->md5_key,
+				  &a->md5_len))
+		a->md5_line = ps->line;
+}
+
+static const char *const ao_alg_names[] = {
+	[FARED_AO_HMAC_SHA1] = "hmac-sha1",
+	[FARED_AO_CMAC_AES_128] = "cmac-aes-128",
+};
+
+#define TCP_AO_USAGE "tcp-ao send-id ID recv-id ID [algorithm " \
+		     "hmac-sha1|cmac-aes-128] secret \"SECRET\""
+
+/* TCP_AO_USAGE: one master key tuple (RFC 5925 §3.1). */
+static void tcp_ao_statement(struct parser *ps, struct fared_auth *a,
+			     char **argv, int argc)
+{
+	bool send = false, recv = false, secret = false;
+	uint32_t id;
+	size_t k;
+	int i;
+
+	if (a->ao_line) {
+		problem(ps, ps->line, "tcp-ao: already set at line %d",
+			a->ao_line);
+		return;
+	}
+	if (argc % 2 == 0) {
+		problem(ps, ps->line, "expected \"" TCP_AO_USAGE "\"");
+		return;
+	}
+	for (i = 1; i < argc; i += 2) {
+		const char *v = argv[i + 1];
+
+		if (!strcmp(argv[i], "send-id") || !strcmp(argv[i], "recv-id")) {
+			if (!parse_u32(v, 0, 255, &id)) {
+				problem(ps, ps->line, "tcp-ao: %s must be 0..255, "
+					"not \"%s\"", argv[i],
+					shown(ps, argv, i + 1));
+				return;
+			}
+			if (argv[i][0] == 's')
+				a->ao_send_id = (uint8_t)id;
+			else
+				a->ao_recv_id = (uint8_t)id;
+			*(argv[i][0] == 's' ? &send : &recv) = true;
+		} else if (!strcmp(argv[i], "algorithm")) {
+			for (k = 0; k < sizeof(ao_alg_names) /
+					sizeof(ao_alg_names[0]); k++)
+				if (!strcmp(v, ao_alg_names[k]))
+					break;
+			if (k == sizeof(ao_alg_names) / sizeof(ao_alg_names[0])) {
+				problem(ps, ps->line, "tcp-ao: algorithm must be "
+					"hmac-sha1 or cmac-aes-128 (RFC 5926), "
+					"not \"%s\"", shown(ps, argv, i + 1));
+				return;
+			}
+			a->ao_alg = (uint8_t)k;
+		} else if (!strcmp(argv[i], "secret")) {
+			if (!secret_arg(ps, "tcp-ao", v, a->ao_key, &a->ao_len))
+				return;
+			secret = true;
+		} else {
+			problem(ps, ps->line, "tcp-ao: unknown word \"%s\": "
+				"expected \"" TCP_AO_USAGE "\"",
+				shown(ps, argv, i));
+			return;
+		}
+	}
+	if (!send || !recv || !secret) {
+		problem(ps, ps->line, "tcp-ao: send-id, recv-id and secret are "
+			"all needed: expected \"" TCP_AO_USAGE "\"");
+		return;
+	}
+	a->ao = true;
+	a->ao_line = ps->line;
+}
+
+/* "ttl-security yes|no": GTSM (RFC 5082). */
+static void ttl_security_statement(struct parser *ps, struct fared_auth *a,
+				   char **argv, int argc)
+{
+	bool ok;
+
+	expect_args(ps, argc, 2, "ttl-security yes|no", &ok);
+	if (ok && strcmp(argv[1], "yes") && strcmp(argv[1], "no"))
+		problem(ps, ps->line, "ttl-security: expected \"yes\" or "
+			"\"no\", not \"%s\"", argv[1]);
+	else if (ok)
+		a->ttl_security = !strcmp(argv[1], "yes");
+	a->ttl_line = ps->line;
+}
+
 /* passive, upstream, rnic: the neighbor's flag, or NULL. */
 static bool *neighbor_flag(struct fared_neighbor *nb, const char *word)
 {
@@ -1296,6 +1423,12 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 			nb->neighbor_as_unchecked = !strcmp(argv[1], "no");
 	} else if (!strcmp(argv[0], "import") || !strcmp(argv[0], "export")) {
 		policy_ref_statement(ps, refs, argv, argc);
+	} else if (!strcmp(argv[0], "password")) {
+		password_statement(ps, &nb->auth, argv, argc);
+	} else if (!strcmp(argv[0], "tcp-ao")) {
+		tcp_ao_statement(ps, &nb->auth, argv, argc);
+	} else if (!strcmp(argv[0], "ttl-security")) {
+		ttl_security_statement(ps, &nb->auth, argv, argc);
 	} else {
 		problem(ps, ps->line, "unknown neighbor statement \"%s\"",
 			argv[0]);
@@ -1334,7 +1467,23 @@ static void tier_finish(struct parser *ps)
 	t->enabled = t->c[FARE_TIER_C1].set && t->c[FARE_TIER_C2].set;
 }
 
-/* Cross-references and defaults, once every line is read. */
+/* What cannot go together: both keys; GTSM beyond one eBGP hop. */
+static void auth_finish(struct parser *ps, const struct fared_neighbor *nb)
+{
+	const struct fared_auth *a = &nb->auth;
+
+	if (a->md5_len && a->ao)
+		problem(ps, a->ao_line, "neighbor %s has both a password "
+			"(TCP-MD5, line %d) and tcp-ao: a connection uses one "
+			"or the other (RFC 5925 §7.6)", nb->addr_text,
+			a->md5_line);
+	if (a->ttl_security && nb->remote_as == ps->cfg->local_as)
+		problem(ps, a->ttl_line, "neighbor %s: ttl-security (GTSM, "
+			"RFC 5082) is for directly connected eBGP neighbors; "
+			"this one is iBGP (remote-as is local-as)",
+			nb->addr_text);
+}
+
 /* One neighbor's defaults and references, once the file is read. */
 static void neighbor_finish(struct parser *ps, struct fared_neighbor *nb,
 			    const struct neighbor_refs *refs)
@@ -1387,6 +1536,7 @@ static void neighbor_finish(struct parser *ps, struct fared_neighbor *nb,
 		problem(ps, nb->line, "neighbor %s needs an interface: "
 			"it is plane %u's device for fare.ko",
 			nb->addr_text, nb->plane);
+	auth_finish(ps, nb);
 }
 
 /* The FARE lines' policies resolved; they need a role. */
@@ -1442,12 +1592,37 @@ static void finish(struct parser *ps)
 	tier_finish(ps);
 }
 
+/*
+ * A "quoted" word (a password) runs to the next quote and may hold
+ * spaces, "#" and braces; it has no escapes, so it cannot hold a quote.
+ * Its text is never echoed: it may be a secret.
+ */
+static char *quoted_word(struct parser *ps, char *p)
+{
+	char *end = strchr(p + 1, '"');
+
+	if (!end) {
+		problem(ps, ps->line, "a quoted word has no closing quote");
+		return NULL;
+	}
+	*end++ = '\0';
+	if (*end && *end != ' ' && *end != '\t' && *end != '\r' &&
+	    *end != '#') {
+		problem(ps, ps->line, "put a space after a quoted word");
+		return NULL;
+	}
+	if (*end == '#')
+		*end = '\0';
+	return end;
+}
+
 /* Splits a line into tokens in place; "{" and "}" stand alone. */
 static int tokenize(struct parser *ps, char *line, char **argv)
 {
 	int argc = 0;
 	char *p = line;
 
+	ps->quoted = 0;
 	while (*p) {
 		while (*p == ' ' || *p == '\t' || *p == '\r')
 			*p++ = '\0';
@@ -1457,6 +1632,14 @@ static int tokenize(struct parser *ps, char *line, char **argv)
 			problem(ps, ps->line, "more than %d words on a line",
 				MAX_TOKENS);
 			return -1;
+		}
+		if (*p == '"') {
+			ps->quoted |= 1u << argc;
+			argv[argc++] = p + 1;
+			p = quoted_word(ps, p);
+			if (!p)
+				return -1;
+			continue;
 		}
 		argv[argc++] = p;
 		if (*p == '{' || *p == '}') {
@@ -1483,10 +1666,11 @@ static int tokenize(struct parser *ps, char *line, char **argv)
 
 static void statement(struct parser *ps, char **argv, int argc)
 {
-	bool opens = !strcmp(argv[argc - 1], "{");
+	bool opens = !strcmp(argv[argc - 1], "{") &&
+		     !(ps->quoted & (1u << (argc - 1)));
 	int i;
 
-	if (!strcmp(argv[0], "}")) {
+	if (!strcmp(argv[0], "}") && !(ps->quoted & 1)) {
 		if (argc != 1)
 			problem(ps, ps->line,
 				"\"}\" must be alone on its line");
@@ -1498,7 +1682,8 @@ static void statement(struct parser *ps, char **argv, int argc)
 		return;
 	}
 	for (i = 0; i < argc - opens; i++) {
-		if (!strcmp(argv[i], "{") || !strcmp(argv[i], "}")) {
+		if ((!strcmp(argv[i], "{") || !strcmp(argv[i], "}")) &&
+		    !(ps->quoted & (1u << i))) {
 			problem(ps, ps->line, "braces go at the end of a line "
 				"(\"{\") or alone on one (\"}\")");
 			return;
@@ -1567,6 +1752,8 @@ int fared_config_parse(const char *name, const char *text,
 	}
 	finish(&ps);
 	free(ps.refs);
+	/* The text may hold passwords. */
+	explicit_bzero(copy, strlen(text));
 	free(copy);
 	return ps.errors;
 }
@@ -1609,6 +1796,7 @@ int fared_config_load(const char *path, struct fared_config *cfg, FILE *err)
 	}
 	fclose(f);
 	errors = fared_config_parse(path, text, cfg, err);
+	explicit_bzero(text, len);
 	free(text);
 	return errors;
 }
@@ -1621,6 +1809,9 @@ void fared_config_free(struct fared_config *cfg)
 		free(cfg->policies[i].rules);
 	free(cfg->policies);
 	free(cfg->interfaces);
+	if (cfg->neighbors)
+		explicit_bzero(cfg->neighbors,
+			       cfg->n_neighbors * sizeof(*cfg->neighbors));
 	free(cfg->neighbors);
 	for (i = 0; i < cfg->n_originates; i++)
 		free(cfg->originates[i].ext_communities);

@@ -38,6 +38,36 @@ struct fared_interface {
 	int line;
 };
 
+/*
+ * A neighbor's session protection (tcp_auth.h): a TCP-MD5 password or a
+ * TCP-AO master key tuple, never both, and GTSM. The secrets are never
+ * printed: not in logs, errors or the control socket's answers.
+ */
+#define FARED_TCP_KEY_MAX	80	/* TCP_MD5SIG_MAXKEYLEN, TCP_AO_MAXKEYLEN */
+
+enum fared_ao_alg {
+	FARED_AO_HMAC_SHA1,		/* RFC 5926 §3.2, the default */
+	FARED_AO_CMAC_AES_128,
+};
+
+struct fared_auth {
+	uint8_t md5_len;		/* 0: no "password" */
+	uint8_t md5_key[FARED_TCP_KEY_MAX];
+	bool ao;			/* "tcp-ao ..." */
+	uint8_t ao_send_id, ao_recv_id;	/* RFC 5925 §3.1 KeyIDs */
+	uint8_t ao_alg;			/* enum fared_ao_alg */
+	uint8_t ao_len;
+	uint8_t ao_key[FARED_TCP_KEY_MAX];
+	bool ttl_security;		/* GTSM: "ttl-security yes" */
+	int md5_line, ao_line, ttl_line;
+	/*
+	 * Run time, set by tcp_auth_listener(): the listening socket could
+	 * not take this neighbor's key, so its incoming connections are
+	 * refused rather than accepted unauthenticated.
+	 */
+	bool listener_failed;
+};
+
 struct fared_neighbor {
 	unsigned int plane;
 	int family;			/* of the address: enum bgp_family */
@@ -71,6 +101,7 @@ struct fared_neighbor {
 	uint32_t max_prefix;
 	bool max_prefix_warning_only;
 	uint16_t max_prefix_restart;	/* seconds; 0: until cleared */
+	struct fared_auth auth;
 	int import_policy;		/* index into policies, -1 for none */
 	int export_policy;
 	int line;

@@ -36,6 +36,7 @@
 #include "orf_want.h"
 #include "peer.h"
 #include "privs.h"
+#include "tcp_auth.h"
 
 #define DEFAULT_CONFIG	"/etc/fare/fared.conf"
 
@@ -184,6 +185,10 @@ static void listen_ready(struct io *io, uint32_t events)
 		close(fd);
 		return;
 	}
+	if (tcp_auth_accepted(fd, p->nb, text)) {
+		close(fd);
+		return;
+	}
 	peer_accept(p, fd);
 }
 
@@ -209,6 +214,12 @@ static int open_listener(struct fared *d, int af, struct io *io)
 		s6->sin6_port = htons(BGP_PORT);
 		len = sizeof(*s6);
 	}
+	/*
+	 * Keys before listen(): no peer connects without its key. One the
+	 * socket refuses marks its neighbor (listener_failed), whose
+	 * connections listen_ready() then refuses.
+	 */
+	tcp_auth_listener(fd, af, NULL, &d->cfg);
 	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 64) ||
 	    io_add(&d->loop, io, fd, EPOLLIN, listen_ready, d)) {
 		fared_log("cannot listen on %s port %d: %s",
@@ -269,7 +280,8 @@ static bool session_equal(const struct fared_neighbor *a,
 	       a->connect_retry == b->connect_retry &&
 	       a->passive == b->passive && a->orf == b->orf &&
 	       a->add_path_rx == b->add_path_rx &&
-	       a->neighbor_as_unchecked == b->neighbor_as_unchecked;
+	       a->neighbor_as_unchecked == b->neighbor_as_unchecked &&
+	       tcp_auth_equal(&a->auth, &b->auth);
 }
 
 static bool originates_equal(const struct fared_config *a,
@@ -379,6 +391,8 @@ static void reload(struct fared *d)
 	int errors;
 
 	errors = fared_config_load(config_path, &cfg, stderr);
+	if (!errors)
+		errors = tcp_auth_check(config_path, &cfg, stderr);
 	if (errors) {
 		fared_log("reload: %s: %d error%s; keeping the running "
 			  "configuration", config_path, errors,
@@ -410,6 +424,9 @@ static void reload(struct fared *d)
 	d->peers = peers;
 	d->n_peers = 0;
 	reload_apply(d, &old, origs, keep, used);
+	/* Before the loop runs again: the new peers connect from there. */
+	tcp_auth_listener(d->listen4, AF_INET, &old, &d->cfg);
+	tcp_auth_listener(d->listen6, AF_INET6, &old, &d->cfg);
 	fared_config_free(&old);
 	free(keep);
 	free(used);
@@ -616,6 +633,8 @@ int main(int argc, char **argv)
 	if (privs_resolve(&privs, user, group))
 		return 1;
 	errors = fared_config_load(config_path, &d.cfg, stderr);
+	if (!errors)
+		errors = tcp_auth_check(config_path, &d.cfg, stderr);
 	if (errors) {
 		fprintf(stderr, "fared: %s: %d error%s\n", config_path, errors,
 			errors == 1 ? "" : "s");

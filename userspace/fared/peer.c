@@ -26,6 +26,7 @@
 #include "orf_sess.h"
 #include "peer.h"
 #include "peer_int.h"
+#include "tcp_auth.h"
 
 /* RFC 4271 §8: a large hold time until the OPENs are exchanged. */
 #define OPEN_HOLD_MS		(240 * 1000)
@@ -494,13 +495,21 @@ static void try_connect(struct peer *p)
 	struct sockaddr_storage ss;
 	socklen_t len;
 	struct conn *c;
-	int fd;
+	int fd, err;
 
 	peer_sockaddr(p, &ss, &len);
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
 	if (fd < 0) {
 		plog(p, "socket: %s", strerror(errno));
+		return;
+	}
+	err = tcp_auth_connecting(fd, p->nb);
+	if (err) {
+		snprintf(p->last_error, sizeof(p->last_error), "%s: %s",
+			 tcp_auth_name(&p->nb->auth), strerror(-err));
+		plog(p, "%s", p->last_error);
+		close(fd);
 		return;
 	}
 	if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) {
