@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fare family's requests, parsed: a route's prefix and a route's or
+ * group's next hops, with an extack on every refusal. The policies
+ * (policy.h) checked each attribute's type and range already.
+ */
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include "limits.h"
+#include "nhg.h"
+#include "nl.h"
+#include "plane.h"
+#include "policy.h"
+#include "route.h"
+
+/* Parses FAMILY, DST and PLEN into @key, with an extack on every refusal. */
+int fare_nl_parse_prefix(struct genl_info *info, struct fare_prefix *key)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **attrs = info->attrs;
+	unsigned int alen;
+	u8 family;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_FAMILY) ||
+	    GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_DST) ||
+	    GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_PLEN))
+		return -EINVAL;
+	family = nla_get_u8(attrs[FARE_A_ROUTE_FAMILY]);
+	if (family != AF_INET && family != AF_INET6) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_FAMILY],
+				    "family must be AF_INET or AF_INET6");
+		return -EAFNOSUPPORT;
+	}
+	alen = family == AF_INET ? 4 : 16;
+	if (nla_len(attrs[FARE_A_ROUTE_DST]) != alen) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_DST],
+				    "destination length does not match the family");
+		return -EINVAL;
+	}
+	if (nla_get_u8(attrs[FARE_A_ROUTE_PLEN]) > alen * 8) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_PLEN],
+				    "prefix length too long for the family");
+		return -EINVAL;
+	}
+	return fare_prefix_make(key, family, nla_data(attrs[FARE_A_ROUTE_DST]),
+				nla_get_u8(attrs[FARE_A_ROUTE_PLEN]));
+}
+
+/*
+ * The next hops of a route or group, as a group filled but not finished:
+ * fare_nhg_get_anon() or fare_nhg_set() finishes it if it is kept.
+ */
+int fare_nl_parse_nexthops(struct genl_info *info, struct fare_group **grpp)
+{
+	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct nlattr *nhs = info->attrs[FARE_A_ROUTE_NEXTHOPS];
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *tb[FARE_A_NH_MAX + 1];
+	DECLARE_BITMAP(seen, FARE_PLANE_ID_MAX + 1);
+	struct fare_group *grp;
+	unsigned int n = 0, i;
+	struct nlattr *entry;
+	int rem, err;
+
+	nla_for_each_nested(entry, nhs, rem)
+		n++;
+	if (!n) {
+		NL_SET_ERR_MSG_ATTR(extack, nhs, "at least one next hop is needed");
+		return -EINVAL;
+	}
+	err = fare_limit_nexthops(n, READ_ONCE(fn->max_nexthops), nhs, extack);
+	if (err)
+		return err;
+	grp = fare_group_alloc(n);
+	if (!grp) {
+		NL_SET_ERR_MSG(extack, "no memory for the next hops");
+		return -ENOMEM;
+	}
+
+	bitmap_zero(seen, FARE_PLANE_ID_MAX + 1);
+	i = 0;
+	nla_for_each_nested(entry, nhs, rem) {
+		/* Already validated against the policy; this fills tb. */
+		err = nla_parse_nested(tb, FARE_A_NH_MAX, entry, fare_nh_policy,
+				       extack);
+		if (err)
+			goto err_free;
+		err = -EINVAL;
+		if (!tb[FARE_A_NH_PLANE_ID] || !tb[FARE_A_NH_WEIGHT]) {
+			NL_SET_ERR_MSG_ATTR(extack, entry,
+					    "a next hop needs a plane and a weight");
+			goto err_free;
+		}
+		grp->nh[i].plane_id = nla_get_u32(tb[FARE_A_NH_PLANE_ID]);
+		grp->nh[i].weight = nla_get_u32(tb[FARE_A_NH_WEIGHT]);
+		if (tb[FARE_A_NH_TIER])
+			grp->nh[i].tier = nla_get_u8(tb[FARE_A_NH_TIER]);
+		if (tb[FARE_A_NH_BANDWIDTH])
+			grp->nh[i].bandwidth =
+				nla_get_u64(tb[FARE_A_NH_BANDWIDTH]);
+		grp->weights[i] = grp->nh[i].weight;
+		grp->tiers[i] = grp->nh[i].tier;
+		if (test_and_set_bit(grp->nh[i].plane_id, seen)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
+					    "plane appears twice in the route");
+			goto err_free;
+		}
+		rcu_read_lock();
+		err = fare_plane_get_rcu(fn, grp->nh[i].plane_id) ? 0 : -ENOENT;
+		rcu_read_unlock();
+		if (err) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
+					    "no such plane");
+			goto err_free;
+		}
+		i++;
+	}
+	*grpp = grp;
+	return 0;
+
+err_free:
+	fare_group_discard(grp);
+	return err;
+}
+
+/* The plane a PLANE_NEW describes, made but not yet published. */
+struct fare_plane *fare_nl_parse_plane(struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	struct fare_plane *plane;
+	struct in6_addr gw6;
+	__be32 gw4;
+
+	if (GENL_REQ_ATTR_CHECK(info, FARE_A_PLANE_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, FARE_A_PLANE_IFINDEX))
+		return ERR_PTR(-EINVAL);
+	if (!attrs[FARE_A_PLANE_GW4] && !attrs[FARE_A_PLANE_GW6]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a plane needs a gateway (IPv4 or IPv6)");
+		return ERR_PTR(-EINVAL);
+	}
+	if (attrs[FARE_A_PLANE_GW4])
+		gw4 = nla_get_in_addr(attrs[FARE_A_PLANE_GW4]);
+	if (attrs[FARE_A_PLANE_GW6])
+		gw6 = nla_get_in6_addr(attrs[FARE_A_PLANE_GW6]);
+	plane = fare_plane_alloc(nla_get_u32(attrs[FARE_A_PLANE_ID]),
+				 attrs[FARE_A_PLANE_GW4] ? &gw4 : NULL,
+				 attrs[FARE_A_PLANE_GW6] ? &gw6 : NULL);
+	if (!plane) {
+		NL_SET_ERR_MSG(info->extack, "no memory for the plane");
+		return ERR_PTR(-ENOMEM);
+	}
+	return plane;
+}
+
+/*
+ * A ROUTE_NEW: its prefix, its mode, whether it asked for counters, and
+ * its inline next hops (req->grp, the caller's to consume) unless it names
+ * a group.
+ */
+int fare_nl_parse_route(struct genl_info *info, struct fare_route_req *req)
+{
+	struct nlattr **attrs = info->attrs;
+	int err;
+
+	if (!attrs[FARE_A_ROUTE_NEXTHOPS] == !attrs[FARE_A_ROUTE_GROUP_ID]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a route needs either next hops or a group id");
+		return -EINVAL;
+	}
+	err = fare_nl_parse_prefix(info, &req->key);
+	if (err)
+		return err;
+	req->mode = attrs[FARE_A_ROUTE_MODE] ?
+		    nla_get_u8(attrs[FARE_A_ROUTE_MODE]) : FARE_MODE_DEFAULT;
+	req->stats = attrs[FARE_A_ROUTE_STATS] ?
+		     nla_get_u8(attrs[FARE_A_ROUTE_STATS]) : -1;
+	req->grp = NULL;
+	if (attrs[FARE_A_ROUTE_NEXTHOPS])
+		return fare_nl_parse_nexthops(info, &req->grp);
+	return 0;
+}
