@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fare.ko internals: per-namespace state, planes, routes and next-hop groups.
+ * fare.ko internals: the per-namespace state. The objects it holds have a
+ * header each: plane.h, route.h, nhg.h, flowlet.h, stats.h; device.h,
+ * decide.h and xmit.h are the fare device and its packet path; netlink.h
+ * and nl.h the generic netlink family.
  *
  * Lifetime and locking, in one place:
  *  - struct fare_net lives as long as its network namespace (pernet ops).

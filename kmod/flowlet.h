@@ -46,8 +46,8 @@ static inline u64 fare_slot_owner(u32 hash, u32 value)
 }
 
 /*
- * How far a slot's last_ns may lag its flow's last packet (device.c,
- * fare_slot_touch()): an eighth of the gap.
+ * How far a slot's last_ns may lag its flow's last packet
+ * (fare_slot_touch() below): an eighth of the gap.
  */
 #define FARE_SLOT_LAG(gap_ns)	((gap_ns) / 8)
 

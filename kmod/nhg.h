@@ -17,7 +17,7 @@ struct fare_nh {
 	 * The virtual queue of the hop (select.h, fare_vq_add()): the time,
 	 * ktime_get_mono_fast_ns(), at which it runs empty. Updated with a
 	 * compare-and-swap, without a lock, once per FARE_VQ_BATCH bytes a
-	 * CPU sends (device.c, fare_vq_count()), only while the group has
+	 * CPU sends (xmit.c, fare_vq_count()), only while the group has
 	 * more than one tier and bandwidth is set; copied into the group that
 	 * replaces this one for the same plane.
 	 */
@@ -28,7 +28,7 @@ struct fare_nh {
 struct fare_group_tx {
 	struct u64_stats_sync syncp;
 	/*
-	 * This CPU's last scan of the group's planes (device.c,
+	 * This CPU's last scan of the group's planes (decide.c,
 	 * fare_group_up()): the next hops whose plane carried what @up_carry
 	 * asks while fare_net.plane_gen was @up_gen.
 	 */

@@ -30,7 +30,7 @@ struct fare_plane {
 	u8 carries;
 	/*
 	 * The device's qdisc backlog in bytes as last sampled (READ_ONCE),
-	 * and when (ktime_get_mono_fast_ns(), 0 never): device.c,
+	 * and when (ktime_get_mono_fast_ns(), 0 never): plane.c,
 	 * fare_plane_backlog().
 	 */
 	u64 backlog;
