@@ -30,6 +30,29 @@ static const struct genl_multicast_group fare_mcgrps[] = {
 	},
 };
 
+/*
+ * Before every doit: the fare state the request is for (nl_parse.c,
+ * fare_nl_fn()), in info->user_ptr[0].
+ */
+static int fare_nl_pre_doit(const struct fare_genl_doit_ops *ops,
+			    struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = fare_nl_fn(genl_info_net(info), info->attrs,
+					 info->extack);
+
+	if (IS_ERR(fn))
+		return PTR_ERR(fn);
+	info->user_ptr[0] = fn;
+	return 0;
+}
+
+/* Before every dump: the device the request names, checked likewise. */
+static int fare_nl_dump_start(struct netlink_callback *cb)
+{
+	return PTR_ERR_OR_ZERO(fare_nl_fn(sock_net(cb->skb->sk),
+					  fare_dump_attrs(cb), cb->extack));
+}
+
 /* ---- planes ---- */
 
 /*
@@ -74,7 +97,7 @@ static struct net_device *fare_nl_plane_dev(struct fare_net *fn,
 
 static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_plane *plane;
 	struct net_device *dev;
 	int err;
@@ -97,7 +120,7 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 
 static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_plane *plane;
 	u32 id;
 
@@ -120,7 +143,7 @@ static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 
 static int fare_nl_plane_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_plane *plane;
 	struct sk_buff *msg;
 	int err;
@@ -246,7 +269,7 @@ static int fare_nl_route_check(struct fare_net *fn, struct genl_info *info,
 
 static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_nhg *nhg, *old = NULL;
 	struct fare_route_req req;
 	struct fare_route *rt;
@@ -283,7 +306,7 @@ out_unlock:
 
 static int fare_nl_route_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_prefix key;
 	struct fare_route *rt;
 	int err;
@@ -309,7 +332,7 @@ static int fare_nl_route_del(struct sk_buff *skb, struct genl_info *info)
 
 static int fare_nl_route_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_prefix key;
 	struct fare_route *rt;
 	struct sk_buff *msg;
@@ -362,7 +385,7 @@ static int fare_nl_route_dump_start(struct netlink_callback *cb)
 {
 	cb->min_dump_alloc = nlmsg_total_size(GENL_HDRLEN +
 					      fare_route_payload(FARE_NEXTHOP_MAX));
-	return 0;
+	return fare_nl_dump_start(cb);
 }
 
 static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
@@ -399,7 +422,7 @@ static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int fare_nl_group_new(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_group *grp;
 	struct fare_nhg *nhg;
 	int err;
@@ -424,7 +447,7 @@ static int fare_nl_group_new(struct sk_buff *skb, struct genl_info *info)
 
 static int fare_nl_group_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_nhg *nhg;
 	int err = 0;
 
@@ -447,7 +470,7 @@ static int fare_nl_group_del(struct sk_buff *skb, struct genl_info *info)
 
 static int fare_nl_group_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_nhg *nhg;
 	struct sk_buff *msg;
 	int err;
@@ -480,7 +503,7 @@ static int fare_nl_group_dump_start(struct netlink_callback *cb)
 {
 	cb->min_dump_alloc = nlmsg_total_size(GENL_HDRLEN +
 					      fare_group_payload(FARE_NEXTHOP_MAX));
-	return 0;
+	return fare_nl_dump_start(cb);
 }
 
 /*
@@ -522,7 +545,7 @@ static int fare_nl_group_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int fare_nl_config_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct sk_buff *msg;
 	int err;
 
@@ -642,7 +665,7 @@ static void fare_nl_config_apply(struct fare_net *fn, struct nlattr **attrs)
 
 static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	int err;
 
 	mutex_lock(&fn->lock);
@@ -658,7 +681,7 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 
 static int fare_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct sk_buff *msg;
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -685,6 +708,7 @@ static const struct genl_ops fare_genl_ops[] = {
 	{
 		.cmd = FARE_CMD_PLANE_GET,
 		.doit = fare_nl_plane_get,
+		.start = fare_nl_dump_start,
 		.dumpit = fare_nl_plane_dump,
 	},
 	{
@@ -740,6 +764,7 @@ struct genl_family fare_family __ro_after_init = {
 	.maxattr = FARE_A_MAX,
 	.policy = fare_policy,
 	.netnsok = true,
+	.pre_doit = fare_nl_pre_doit,
 	/* Every command, old and new, is strictly validated. */
 	.resv_start_op = 0,
 	.ops = fare_genl_ops,

@@ -6,6 +6,7 @@
  */
 #include <net/genetlink.h>
 #include <net/netlink.h>
+#include "device.h"
 #include "limits.h"
 #include "nhg.h"
 #include "nl.h"
@@ -179,4 +180,66 @@ int fare_nl_parse_route(struct genl_info *info, struct fare_route_req *req)
 	if (attrs[FARE_A_ROUTE_NEXTHOPS])
 		return fare_nl_parse_nexthops(info, &req->grp);
 	return 0;
+}
+
+/* The device @attr (FARE_A_IFINDEX or FARE_A_IFNAME) names; under RCU. */
+static struct net_device *fare_nl_dev_rcu(struct net *net,
+					  const struct nlattr *attr)
+{
+	char ifname[IFNAMSIZ];
+
+	if (nla_type(attr) == FARE_A_IFINDEX)
+		return dev_get_by_index_rcu(net, nla_get_u32(attr));
+	nla_strscpy(ifname, attr, sizeof(ifname));
+	return dev_get_by_name_rcu(net, ifname);
+}
+
+/* @dev, which @attr names (NULL: none), must be a fare device. */
+static int fare_nl_dev_check(const struct nlattr *attr,
+			     const struct net_device *dev,
+			     struct netlink_ext_ack *extack)
+{
+	if (!attr)
+		return 0;
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "no such device in this namespace");
+		return -ENODEV;
+	}
+	if (!fare_dev_is_fare(dev)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "not a fare device");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The fare state a request is for: the namespace's, if it names no fare
+ * device (FARE_A_IFINDEX, FARE_A_IFNAME, or both naming the same one),
+ * else the named device's, which must be a fare device of the request's
+ * namespace. A namespace has one fare device for now (fare_newlink()),
+ * whose state is the namespace's: naming it is naming the default.
+ */
+struct fare_net *fare_nl_fn(struct net *net, struct nlattr **attrs,
+			    struct netlink_ext_ack *extack)
+{
+	struct nlattr *idx = attrs[FARE_A_IFINDEX];
+	struct nlattr *name = attrs[FARE_A_IFNAME];
+	struct net_device *by_idx = NULL, *by_name = NULL;
+	int err;
+
+	rcu_read_lock();
+	if (idx)
+		by_idx = fare_nl_dev_rcu(net, idx);
+	if (name)
+		by_name = fare_nl_dev_rcu(net, name);
+	err = fare_nl_dev_check(idx, by_idx, extack) ?:
+	      fare_nl_dev_check(name, by_name, extack);
+	if (!err && idx && name && by_idx != by_name) {
+		NL_SET_ERR_MSG_ATTR(extack, name,
+				    "ifindex and ifname name different devices");
+		err = -EINVAL;
+	}
+	rcu_read_unlock();
+	return err ? ERR_PTR(err) : fare_pernet(net);
 }
