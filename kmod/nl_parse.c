@@ -48,18 +48,65 @@ int fare_nl_parse_prefix(struct genl_info *info, struct fare_prefix *key)
 }
 
 /*
+ * Next hop @i of @grp from @entry, a FARE_A_NEXTHOPS_ENTRY: a plane that
+ * exists and is not in @seen yet (then it is), and a weight.
+ */
+static int fare_nl_parse_nh(struct fare_net *fn, struct nlattr *entry,
+			    struct fare_group *grp, unsigned int i,
+			    unsigned long *seen, struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[FARE_A_NH_MAX + 1];
+	struct fare_nh *nh = &grp->nh[i];
+	bool exists;
+	int err;
+
+	/* Already validated against the policy; this fills tb. */
+	err = nla_parse_nested(tb, FARE_A_NH_MAX, entry, fare_nh_policy,
+			       extack);
+	if (err)
+		return err;
+	if (!tb[FARE_A_NH_PLANE_ID] || !tb[FARE_A_NH_WEIGHT]) {
+		NL_SET_ERR_MSG_ATTR(extack, entry,
+				    "a next hop needs a plane and a weight");
+		return -EINVAL;
+	}
+	nh->plane_id = nla_get_u32(tb[FARE_A_NH_PLANE_ID]);
+	nh->weight = nla_get_u32(tb[FARE_A_NH_WEIGHT]);
+	if (tb[FARE_A_NH_TIER])
+		nh->tier = nla_get_u8(tb[FARE_A_NH_TIER]);
+	if (tb[FARE_A_NH_BANDWIDTH])
+		nh->bandwidth = nla_get_u64(tb[FARE_A_NH_BANDWIDTH]);
+	grp->weights[i] = nh->weight;
+	grp->tiers[i] = nh->tier;
+	if (test_and_set_bit(nh->plane_id, seen)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
+				    "plane appears twice in the route");
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	exists = fare_plane_get_rcu(fn, nh->plane_id);
+	rcu_read_unlock();
+	if (!exists) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
+				    "no such plane");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
  * The next hops of a route or group, as a group filled but not finished:
- * fare_nhg_get_anon() or fare_nhg_set() finishes it if it is kept.
+ * fare_nhg_get_anon() or fare_nhg_set() finishes it if it is kept. For a
+ * request that passed fare_nl_pre_doit().
  */
 int fare_nl_parse_nexthops(struct genl_info *info, struct fare_group **grpp)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
 	struct nlattr *nhs = info->attrs[FARE_A_ROUTE_NEXTHOPS];
 	struct netlink_ext_ack *extack = info->extack;
-	struct nlattr *tb[FARE_A_NH_MAX + 1];
 	DECLARE_BITMAP(seen, FARE_PLANE_ID_MAX + 1);
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_group *grp;
-	unsigned int n = 0, i;
+	unsigned int n = 0, i = 0;
 	struct nlattr *entry;
 	int rem, err;
 
@@ -77,51 +124,16 @@ int fare_nl_parse_nexthops(struct genl_info *info, struct fare_group **grpp)
 		NL_SET_ERR_MSG(extack, "no memory for the next hops");
 		return -ENOMEM;
 	}
-
 	bitmap_zero(seen, FARE_PLANE_ID_MAX + 1);
-	i = 0;
 	nla_for_each_nested(entry, nhs, rem) {
-		/* Already validated against the policy; this fills tb. */
-		err = nla_parse_nested(tb, FARE_A_NH_MAX, entry, fare_nh_policy,
-				       extack);
-		if (err)
-			goto err_free;
-		err = -EINVAL;
-		if (!tb[FARE_A_NH_PLANE_ID] || !tb[FARE_A_NH_WEIGHT]) {
-			NL_SET_ERR_MSG_ATTR(extack, entry,
-					    "a next hop needs a plane and a weight");
-			goto err_free;
-		}
-		grp->nh[i].plane_id = nla_get_u32(tb[FARE_A_NH_PLANE_ID]);
-		grp->nh[i].weight = nla_get_u32(tb[FARE_A_NH_WEIGHT]);
-		if (tb[FARE_A_NH_TIER])
-			grp->nh[i].tier = nla_get_u8(tb[FARE_A_NH_TIER]);
-		if (tb[FARE_A_NH_BANDWIDTH])
-			grp->nh[i].bandwidth =
-				nla_get_u64(tb[FARE_A_NH_BANDWIDTH]);
-		grp->weights[i] = grp->nh[i].weight;
-		grp->tiers[i] = grp->nh[i].tier;
-		if (test_and_set_bit(grp->nh[i].plane_id, seen)) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
-					    "plane appears twice in the route");
-			goto err_free;
-		}
-		rcu_read_lock();
-		err = fare_plane_get_rcu(fn, grp->nh[i].plane_id) ? 0 : -ENOENT;
-		rcu_read_unlock();
+		err = fare_nl_parse_nh(fn, entry, grp, i++, seen, extack);
 		if (err) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
-					    "no such plane");
-			goto err_free;
+			fare_group_discard(grp);
+			return err;
 		}
-		i++;
 	}
 	*grpp = grp;
 	return 0;
-
-err_free:
-	fare_group_discard(grp);
-	return err;
 }
 
 /* The plane a PLANE_NEW describes, made but not yet published. */

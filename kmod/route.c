@@ -401,6 +401,28 @@ static int fare_route_stats_new(struct fare_net *fn, bool stats,
 }
 
 /*
+ * @rt in place: its mode, its group @nhg (whose reference it takes, and
+ * drops its old group's) and its counters @rst, which it must have had as
+ * it has them now (NULL or not). Readers see the old group or the new
+ * one, never a mix. Under the lock.
+ */
+static void fare_route_update(struct fare_net *fn, struct fare_route *rt,
+			      u8 mode, struct fare_nhg *nhg,
+			      struct fare_route_stats *rst)
+{
+	struct fare_route_stats *old_rst = fare_route_stats_locked(fn, rt);
+	struct fare_nhg *old;
+
+	old = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
+	WRITE_ONCE(rt->mode, mode);
+	rcu_assign_pointer(rt->nhg, nhg);
+	if (rst)
+		rcu_assign_pointer(fare_route_ext(rt)->stats, rst);
+	fare_route_stats_free_rcu(old_rst);
+	fare_nhg_put(fn, old);
+}
+
+/*
  * @rt (NULL: a new route at @key) made to steer in @mode by @nhg, with
  * counters of its own if @stats: in place when it keeps or lacks counters
  * as it did, else as a new object in its place. Takes the route's
@@ -412,9 +434,8 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 		   struct fare_nhg *nhg, struct fare_route **rtp,
 		   struct netlink_ext_ack *extack)
 {
-	struct fare_route_stats *rst, *old_rst;
+	struct fare_route_stats *rst;
 	struct fare_route *new;
-	struct fare_nhg *old;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
@@ -424,16 +445,7 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 		return err;
 	}
 	if (rt && !!rst == !!(rt->flags & FARE_ROUTE_F_STATS)) {
-		/* Readers see the old group or the new one, never a mix. */
-		old = rcu_dereference_protected(rt->nhg,
-						lockdep_is_held(&fn->lock));
-		old_rst = fare_route_stats_locked(fn, rt);
-		WRITE_ONCE(rt->mode, mode);
-		rcu_assign_pointer(rt->nhg, nhg);
-		if (rst)
-			rcu_assign_pointer(fare_route_ext(rt)->stats, rst);
-		fare_route_stats_free_rcu(old_rst);
-		fare_nhg_put(fn, old);
+		fare_route_update(fn, rt, mode, nhg, rst);
 		*rtp = rt;
 		return 0;
 	}

@@ -201,6 +201,27 @@ static void fare_dev_count_xmit(struct fare_net *fn, struct net_device *dev,
 	dev_core_stats_tx_dropped_inc(dev);
 }
 
+/*
+ * A packet of @rt that no plane can carry: to the kernel's normal route
+ * if there is one, else dropped; counted either way. Under RCU.
+ */
+static void fare_xmit_noplane(struct fare_net *fn, struct net_device *dev,
+			      struct fare_route *rt, struct sk_buff *skb,
+			      u8 family)
+{
+	unsigned int len = skb->len;
+	int err;
+
+	if (fare_fallback_xmit(dev_net(dev), dev, skb, family, &err)) {
+		fare_route_count_drop(rt, true);
+		fare_count(fn, FARE_DROP_FALLBACK);
+		fare_dev_count_xmit(fn, dev, err, len);
+		return;
+	}
+	fare_route_count_drop(rt, false);
+	fare_drop(fn, dev, skb, FARE_DROP_NOPLANE, FARE_DROP_REASON_NOPLANE);
+}
+
 netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct fare_net *fn = fare_pernet(dev_net(dev));
@@ -238,17 +259,7 @@ netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 	grp = rcu_dereference(rcu_dereference(rt->nhg)->grp);
 	idx = fare_group_select(fn, rt, grp, skb, &plane);
 	if (idx < 0) {
-		len = skb->len;
-		if (fare_fallback_xmit(dev_net(dev), dev, skb, family,
-				       &err)) {
-			fare_route_count_drop(rt, true);
-			fare_count(fn, FARE_DROP_FALLBACK);
-			fare_dev_count_xmit(fn, dev, err, len);
-			goto out_unlock;
-		}
-		fare_route_count_drop(rt, false);
-		fare_drop(fn, dev, skb, FARE_DROP_NOPLANE,
-			  FARE_DROP_REASON_NOPLANE);
+		fare_xmit_noplane(fn, dev, rt, skb, family);
 		goto out_unlock;
 	}
 
