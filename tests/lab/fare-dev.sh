@@ -47,9 +47,15 @@ expect_eq "fx counted them sent" \
 expect_refusal "a device that is not a fare device" "not a fare device" \
 	"$FARECTL" -n nf -d eth-p plane add 2 dev eth-p via 10.1.0.1
 expect_refusal "a device that does not exist" "no such device" \
-	"$FARECTL" -n nf -d nosuch plane show
-expect_refusal "a dump for another device refused too" "not a fare device" \
-	"$FARECTL" -n nf -d lo route show
+	"$FARECTL" -n nf -d nosuch plane show 1
+# A dump's start gets an extack from 6.12 on; 6.1 gives the errno alone.
+rc=0
+out=$("$FARECTL" -n nf -d lo route show 2>&1) || rc=$?
+if [ $rc -eq 1 ] && grep -qE "not a fare device|Invalid argument" <<<"$out"; then
+	pass "a dump for another device refused too: $out"
+else
+	fail "a dump for another device: exit $rc, output: $out"
+fi
 expect_eq "the refused plane is not there" \
 	"$("$FARECTL" -n nf -j plane show | jq '[.[] | select(.id == 2)] | length')" 0
 expect_exit "a name too long for a device" 1 "longer than" \
