@@ -64,3 +64,4 @@ expect_exit "a name too long for a device" 1 "longer than" \
 # Without -d, the same device: the namespace has one.
 expect_eq "plane 1 shown without -d" \
 	"$("$FARECTL" -n nf -j plane show | jq '[.[] | select(.id == 1)] | length')" 1
+lab_result
