@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The namespace's flowlet table (struct fare_flowlets in fare.h): the
+ * The namespace's flowlet table (struct fare_flowlets below): the
  * packet path's slot accessors, inline, and the writer's side (flowlet.c):
  * making the table, resizing it, checking a requested size.
  */
@@ -12,6 +12,52 @@
 #include <linux/stringify.h>
 #include <net/netlink.h>
 #include "fare.h"
+
+/*
+ * One slot of the namespace's flowlet table, indexed by the flow hash. A
+ * TCP flow sends from several CPUs, so the table is shared, not per CPU.
+ * The owner's hash and its decision are one word, read and written whole
+ * (fare_slot_owner()), so a flow never sees another flow's decision; the
+ * time is a word of its own, and a tear between the two costs at most one
+ * early or late re-pick.
+ */
+struct fare_flowlet {
+	atomic64_t owner;		/* hash << 32 | plane or tier */
+	u64 last_ns;			/* last packet, monotonic ns */
+};
+
+/*
+ * The flowlet table: its mask and its slots in one small object, published
+ * under RCU in fare_net.flowlets, so that a reader always indexes a slot
+ * array with that array's own mask. The slots are an allocation of their
+ * own, of exactly 16 bytes a slot (a power of two, so no allocator rounds
+ * it up). A resize (flowlet.c) publishes a new, empty table and frees the
+ * old one after a grace period: every flowlet in progress then starts anew.
+ */
+struct fare_flowlets {
+	u32 mask;			/* slots - 1 */
+	struct fare_flowlet *slot;	/* mask + 1 slots */
+	struct rcu_head rcu;
+};
+
+static inline u64 fare_slot_owner(u32 hash, u32 value)
+{
+	return (u64)hash << 32 | value;
+}
+
+/*
+ * How far a slot's last_ns may lag its flow's last packet
+ * (fare_slot_touch() below): an eighth of the gap.
+ */
+#define FARE_SLOT_LAG(gap_ns)	((gap_ns) / 8)
+
+/* A slot of a per-packet flowlet holds its tier, not a plane. */
+#define FARE_SLOT_TIER		BIT(31)
+/*
+ * Idle time after which a flow-mode flow of a route with several tiers
+ * may be given a tier again (Documentation/datapath.md).
+ */
+#define FARE_FLOW_TIER_IDLE_NS	NSEC_PER_SEC
 
 /*
  * The flowlet table slot of the flow @hash in the table @ft (read by the

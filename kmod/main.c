@@ -10,8 +10,13 @@
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <net/rtnetlink.h>
+#include "device.h"
 #include "fare.h"
 #include "flowlet.h"
+#include "netlink.h"
+#include "plane.h"
+#include "route.h"
+#include "stats.h"
 
 #define FARE_DEFAULT_FLOWLET_US	100
 
@@ -56,18 +61,11 @@ static int __net_init fare_net_init(struct net *net)
 static void __net_exit fare_net_exit_batch(struct list_head *net_list)
 {
 	struct fare_net *fn;
-	unsigned int id;
 	struct net *net;
 
 	rtnl_lock();
-	list_for_each_entry(net, net_list, exit_list) {
-		fn = fare_pernet(net);
-		for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
-			fare_plane_free_rcu(rtnl_dereference(fn->planes[id]));
-			RCU_INIT_POINTER(fn->planes[id], NULL);
-		}
-		WRITE_ONCE(fn->num_planes, 0);
-	}
+	list_for_each_entry(net, net_list, exit_list)
+		fare_planes_flush(fare_pernet(net));
 	rtnl_unlock();
 
 	/* Readers that started before the devices went away are done. */

@@ -4,21 +4,24 @@
  * counters, plus an "events" multicast group that announces every change.
  * Every change needs CAP_NET_ADMIN in the namespace's user namespace, every
  * command is strictly validated, and every refusal carries an extack text.
+ * Each handler parses (nl_parse.c), checks, has the object's own code make
+ * the change, and answers (nl_fill.c) or announces it (nl_notify.c).
  */
 #include <linux/rtnetlink.h>
 #include <linux/socket.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include <net/sock.h>
-#include "fare.h"
-#include "flowlet.h"
-#include "policy.h"
-#include "limits.h"
+#include "device.h"
 #include "dump.h"
-
-static struct genl_family fare_family;
-
-enum { FARE_MCGRP_EVENTS_IDX };
+#include "flowlet.h"
+#include "limits.h"
+#include "netlink.h"
+#include "nhg.h"
+#include "nl.h"
+#include "plane.h"
+#include "policy.h"
+#include "route.h"
 
 static const struct genl_multicast_group fare_mcgrps[] = {
 	[FARE_MCGRP_EVENTS_IDX] = {
@@ -27,221 +30,97 @@ static const struct genl_multicast_group fare_mcgrps[] = {
 	},
 };
 
-static void fare_sum_tx(struct fare_pcpu_tx __percpu *tx, u64 *packets,
-			u64 *bytes)
+/*
+ * Before every doit: the fare state the request is for (nl_parse.c,
+ * fare_nl_fn()), in info->user_ptr[0].
+ */
+static int fare_nl_pre_doit(const struct fare_genl_doit_ops *ops,
+			    struct sk_buff *skb, struct genl_info *info)
 {
-	unsigned int cpu, start;
-	u64 p, b;
+	struct fare_net *fn = fare_nl_fn(genl_info_net(info), info->attrs,
+					 info->extack);
 
-	*packets = 0;
-	*bytes = 0;
-	for_each_possible_cpu(cpu) {
-		const struct fare_pcpu_tx *t = per_cpu_ptr(tx, cpu);
-
-		do {
-			start = u64_stats_fetch_begin(&t->syncp);
-			p = u64_stats_read(&t->packets);
-			b = u64_stats_read(&t->bytes);
-		} while (u64_stats_fetch_retry(&t->syncp, start));
-		*packets += p;
-		*bytes += b;
-	}
+	if (IS_ERR(fn))
+		return PTR_ERR(fn);
+	info->user_ptr[0] = fn;
+	return 0;
 }
 
-static void *fare_msg_start(struct sk_buff *skb, u32 portid, u32 seq,
-			    int flags, u8 cmd)
+/* Before every dump: the device the request names, checked likewise. */
+static int fare_nl_dump_start(struct netlink_callback *cb)
 {
-	return genlmsg_put(skb, portid, seq, &fare_family, flags, cmd);
+	return PTR_ERR_OR_ZERO(fare_nl_fn(sock_net(cb->skb->sk),
+					  fare_dump_attrs(cb), cb->extack));
 }
 
 /* ---- planes ---- */
 
-static int fare_plane_fill(struct sk_buff *skb, struct fare_plane *plane,
-			   u32 portid, u32 seq, int flags, u8 cmd)
-{
-	u64 packets, bytes;
-	void *hdr;
-
-	hdr = fare_msg_start(skb, portid, seq, flags, cmd);
-	if (!hdr)
-		return -EMSGSIZE;
-	fare_sum_tx(plane->tx, &packets, &bytes);
-	if (nla_put_u32(skb, FARE_A_PLANE_ID, plane->id) ||
-	    nla_put_u32(skb, FARE_A_PLANE_IFINDEX, plane->dev->ifindex) ||
-	    (plane->has_gw4 &&
-	     nla_put_in_addr(skb, FARE_A_PLANE_GW4, plane->gw4)) ||
-	    (plane->has_gw6 &&
-	     nla_put_in6_addr(skb, FARE_A_PLANE_GW6, &plane->gw6)) ||
-	    nla_put_u32(skb, FARE_A_PLANE_FLAGS,
-			READ_ONCE(plane->oper_up) ? FARE_PLANE_F_OPER_UP : 0) ||
-	    nla_put_u64_64bit(skb, FARE_A_PLANE_TX_PACKETS, packets,
-			      FARE_A_PAD) ||
-	    nla_put_u64_64bit(skb, FARE_A_PLANE_TX_BYTES, bytes, FARE_A_PAD)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
 /*
- * Whether to build the event a change makes: for the events group's
- * listeners, or for the requester of the change (@info; NULL for a change
- * the kernel made itself) if it asked for it with NLM_F_ECHO.
+ * Checks a PLANE_NEW of plane @id against the planes there are, under
+ * RTNL: a new id within the limit, an existing one only with replace; and
+ * finds its device, which must not be a fare device.
  */
-static bool fare_want_event(struct fare_net *fn, const struct genl_info *info)
+static struct net_device *fare_nl_plane_dev(struct fare_net *fn,
+					    struct genl_info *info, u32 id)
 {
-	return genl_has_listeners(&fare_family, fn->net,
-				  FARE_MCGRP_EVENTS_IDX) ||
-	       (info && nlmsg_report(info->nlhdr));
-}
-
-/*
- * The header of an event: the requester's port id and sequence number if
- * it gets the event as its echo, so that it can match it, else none.
- */
-static u32 fare_event_portid(const struct genl_info *info)
-{
-	return info && nlmsg_report(info->nlhdr) ? info->snd_portid : 0;
-}
-
-static u32 fare_event_seq(const struct genl_info *info)
-{
-	return info && nlmsg_report(info->nlhdr) ? info->snd_seq : 0;
-}
-
-/*
- * Sends an event to the events group and, if the request (@info) had
- * NLM_F_ECHO, to the requester too (genl_notify()).
- */
-static void fare_notify(struct fare_net *fn, struct sk_buff *skb,
-			struct genl_info *info)
-{
-	if (info)
-		genl_notify(&fare_family, skb, info, FARE_MCGRP_EVENTS_IDX,
-			    GFP_KERNEL);
-	else
-		genlmsg_multicast_netns(&fare_family, fn->net, skb, 0,
-					FARE_MCGRP_EVENTS_IDX, GFP_KERNEL);
-}
-
-static void fare_nl_event_plane(struct fare_net *fn, u8 cmd,
-				struct fare_plane *plane,
-				struct genl_info *info)
-{
-	struct sk_buff *skb;
-
-	if (!fare_want_event(fn, info))
-		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!skb)
-		return;
-	if (fare_plane_fill(skb, plane, fare_event_portid(info),
-			    fare_event_seq(info), 0, cmd)) {
-		nlmsg_free(skb);
-		return;
-	}
-	fare_notify(fn, skb, info);
-}
-
-/* A plane event the kernel raised itself (device.c). */
-void fare_nl_notify_plane(struct fare_net *fn, u8 cmd,
-			  struct fare_plane *plane)
-{
-	fare_nl_event_plane(fn, cmd, plane, NULL);
-}
-
-static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
-{
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **attrs = info->attrs;
-	struct fare_plane *plane, *old;
 	struct net_device *dev;
-	u32 id;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, FARE_A_PLANE_ID) ||
-	    GENL_REQ_ATTR_CHECK(info, FARE_A_PLANE_IFINDEX))
-		return -EINVAL;
-	if (!attrs[FARE_A_PLANE_GW4] && !attrs[FARE_A_PLANE_GW6]) {
-		NL_SET_ERR_MSG(extack, "a plane needs a gateway (IPv4 or IPv6)");
-		return -EINVAL;
-	}
-	id = nla_get_u32(attrs[FARE_A_PLANE_ID]);
-
-	plane = kzalloc(sizeof(*plane), GFP_KERNEL_ACCOUNT);
-	if (plane)
-		plane->tx = fare_alloc_pcpu_stats(struct fare_pcpu_tx);
-	if (!plane || !plane->tx) {
-		kfree(plane);
-		NL_SET_ERR_MSG(extack, "no memory for the plane");
-		return -ENOMEM;
-	}
-	plane->id = id;
-	if (attrs[FARE_A_PLANE_GW4]) {
-		plane->has_gw4 = true;
-		plane->gw4 = nla_get_in_addr(attrs[FARE_A_PLANE_GW4]);
-	}
-	if (attrs[FARE_A_PLANE_GW6]) {
-		plane->has_gw6 = true;
-		plane->gw6 = nla_get_in6_addr(attrs[FARE_A_PLANE_GW6]);
-	}
-
-	rtnl_lock();
-	old = rtnl_dereference(fn->planes[id]);
-	if (old && !nla_get_flag(attrs[FARE_A_REPLACE])) {
-		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_ID],
-				    "plane already exists (use replace)");
-		err = -EEXIST;
-		goto err_unlock;
-	}
-	if (!old) {
+	if (rtnl_dereference(fn->planes[id])) {
+		if (!nla_get_flag(attrs[FARE_A_REPLACE])) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_ID],
+					    "plane already exists (use replace)");
+			return ERR_PTR(-EEXIST);
+		}
+	} else {
 		err = fare_limit_planes(fn->num_planes,
 					READ_ONCE(fn->max_planes), extack);
 		if (err)
-			goto err_unlock;
+			return ERR_PTR(err);
 	}
 	dev = __dev_get_by_index(fn->net,
 				 nla_get_u32(attrs[FARE_A_PLANE_IFINDEX]));
 	if (!dev) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_IFINDEX],
 				    "no such device in this namespace");
-		err = -ENODEV;
-		goto err_unlock;
+		return ERR_PTR(-ENODEV);
 	}
-	if (dev->rtnl_link_ops == &fare_link_ops) {
+	if (fare_dev_is_fare(dev)) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_PLANE_IFINDEX],
 				    "a plane cannot be a fare device");
-		err = -EINVAL;
-		goto err_unlock;
+		return ERR_PTR(-EINVAL);
 	}
-	err = fare_dev_ensure(fn, extack);
+	return dev;
+}
+
+static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = info->user_ptr[0];
+	struct fare_plane *plane;
+	struct net_device *dev;
+	int err;
+
+	plane = fare_nl_parse_plane(info);
+	if (IS_ERR(plane))
+		return PTR_ERR(plane);
+	rtnl_lock();
+	dev = fare_nl_plane_dev(fn, info, plane->id);
+	err = PTR_ERR_OR_ZERO(dev);
+	if (!err)
+		err = fare_dev_ensure(fn, info->extack);
+	if (!err)
+		fare_plane_publish(fn, plane, dev, info);
+	rtnl_unlock();
 	if (err)
-		goto err_unlock;
-
-	plane->dev = dev;
-	netdev_hold(dev, &plane->dev_tracker, GFP_KERNEL);
-	fare_plane_update_oper(plane);
-	rcu_assign_pointer(fn->planes[id], plane);
-	if (!old)
-		WRITE_ONCE(fn->num_planes, fn->num_planes + 1);
-	fare_plane_free_rcu(old);
-	fare_nl_event_plane(fn, FARE_CMD_PLANE_NEW, plane, info);
-	fare_dev_sync(fn);
-	rtnl_unlock();
-	return 0;
-
-err_unlock:
-	rtnl_unlock();
-	free_percpu(plane->tx);
-	kfree(plane);
+		fare_plane_discard(plane);
 	return err;
 }
 
 static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_plane *plane;
 	u32 id;
 
@@ -257,18 +136,14 @@ static int fare_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
 				    "no such plane");
 		return -ENOENT;
 	}
-	RCU_INIT_POINTER(fn->planes[id], NULL);
-	WRITE_ONCE(fn->num_planes, fn->num_planes - 1);
-	fare_nl_event_plane(fn, FARE_CMD_PLANE_DEL, plane, info);
-	fare_plane_free_rcu(plane);
-	fare_dev_sync(fn);
+	fare_plane_unlink(fn, plane, info);
 	rtnl_unlock();
 	return 0;
 }
 
 static int fare_nl_plane_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_plane *plane;
 	struct sk_buff *msg;
 	int err;
@@ -337,256 +212,6 @@ static int fare_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
 /* ---- routes ---- */
 
 /*
- * Next hop @i of @grp; its counters are the route's own (@rst), or the
- * group's when @grp is shown as a group (@group), or none.
- */
-static int fare_nh_fill(struct sk_buff *skb, struct fare_group *grp,
-			unsigned int i, struct fare_route_stats *rst,
-			bool group)
-{
-	struct nlattr *entry;
-	u64 packets, bytes;
-
-	if (rst)
-		fare_route_stats_read(rst, grp->nh[i].plane_id, &packets,
-				      &bytes);
-	else if (group)
-		fare_group_nh_tx(grp, i, &packets, &bytes);
-
-	entry = nla_nest_start(skb, FARE_A_NEXTHOPS_ENTRY);
-	if (!entry)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, FARE_A_NH_PLANE_ID, grp->nh[i].plane_id) ||
-	    nla_put_u32(skb, FARE_A_NH_WEIGHT, grp->nh[i].weight) ||
-	    nla_put_u8(skb, FARE_A_NH_TIER, grp->nh[i].tier) ||
-	    (grp->nh[i].bandwidth &&
-	     nla_put_u64_64bit(skb, FARE_A_NH_BANDWIDTH, grp->nh[i].bandwidth,
-			       FARE_A_NH_PAD)))
-		goto cancel;
-	if ((rst || group) &&
-	    (nla_put_u64_64bit(skb, FARE_A_NH_TX_PACKETS, packets,
-			       FARE_A_NH_PAD) ||
-	     nla_put_u64_64bit(skb, FARE_A_NH_TX_BYTES, bytes, FARE_A_NH_PAD)))
-		goto cancel;
-	nla_nest_end(skb, entry);
-	return 0;
-cancel:
-	nla_nest_cancel(skb, entry);
-	return -EMSGSIZE;
-}
-
-static int fare_nhs_fill(struct sk_buff *skb, struct fare_group *grp,
-			 struct fare_route_stats *rst, bool group)
-{
-	struct nlattr *nest;
-	unsigned int i;
-
-	nest = nla_nest_start(skb, FARE_A_ROUTE_NEXTHOPS);
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = 0; i < grp->num_nh; i++)
-		if (fare_nh_fill(skb, grp, i, rst, group))
-			return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int fare_route_fill_key(struct sk_buff *skb,
-			       const struct fare_prefix *key)
-{
-	return nla_put_u8(skb, FARE_A_ROUTE_FAMILY, key->family) ||
-	       nla_put(skb, FARE_A_ROUTE_DST,
-		       key->family == AF_INET ? 4 : 16, key->addr) ||
-	       nla_put_u8(skb, FARE_A_ROUTE_PLEN, key->plen);
-}
-
-/* Called under fare_net.lock. */
-static int fare_route_fill(struct sk_buff *skb, struct fare_route *rt,
-			   struct fare_net *fn, u32 portid, u32 seq, int flags,
-			   u8 cmd)
-{
-	struct fare_route_stats *rst;
-	struct fare_group *grp;
-	struct fare_nhg *nhg;
-	u64 noplane, fallback;
-	void *hdr;
-
-	hdr = fare_msg_start(skb, portid, seq, flags, cmd);
-	if (!hdr)
-		return -EMSGSIZE;
-	if (fare_route_fill_key(skb, &rt->key))
-		goto cancel;
-	if (cmd == FARE_CMD_ROUTE_DEL)
-		goto done;
-
-	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
-	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
-	rst = fare_route_stats_locked(fn, rt);
-	if (nla_put_u8(skb, FARE_A_ROUTE_MODE, rt->mode) ||
-	    nla_put_u32(skb, FARE_A_ROUTE_GROUP_ID, nhg->id) ||
-	    nla_put_u8(skb, FARE_A_ROUTE_STATS, !!rst))
-		goto cancel;
-	if (rst) {
-		fare_route_stats_drops(rst, &noplane, &fallback);
-		if (nla_put_u64_64bit(skb, FARE_A_ROUTE_NOPLANE_PACKETS,
-				      noplane, FARE_A_PAD) ||
-		    nla_put_u64_64bit(skb, FARE_A_ROUTE_FALLBACK_PACKETS,
-				      fallback, FARE_A_PAD))
-			goto cancel;
-	}
-	if (fare_nhs_fill(skb, grp, rst, false))
-		goto cancel;
-done:
-	genlmsg_end(skb, hdr);
-	return 0;
-cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
-}
-
-/* Under fare_net.lock. */
-static unsigned int fare_route_num_nh(struct fare_net *fn,
-				      struct fare_route *rt)
-{
-	struct fare_nhg *nhg;
-
-	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
-	return rcu_dereference_protected(nhg->grp,
-					 lockdep_is_held(&fn->lock))->num_nh;
-}
-
-static void fare_nl_notify_route(struct fare_net *fn, u8 cmd,
-				 struct fare_route *rt, struct genl_info *info)
-{
-	struct sk_buff *skb;
-
-	if (!fare_want_event(fn, info))
-		return;
-	skb = genlmsg_new(fare_route_payload(fare_route_num_nh(fn, rt)),
-			  GFP_KERNEL);
-	if (!skb)
-		return;
-	if (fare_route_fill(skb, rt, fn, fare_event_portid(info),
-			    fare_event_seq(info), 0, cmd)) {
-		nlmsg_free(skb);
-		return;
-	}
-	fare_notify(fn, skb, info);
-}
-
-/* Parses FAMILY, DST and PLEN into @key, with an extack on every refusal. */
-static int fare_nl_parse_prefix(struct genl_info *info,
-				struct fare_prefix *key)
-{
-	struct netlink_ext_ack *extack = info->extack;
-	struct nlattr **attrs = info->attrs;
-	unsigned int alen;
-	u8 family;
-
-	if (GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_FAMILY) ||
-	    GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_DST) ||
-	    GENL_REQ_ATTR_CHECK(info, FARE_A_ROUTE_PLEN))
-		return -EINVAL;
-	family = nla_get_u8(attrs[FARE_A_ROUTE_FAMILY]);
-	if (family != AF_INET && family != AF_INET6) {
-		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_FAMILY],
-				    "family must be AF_INET or AF_INET6");
-		return -EAFNOSUPPORT;
-	}
-	alen = family == AF_INET ? 4 : 16;
-	if (nla_len(attrs[FARE_A_ROUTE_DST]) != alen) {
-		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_DST],
-				    "destination length does not match the family");
-		return -EINVAL;
-	}
-	if (nla_get_u8(attrs[FARE_A_ROUTE_PLEN]) > alen * 8) {
-		NL_SET_ERR_MSG_ATTR(extack, attrs[FARE_A_ROUTE_PLEN],
-				    "prefix length too long for the family");
-		return -EINVAL;
-	}
-	return fare_prefix_make(key, family, nla_data(attrs[FARE_A_ROUTE_DST]),
-				nla_get_u8(attrs[FARE_A_ROUTE_PLEN]));
-}
-
-/*
- * The next hops of a route or group, as a group filled but not finished:
- * fare_nhg_get_anon() or fare_nhg_set() finishes it if it is kept.
- */
-static int fare_nl_parse_nexthops(struct genl_info *info,
-				  struct fare_group **grpp)
-{
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
-	struct nlattr *nhs = info->attrs[FARE_A_ROUTE_NEXTHOPS];
-	struct netlink_ext_ack *extack = info->extack;
-	struct nlattr *tb[FARE_A_NH_MAX + 1];
-	DECLARE_BITMAP(seen, FARE_PLANE_ID_MAX + 1);
-	struct fare_group *grp;
-	unsigned int n = 0, i;
-	struct nlattr *entry;
-	int rem, err;
-
-	nla_for_each_nested(entry, nhs, rem)
-		n++;
-	if (!n) {
-		NL_SET_ERR_MSG_ATTR(extack, nhs, "at least one next hop is needed");
-		return -EINVAL;
-	}
-	err = fare_limit_nexthops(n, READ_ONCE(fn->max_nexthops), nhs, extack);
-	if (err)
-		return err;
-	grp = fare_group_alloc(n);
-	if (!grp) {
-		NL_SET_ERR_MSG(extack, "no memory for the next hops");
-		return -ENOMEM;
-	}
-
-	bitmap_zero(seen, FARE_PLANE_ID_MAX + 1);
-	i = 0;
-	nla_for_each_nested(entry, nhs, rem) {
-		/* Already validated against the policy; this fills tb. */
-		err = nla_parse_nested(tb, FARE_A_NH_MAX, entry, fare_nh_policy,
-				       extack);
-		if (err)
-			goto err_free;
-		err = -EINVAL;
-		if (!tb[FARE_A_NH_PLANE_ID] || !tb[FARE_A_NH_WEIGHT]) {
-			NL_SET_ERR_MSG_ATTR(extack, entry,
-					    "a next hop needs a plane and a weight");
-			goto err_free;
-		}
-		grp->nh[i].plane_id = nla_get_u32(tb[FARE_A_NH_PLANE_ID]);
-		grp->nh[i].weight = nla_get_u32(tb[FARE_A_NH_WEIGHT]);
-		if (tb[FARE_A_NH_TIER])
-			grp->nh[i].tier = nla_get_u8(tb[FARE_A_NH_TIER]);
-		if (tb[FARE_A_NH_BANDWIDTH])
-			grp->nh[i].bandwidth =
-				nla_get_u64(tb[FARE_A_NH_BANDWIDTH]);
-		grp->weights[i] = grp->nh[i].weight;
-		grp->tiers[i] = grp->nh[i].tier;
-		if (test_and_set_bit(grp->nh[i].plane_id, seen)) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
-					    "plane appears twice in the route");
-			goto err_free;
-		}
-		rcu_read_lock();
-		err = fare_plane_get_rcu(fn, grp->nh[i].plane_id) ? 0 : -ENOENT;
-		rcu_read_unlock();
-		if (err) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[FARE_A_NH_PLANE_ID],
-					    "no such plane");
-			goto err_free;
-		}
-		i++;
-	}
-	*grpp = grp;
-	return 0;
-
-err_free:
-	fare_group_discard(grp);
-	return err;
-}
-
-/*
  * The group a ROUTE_NEW names (FARE_A_ROUTE_GROUP_ID, a named group) or
  * gives inline (FARE_A_ROUTE_NEXTHOPS, an anonymous group shared by
  * content), with a reference for the route. @old is the group the route
@@ -621,133 +246,67 @@ static int fare_nl_route_nhg(struct fare_net *fn, struct genl_info *info,
 	return 0;
 }
 
+/*
+ * Whether ROUTE_NEW may make or replace the route at @key, under the lock:
+ * *@rtp is the route there now, if any, and then replace must be asked.
+ */
+static int fare_nl_route_check(struct fare_net *fn, struct genl_info *info,
+			       const struct fare_prefix *key,
+			       struct fare_route **rtp)
+{
+	struct fare_route *rt = fare_route_find(fn, key);
+
+	*rtp = rt;
+	if (rt && !nla_get_flag(info->attrs[FARE_A_REPLACE])) {
+		NL_SET_ERR_MSG(info->extack,
+			       "route already exists (use replace)");
+		return -EEXIST;
+	}
+	if (rt)
+		return 0;
+	return fare_limit_routes(fn->num_routes, fn->max_routes, info->extack);
+}
+
 static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
-	struct fare_route_stats *rst = NULL, *old_rst;
-	struct nlattr **attrs = info->attrs;
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_nhg *nhg, *old = NULL;
-	struct fare_group *grp = NULL;
-	struct fare_route *rt, *new;
-	struct fare_prefix key;
-	u8 mode = FARE_MODE_DEFAULT;
+	struct fare_route_req req;
+	struct fare_route *rt;
 	bool stats;
 	int err;
 
-	if (!attrs[FARE_A_ROUTE_NEXTHOPS] == !attrs[FARE_A_ROUTE_GROUP_ID]) {
-		NL_SET_ERR_MSG(info->extack,
-			       "a route needs either next hops or a group id");
-		return -EINVAL;
-	}
-	err = fare_nl_parse_prefix(info, &key);
+	err = fare_nl_parse_route(info, &req);
 	if (err)
 		return err;
-	if (attrs[FARE_A_ROUTE_MODE])
-		mode = nla_get_u8(attrs[FARE_A_ROUTE_MODE]);
-	if (attrs[FARE_A_ROUTE_NEXTHOPS]) {
-		err = fare_nl_parse_nexthops(info, &grp);
-		if (err)
-			return err;
-	}
 
 	mutex_lock(&fn->lock);
-	rt = fare_route_find(fn, &key);
-	if (rt) {
-		if (!nla_get_flag(attrs[FARE_A_REPLACE])) {
-			NL_SET_ERR_MSG(info->extack,
-				       "route already exists (use replace)");
-			err = -EEXIST;
-			goto err_unlock;
-		}
+	err = fare_nl_route_check(fn, info, &req.key, &rt);
+	if (err)
+		goto out_unlock;
+	if (rt)
 		old = rcu_dereference_protected(rt->nhg,
 						lockdep_is_held(&fn->lock));
-	} else {
-		err = fare_limit_routes(fn->num_routes, fn->max_routes,
-					info->extack);
-		if (err)
-			goto err_unlock;
-	}
-	stats = attrs[FARE_A_ROUTE_STATS] ?
-		nla_get_u8(attrs[FARE_A_ROUTE_STATS]) : fn->route_stats;
-
-	err = fare_nl_route_nhg(fn, info, grp, old, &nhg);
-	grp = NULL;			/* consumed */
+	stats = req.stats < 0 ? fn->route_stats : req.stats;
+	err = fare_nl_route_nhg(fn, info, req.grp, old, &nhg);
+	req.grp = NULL;			/* consumed */
 	if (err)
-		goto err_unlock;
-	if (stats) {
-		/* Fresh counters with every NEW, as for new next hops. */
-		rst = fare_route_stats_alloc(rcu_dereference_protected(nhg->grp,
-								       lockdep_is_held(&fn->lock)));
-		if (!rst) {
-			NL_SET_ERR_MSG(info->extack,
-				       "no memory for the route's counters");
-			err = -ENOMEM;
-			goto err_put;
-		}
+		goto out_unlock;
+	err = fare_route_set(fn, rt, &req.key, req.mode, stats, nhg, &rt,
+			     info->extack);
+	if (!err) {
+		fare_dump_gen_bump(fn);
+		fare_nl_notify_route(fn, FARE_CMD_ROUTE_NEW, rt, info);
 	}
-	if (rt && !!rst == !!(rt->flags & FARE_ROUTE_F_STATS)) {
-		/* Readers see the old group or the new one, never a mix. */
-		old_rst = fare_route_stats_locked(fn, rt);
-		WRITE_ONCE(rt->mode, mode);
-		rcu_assign_pointer(rt->nhg, nhg);
-		if (rst)
-			rcu_assign_pointer(fare_route_ext(rt)->stats, rst);
-		fare_route_stats_free_rcu(old_rst);
-		fare_nhg_put(fn, old);
-		goto done;
-	}
-	/* A new route, or one that gains or loses its counters: new object. */
-	err = -ENOMEM;
-	new = fare_route_alloc(rst);
-	if (!new) {
-		NL_SET_ERR_MSG(info->extack, "no memory for the route");
-		goto err_put;
-	}
-	rst = NULL;			/* the route's now */
-	new->key = key;
-	new->mode = mode;
-	RCU_INIT_POINTER(new->nhg, nhg);
-	if (rt) {
-		/* Same place in the table and the list; dumps resume by seq. */
-		err = fare_route_swap(fn, rt, new);
-		if (err) {
-			NL_SET_ERR_MSG(info->extack,
-				       "cannot replace the route in the table");
-			goto err_new;
-		}
-		/* Readers of @rt finish with its old group and counters. */
-		fare_route_free(fn, rt);
-	} else {
-		err = fare_route_insert(fn, new);
-		if (err) {
-			NL_SET_ERR_MSG(info->extack,
-				       "cannot insert the route into the table");
-			goto err_new;
-		}
-	}
-	rt = new;
-done:
-	fare_dump_gen_bump(fn);
-	fare_nl_notify_route(fn, FARE_CMD_ROUTE_NEW, rt, info);
+out_unlock:
 	mutex_unlock(&fn->lock);
-	return 0;
-
-err_new:
-	/* Its counters go with it; the group reference is dropped below. */
-	RCU_INIT_POINTER(new->nhg, NULL);
-	fare_route_free(fn, new);
-err_put:
-	fare_route_stats_free_rcu(rst);
-	fare_nhg_put(fn, nhg);
-err_unlock:
-	mutex_unlock(&fn->lock);
-	fare_group_discard(grp);
+	fare_group_discard(req.grp);
 	return err;
 }
 
 static int fare_nl_route_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_prefix key;
 	struct fare_route *rt;
 	int err;
@@ -773,7 +332,7 @@ static int fare_nl_route_del(struct sk_buff *skb, struct genl_info *info)
 
 static int fare_nl_route_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_prefix key;
 	struct fare_route *rt;
 	struct sk_buff *msg;
@@ -826,7 +385,7 @@ static int fare_nl_route_dump_start(struct netlink_callback *cb)
 {
 	cb->min_dump_alloc = nlmsg_total_size(GENL_HDRLEN +
 					      fare_route_payload(FARE_NEXTHOP_MAX));
-	return 0;
+	return fare_nl_dump_start(cb);
 }
 
 static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
@@ -861,56 +420,9 @@ static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* ---- next-hop groups ---- */
 
-/* Called under fare_net.lock. */
-static int fare_group_fill(struct sk_buff *skb, struct fare_nhg *nhg,
-			   struct fare_net *fn, u32 portid, u32 seq, int flags,
-			   u8 cmd)
-{
-	struct fare_group *grp;
-	void *hdr;
-
-	hdr = fare_msg_start(skb, portid, seq, flags, cmd);
-	if (!hdr)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, FARE_A_GROUP_ID, nhg->id))
-		goto cancel;
-	if (cmd == FARE_CMD_GROUP_DEL)
-		goto done;
-	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
-	if (nla_put_u32(skb, FARE_A_GROUP_REFS, nhg->refs) ||
-	    fare_nhs_fill(skb, grp, NULL, true))
-		goto cancel;
-done:
-	genlmsg_end(skb, hdr);
-	return 0;
-cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
-}
-
-static void fare_nl_notify_group(struct fare_net *fn, u8 cmd,
-				 struct fare_nhg *nhg, struct genl_info *info)
-{
-	struct fare_group *grp;
-	struct sk_buff *skb;
-
-	if (!fare_want_event(fn, info))
-		return;
-	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
-	skb = genlmsg_new(fare_group_payload(grp->num_nh), GFP_KERNEL);
-	if (!skb)
-		return;
-	if (fare_group_fill(skb, nhg, fn, fare_event_portid(info),
-			    fare_event_seq(info), 0, cmd)) {
-		nlmsg_free(skb);
-		return;
-	}
-	fare_notify(fn, skb, info);
-}
-
 static int fare_nl_group_new(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_group *grp;
 	struct fare_nhg *nhg;
 	int err;
@@ -935,7 +447,7 @@ static int fare_nl_group_new(struct sk_buff *skb, struct genl_info *info)
 
 static int fare_nl_group_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_nhg *nhg;
 	int err = 0;
 
@@ -958,7 +470,7 @@ static int fare_nl_group_del(struct sk_buff *skb, struct genl_info *info)
 
 static int fare_nl_group_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct fare_nhg *nhg;
 	struct sk_buff *msg;
 	int err;
@@ -991,7 +503,7 @@ static int fare_nl_group_dump_start(struct netlink_callback *cb)
 {
 	cb->min_dump_alloc = nlmsg_total_size(GENL_HDRLEN +
 					      fare_group_payload(FARE_NEXTHOP_MAX));
-	return 0;
+	return fare_nl_dump_start(cb);
 }
 
 /*
@@ -1031,55 +543,9 @@ static int fare_nl_group_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* ---- namespace config and counters ---- */
 
-/*
- * The namespace config, under fare_net.lock. The flow hash seed is a
- * secret (who knows it can aim flows at one plane): only @with_seed, for
- * CAP_NET_ADMIN, sees it.
- */
-static int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
-			    u32 portid, u32 seq, u8 cmd, bool with_seed)
-{
-	struct net_device *dev;
-	void *hdr;
-	int err;
-
-	hdr = fare_msg_start(skb, portid, seq, 0, cmd);
-	if (!hdr)
-		return -EMSGSIZE;
-	rcu_read_lock();
-	dev = rcu_dereference(fn->dev);
-	err = nla_put_u32(skb, FARE_A_CONFIG_IFINDEX, dev ? dev->ifindex : 0);
-	rcu_read_unlock();
-	if (err ||
-	    nla_put_u8(skb, FARE_A_CONFIG_MODE, fn->default_mode) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, fn->flowlet_us) ||
-	    (with_seed &&
-	     nla_put_u32(skb, FARE_A_CONFIG_HASH_SEED, fn->hash_seed)) ||
-	    nla_put(skb, FARE_A_CONFIG_TIER_HOPS, fn->n_tier_hops,
-		    fn->tier_hops) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_SPILL_BIAS, fn->spill_bias) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_MAX_ROUTES, fn->max_routes) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_MAX_PLANES,
-			READ_ONCE(fn->max_planes)) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_MAX_NEXTHOPS,
-			READ_ONCE(fn->max_nexthops)) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_NUM_ROUTES, fn->num_routes) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_NUM_PLANES,
-			READ_ONCE(fn->num_planes)) ||
-	    nla_put_u8(skb, FARE_A_CONFIG_ROUTE_STATS, fn->route_stats) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_MAX_GROUPS, fn->max_groups) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_NUM_GROUPS, fn->num_groups) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_SLOTS, fn->flowlet_slots)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
 static int fare_nl_config_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
+	struct fare_net *fn = info->user_ptr[0];
 	struct sk_buff *msg;
 	int err;
 
@@ -1115,44 +581,51 @@ static int fare_config_set_slots(struct fare_net *fn, const struct nlattr *attr,
 	return err;
 }
 
-static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
+/* A limit @attr sets in place of @cur, if present (limits.h). */
+static int fare_nl_config_limit(u32 cur, const struct nlattr *attr,
+				bool may_raise, struct netlink_ext_ack *extack)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
-	struct nlattr **attrs = info->attrs;
-	bool may_raise = netlink_capable(skb, CAP_NET_ADMIN);
-	struct sk_buff *msg;
-	int err = 0;
+	if (!attr)
+		return 0;
+	return fare_limit_set(cur, nla_get_u32(attr), may_raise, attr, extack);
+}
 
-	mutex_lock(&fn->lock);
-	/* Every limit is checked before anything changes. */
-	if (attrs[FARE_A_CONFIG_MAX_ROUTES])
-		err = fare_limit_set(fn->max_routes,
-				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_ROUTES]),
-				     may_raise, attrs[FARE_A_CONFIG_MAX_ROUTES],
-				     info->extack);
-	if (!err && attrs[FARE_A_CONFIG_MAX_PLANES])
-		err = fare_limit_set(fn->max_planes,
-				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_PLANES]),
-				     may_raise, attrs[FARE_A_CONFIG_MAX_PLANES],
-				     info->extack);
-	if (!err && attrs[FARE_A_CONFIG_MAX_NEXTHOPS])
-		err = fare_limit_set(fn->max_nexthops,
-				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_NEXTHOPS]),
-				     may_raise, attrs[FARE_A_CONFIG_MAX_NEXTHOPS],
-				     info->extack);
-	if (!err && attrs[FARE_A_CONFIG_MAX_GROUPS])
-		err = fare_limit_set(fn->max_groups,
-				     nla_get_u32(attrs[FARE_A_CONFIG_MAX_GROUPS]),
-				     may_raise, attrs[FARE_A_CONFIG_MAX_GROUPS],
-				     info->extack);
-	/* The only step that may fail (-ENOMEM): before any other change. */
+/*
+ * Checks every limit a CONFIG_SET changes, then resizes the flowlet table
+ * if asked: the only step that may fail (-ENOMEM), so it comes before any
+ * other change. Under the lock.
+ */
+static int fare_nl_config_check(struct fare_net *fn, struct genl_info *info,
+				bool may_raise)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **attrs = info->attrs;
+	int err;
+
+	err = fare_nl_config_limit(fn->max_routes,
+				   attrs[FARE_A_CONFIG_MAX_ROUTES], may_raise,
+				   extack) ?:
+	      fare_nl_config_limit(fn->max_planes,
+				   attrs[FARE_A_CONFIG_MAX_PLANES], may_raise,
+				   extack) ?:
+	      fare_nl_config_limit(fn->max_nexthops,
+				   attrs[FARE_A_CONFIG_MAX_NEXTHOPS],
+				   may_raise, extack) ?:
+	      fare_nl_config_limit(fn->max_groups,
+				   attrs[FARE_A_CONFIG_MAX_GROUPS], may_raise,
+				   extack);
 	if (!err && attrs[FARE_A_CONFIG_FLOWLET_SLOTS])
 		err = fare_config_set_slots(fn, attrs[FARE_A_CONFIG_FLOWLET_SLOTS],
-					    may_raise, info->extack);
-	if (err) {
-		mutex_unlock(&fn->lock);
-		return err;
-	}
+					    may_raise, extack);
+	return err;
+}
+
+/*
+ * The rest of a CONFIG_SET, checked: it cannot fail. Under the lock; the
+ * packet path reads what it reads with READ_ONCE.
+ */
+static void fare_nl_config_apply(struct fare_net *fn, struct nlattr **attrs)
+{
 	/* A lower limit refuses new objects; those present stay. */
 	if (attrs[FARE_A_CONFIG_MAX_GROUPS])
 		fn->max_groups = nla_get_u32(attrs[FARE_A_CONFIG_MAX_GROUPS]);
@@ -1188,113 +661,36 @@ static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 	if (attrs[FARE_A_CONFIG_SPILL_BIAS])
 		WRITE_ONCE(fn->spill_bias,
 			   nla_get_u32(attrs[FARE_A_CONFIG_SPILL_BIAS]));
-	if (fare_want_event(fn, info)) {
-		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-		/*
-		 * The group is CAP_NET_ADMIN's only, and so is this command:
-		 * listeners and the requester see the seed.
-		 */
-		if (msg && !fare_config_fill(msg, fn, fare_event_portid(info),
-					     fare_event_seq(info),
-					     FARE_CMD_CONFIG_SET, true))
-			fare_notify(fn, msg, info);
-		else
-			nlmsg_free(msg);
-	}
-	mutex_unlock(&fn->lock);
-	return 0;
 }
 
-/* Sums the per-tier counters and puts them in a FARE_A_STATS_TIERS nest. */
-static int fare_stats_tiers_fill(struct sk_buff *msg, struct fare_net *fn)
+static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 {
-	u64 tot[FARE_TIER_MAX + 1][3] = { };
-	struct nlattr *nest, *entry;
-	unsigned int cpu, start, t;
+	struct fare_net *fn = info->user_ptr[0];
+	int err;
 
-	for_each_possible_cpu(cpu) {
-		const struct fare_pcpu_net *st = per_cpu_ptr(fn->stats, cpu);
-		u64 v[FARE_TIER_MAX + 1][3];
-
-		do {
-			start = u64_stats_fetch_begin(&st->syncp);
-			for (t = 0; t <= FARE_TIER_MAX; t++) {
-				v[t][0] = u64_stats_read(&st->tier[t].packets);
-				v[t][1] = u64_stats_read(&st->tier[t].bytes);
-				v[t][2] = u64_stats_read(&st->tier[t].spills);
-			}
-		} while (u64_stats_fetch_retry(&st->syncp, start));
-		for (t = 0; t <= FARE_TIER_MAX; t++) {
-			tot[t][0] += v[t][0];
-			tot[t][1] += v[t][1];
-			tot[t][2] += v[t][2];
-		}
+	mutex_lock(&fn->lock);
+	err = fare_nl_config_check(fn, info,
+				   netlink_capable(skb, CAP_NET_ADMIN));
+	if (!err) {
+		fare_nl_config_apply(fn, info->attrs);
+		fare_nl_notify_config(fn, info);
 	}
-
-	nest = nla_nest_start(msg, FARE_A_STATS_TIERS);
-	if (!nest)
-		return -EMSGSIZE;
-	for (t = 0; t <= FARE_TIER_MAX; t++) {
-		entry = nla_nest_start(msg, FARE_A_STATS_TIERS_ENTRY);
-		if (!entry ||
-		    nla_put_u8(msg, FARE_A_TIER_INDEX, t) ||
-		    nla_put_u64_64bit(msg, FARE_A_TIER_TX_PACKETS, tot[t][0],
-				      FARE_A_TIER_PAD) ||
-		    nla_put_u64_64bit(msg, FARE_A_TIER_TX_BYTES, tot[t][1],
-				      FARE_A_TIER_PAD) ||
-		    nla_put_u64_64bit(msg, FARE_A_TIER_SPILLS, tot[t][2],
-				      FARE_A_TIER_PAD))
-			return -EMSGSIZE;
-		nla_nest_end(msg, entry);
-	}
-	nla_nest_end(msg, nest);
-	return 0;
+	mutex_unlock(&fn->lock);
+	return err;
 }
 
 static int fare_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_pernet(genl_info_net(info));
-	u64 noroute = 0, noplane = 0, fallback = 0, error = 0;
-	unsigned int cpu, start;
+	struct fare_net *fn = info->user_ptr[0];
 	struct sk_buff *msg;
-	void *hdr;
-
-	for_each_possible_cpu(cpu) {
-		const struct fare_pcpu_net *st = per_cpu_ptr(fn->stats, cpu);
-		u64 a, b, c, d;
-
-		do {
-			start = u64_stats_fetch_begin(&st->syncp);
-			a = u64_stats_read(&st->noroute);
-			b = u64_stats_read(&st->noplane);
-			c = u64_stats_read(&st->error);
-			d = u64_stats_read(&st->fallback);
-		} while (u64_stats_fetch_retry(&st->syncp, start));
-		noroute += a;
-		noplane += b;
-		error += c;
-		fallback += d;
-	}
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = fare_msg_start(msg, info->snd_portid, info->snd_seq, 0,
-			     FARE_CMD_STATS_GET);
-	if (!hdr ||
-	    nla_put_u64_64bit(msg, FARE_A_STATS_NOROUTE_PACKETS, noroute,
-			      FARE_A_PAD) ||
-	    nla_put_u64_64bit(msg, FARE_A_STATS_NOPLANE_PACKETS, noplane,
-			      FARE_A_PAD) ||
-	    nla_put_u64_64bit(msg, FARE_A_STATS_ERROR_PACKETS, error,
-			      FARE_A_PAD) ||
-	    nla_put_u64_64bit(msg, FARE_A_STATS_FALLBACK_PACKETS, fallback,
-			      FARE_A_PAD) ||
-	    fare_stats_tiers_fill(msg, fn)) {
+	if (fare_stats_fill(msg, fn, info->snd_portid, info->snd_seq)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 }
 
@@ -1312,6 +708,7 @@ static const struct genl_ops fare_genl_ops[] = {
 	{
 		.cmd = FARE_CMD_PLANE_GET,
 		.doit = fare_nl_plane_get,
+		.start = fare_nl_dump_start,
 		.dumpit = fare_nl_plane_dump,
 	},
 	{
@@ -1361,12 +758,13 @@ static const struct genl_ops fare_genl_ops[] = {
 	},
 };
 
-static struct genl_family fare_family __ro_after_init = {
+struct genl_family fare_family __ro_after_init = {
 	.name = FARE_GENL_NAME,
 	.version = FARE_GENL_VERSION,
 	.maxattr = FARE_A_MAX,
 	.policy = fare_policy,
 	.netnsok = true,
+	.pre_doit = fare_nl_pre_doit,
 	/* Every command, old and new, is strictly validated. */
 	.resv_start_op = 0,
 	.ops = fare_genl_ops,

@@ -2,7 +2,8 @@
 /*
  * The attribute policies of the fare family, in a header of their own so
  * that the KUnit suite checks the very tables netlink.c validates with.
- * Include once per object: the tables are static.
+ * Include once per object: the tables are static. nl_parse.c parses the
+ * next hops with fare_nh_policy only, hence fare_policy's __maybe_unused.
  */
 #ifndef _FARE_POLICY_H
 #define _FARE_POLICY_H
@@ -75,7 +76,7 @@ static const struct nla_policy fare_nexthops_policy[FARE_A_NEXTHOPS_MAX + 1] = {
 };
 
 /* Read-only attributes have no entry, so strict parsing refuses them. */
-static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
+static const struct nla_policy fare_policy[FARE_A_MAX + 1] __maybe_unused = {
 	[FARE_A_PLANE_ID] = NLA_POLICY_RANGE(NLA_U32, 1, FARE_PLANE_ID_MAX),
 	[FARE_A_PLANE_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[FARE_A_PLANE_GW4] = NLA_POLICY_EXACT_LEN(sizeof(__be32)),
@@ -111,6 +112,8 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
 							   &fare_max_groups_range),
 	[FARE_A_CONFIG_FLOWLET_SLOTS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &fare_flowlet_slots_range),
+	[FARE_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[FARE_A_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
 };
 
 #endif /* _FARE_POLICY_H */

@@ -7,7 +7,9 @@
 #include <kunit/test.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
-#include "table.c"
+#include "route.c"
+#include "nhg.c"
+#include "stats.c"
 
 struct table_ctx {
 	struct fare_net fn;

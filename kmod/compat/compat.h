@@ -8,6 +8,7 @@
 #define _FARE_COMPAT_H
 
 #include <linux/netdevice.h>
+#include <net/genetlink.h>
 #include "compat-generated.h"
 
 static inline void fare_dev_set_lltx(struct net_device *dev)
@@ -86,5 +87,22 @@ static inline void fare_set_gso_ipv4_max_size(struct net_device *dev,
 #else
 #define FARE_DROP_REASON_NOPLANE	SKB_DROP_REASON_DEV_READY
 #endif
+
+/* What a family's pre_doit is given of the command. */
+#ifdef FARE_HAVE_GENL_SPLIT_OPS
+#define fare_genl_doit_ops	genl_split_ops
+#else
+#define fare_genl_doit_ops	genl_ops
+#endif
+
+/* A dump request's attributes, parsed and validated by the family policy. */
+static inline struct nlattr **fare_dump_attrs(struct netlink_callback *cb)
+{
+#ifdef FARE_HAVE_GENL_INFO_DUMP
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
 
 #endif /* _FARE_COMPAT_H */

@@ -48,7 +48,8 @@ expect()
 
 expect "farectl " "config group help monitor plane route stats"
 expect "farectl -j r" "route"
-expect "farectl --" "--batch --help --json --netns --pretty"
+expect "farectl --" "--batch --dev --help --json --netns --pretty"
+expect "farectl -d fx route " "add del flush help pick replace show"
 expect "farectl route " "add del flush help pick replace show"
 expect "farectl -n h1 route del " "10.0.0.0/24 2001:db8::/32"
 expect "farectl plane del " "1 7"

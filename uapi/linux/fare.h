@@ -179,6 +179,10 @@ enum fare_attr {
 	FARE_A_CONFIG_FLOWLET_SLOTS,	/* u32, flowlet table slots, a power
 					 * of two, FARE_FLOWLET_SLOTS_MIN..MAX
 					 */
+	FARE_A_IFINDEX,			/* u32, the fare device a command is
+					 * for; none: the namespace's
+					 */
+	FARE_A_IFNAME,			/* string, the same by name */
 	__FARE_A_MAX,
 };
 

@@ -781,6 +781,11 @@ static int run(struct fc_request *req)
 		fprintf(stderr, "farectl: %s\n", c.err.msg);
 		return FC_EXIT_ERROR;
 	}
+	if (fare_set_dev(c.f, req->dev, &c.err)) {
+		fprintf(stderr, "farectl: %s\n", c.err.msg);
+		fare_close(c.f);
+		return FC_EXIT_ERROR;
+	}
 	fc_out_init(&c.out, stdout, req->json, req->pretty);
 	ret = req->batch ? run_batch(&c) : run_one(&c);
 	fare_close(c.f);

@@ -786,6 +786,19 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 	return 0;
 }
 
+/* Where the value of short option -n, -b or -d goes. */
+static const char **short_value(struct fc_request *req, char opt)
+{
+	switch (opt) {
+	case 'n':
+		return &req->netns;
+	case 'b':
+		return &req->batch;
+	default:
+		return &req->dev;
+	}
+}
+
 /* A cluster of short options at c->i: -j, -p, -h, -jp, -jn NAME, -nNAME. */
 static int parse_short_options(struct cur *c, struct fc_request *req,
 			       bool *help)
@@ -805,8 +818,9 @@ static int parse_short_options(struct cur *c, struct fc_request *req,
 			return 0;
 		case 'n':
 		case 'b':
+		case 'd':
 			if (p[1]) {
-				*(*p == 'n' ? &req->netns : &req->batch) = p + 1;
+				*short_value(req, *p) = p + 1;
 				return 0;
 			}
 			c->i++;
@@ -816,7 +830,7 @@ static int parse_short_options(struct cur *c, struct fc_request *req,
 			if (!*word(c))
 				return fail_at(c, c->i, "empty value for -%c",
 					       *p);
-			*(*p == 'n' ? &req->netns : &req->batch) = word(c);
+			*short_value(req, *p) = word(c);
 			return 0;
 		default:
 			return fail_at(c, c->i, "unknown option \"-%c\"", *p);
@@ -825,7 +839,7 @@ static int parse_short_options(struct cur *c, struct fc_request *req,
 	return 0;
 }
 
-enum { O_JSON, O_PRETTY, O_NETNS, O_BATCH, O_HELP };
+enum { O_JSON, O_PRETTY, O_NETNS, O_BATCH, O_HELP, O_DEV };
 
 /*
  * Options spelled out, as ip(8) takes them: "-json", "--json", or any
@@ -834,7 +848,7 @@ enum { O_JSON, O_PRETTY, O_NETNS, O_BATCH, O_HELP };
  */
 static const struct kw long_options[] = {
 	KW("json", O_JSON), KW("pretty", O_PRETTY), KW("netns", O_NETNS),
-	KW("batch", O_BATCH), KW("help", O_HELP), KW_END
+	KW("batch", O_BATCH), KW("help", O_HELP), KW("dev", O_DEV), KW_END
 };
 
 /* Consume the value of option w, "--name=VALUE" or the next word. */
@@ -894,7 +908,7 @@ static int parse_options(struct cur *c, struct fc_request *req, bool *help)
 			c->i++;
 			continue;
 		}
-		if (eq && o != O_NETNS && o != O_BATCH)
+		if (eq && o != O_NETNS && o != O_BATCH && o != O_DEV)
 			return fail_at(c, c->i, "option \"%.*s\" takes no value",
 				       (int)(eq - w), w);
 		switch (o) {
@@ -914,6 +928,11 @@ static int parse_options(struct cur *c, struct fc_request *req, bool *help)
 			break;
 		case O_BATCH:
 			ret = option_value(c, w, eq, &req->batch);
+			if (ret)
+				return ret;
+			break;
+		case O_DEV:
+			ret = option_value(c, w, eq, &req->dev);
 			if (ret)
 				return ret;
 			break;
@@ -1132,12 +1151,13 @@ int fc_parse_command(int argc, char *const argv[], struct fc_request *req,
 		.errlen = errlen,
 	};
 	bool json = req->json, pretty = req->pretty;
-	const char *netns = req->netns;
+	const char *netns = req->netns, *dev = req->dev;
 
 	memset(req, 0, sizeof(*req));
 	req->json = json;
 	req->pretty = pretty;
 	req->netns = netns;
+	req->dev = dev;
 	err[0] = '\0';
 	if (argc > 0 && argv[0][0] == '-')
 		return fail_at(&c, 1,
@@ -1203,10 +1223,12 @@ static const char help_overview[] =
 	"       farectl [OPTIONS] -batch FILE\n"
 	"       farectl help [OBJECT]\n"
 	"OBJECT := { plane | route | group | config | stats | monitor }\n"
-	"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -h[elp] }\n"
+	"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -d[ev] NAME | -h[elp] }\n"
 	"  -j, --json          print JSON\n"
 	"  -p, --pretty        print indented JSON (implies -j)\n"
 	"  -n, --netns NAME    work in network namespace /run/netns/NAME\n"
+	"  -d, --dev NAME      work on fare device NAME (default: the namespace's,\n"
+	"                      fare0)\n"
 	"  -b, --batch FILE    run the commands of FILE (- for stdin), one a line,\n"
 	"                      stopping at the first that fails\n"
 	"Keywords may be shortened to any unambiguous prefix.\n"

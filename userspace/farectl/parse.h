@@ -51,6 +51,7 @@ struct fc_request {
 	bool json;		/* -j */
 	bool pretty;		/* -p (implies -j) */
 	const char *netns;	/* -n NAME, points into argv */
+	const char *dev;	/* -d NAME, points into argv */
 	const char *batch;	/* -batch FILE ("-": stdin), points into argv */
 	enum fc_object obj;
 	enum fc_verb verb;

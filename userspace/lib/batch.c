@@ -258,7 +258,7 @@ static void stop_at(struct apply *a, size_t i, const struct fare_err *e)
 static struct nlmsghdr *genl_start(struct fare *f, void *buf, uint8_t cmd,
 				   uint32_t seq)
 {
-	return fare_msg_start(buf, f->family_id, cmd, NLM_F_ACK, seq);
+	return fare_req_start(f, buf, cmd, NLM_F_ACK, seq);
 }
 
 static int old_cb(const struct nlmsghdr *nlh, void *arg)

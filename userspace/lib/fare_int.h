@@ -48,6 +48,8 @@ struct fare {
 	 * family (IPv4, IPv6) and plane id; 0 for none.
 	 */
 	uint32_t plane_rule[2][FARE_PLANE_ID_MAX + 1];
+	/* The fare device every request is for ("": the namespace's). */
+	char dev[IFNAMSIZ];
 	char tx[FARE_TX_SIZE] __attribute__((aligned(8)));
 	char rx[FARE_RX_SIZE] __attribute__((aligned(8)));
 };
@@ -172,6 +174,8 @@ int fare_pipe_feed(struct fare_pipe *p, const void *buf, size_t len,
 
 /* msg.c: generic netlink "fare" messages */
 struct nlmsghdr *fare_msg_start(void *buf, uint16_t family_id, uint8_t cmd,
+				uint16_t flags, uint32_t seq);
+struct nlmsghdr *fare_req_start(const struct fare *f, void *buf, uint8_t cmd,
 				uint16_t flags, uint32_t seq);
 struct nlmsghdr *fare_msg_getfamily(void *buf, uint32_t seq);
 int fare_msg_put_plane(struct nlmsghdr *nlh, size_t buflen,

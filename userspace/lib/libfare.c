@@ -274,10 +274,22 @@ uint32_t fare_events_group(const struct fare *f)
 	return f->events_group;
 }
 
+int fare_set_dev(struct fare *f, const char *name, struct fare_err *err)
+{
+	fare_err_clear(err);
+	if (!name)
+		name = "";
+	if (strlen(name) >= sizeof(f->dev))
+		return fare_err_set(err, -EINVAL,
+				    "device name \"%s\" is longer than %zu bytes",
+				    name, sizeof(f->dev) - 1);
+	strcpy(f->dev, name);
+	return 0;
+}
+
 static struct nlmsghdr *start(struct fare *f, uint8_t cmd, uint16_t flags)
 {
-	return fare_msg_start(f->tx, f->family_id, cmd, flags,
-			      fare_next_seq(f));
+	return fare_req_start(f, f->tx, cmd, flags, fare_next_seq(f));
 }
 
 /* A change: the kernel answers with an ack or an error. */

@@ -174,6 +174,12 @@ int fare_open(struct fare **fp, struct fare_err *err);
 void fare_close(struct fare *f);
 /* The "events" multicast group id (0 if the kernel has none). */
 uint32_t fare_events_group(const struct fare *f);
+/*
+ * Every later request is for the fare device NAME (FARE_A_IFNAME), which
+ * the kernel refuses if it is not one; NULL or "" for the namespace's own
+ * (FARE_DEV_NAME), as without this call. -EINVAL if NAME is too long.
+ */
+int fare_set_dev(struct fare *f, const char *name, struct fare_err *err);
 
 int fare_plane_add(struct fare *f, const struct fare_plane *plane,
 		   bool replace, struct fare_err *err);

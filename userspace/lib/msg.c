@@ -80,6 +80,18 @@ struct nlmsghdr *fare_msg_start(void *buf, uint16_t family_id, uint8_t cmd,
 	return nlh;
 }
 
+/* A request of @f's: its header, and its fare device if it names one. */
+struct nlmsghdr *fare_req_start(const struct fare *f, void *buf, uint8_t cmd,
+				uint16_t flags, uint32_t seq)
+{
+	struct nlmsghdr *nlh = fare_msg_start(buf, f->family_id, cmd, flags,
+					      seq);
+
+	if (f->dev[0])
+		mnl_attr_put_strz(nlh, FARE_A_IFNAME, f->dev);
+	return nlh;
+}
+
 struct nlmsghdr *fare_msg_getfamily(void *buf, uint32_t seq)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);

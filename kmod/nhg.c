@@ -1,298 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fare's prefix table: longest-prefix match over IPv4 and IPv6.
- *
- * Routes live in one RCU hash table keyed by (family, length, masked
- * address); a bitmap per family records which prefix lengths hold at least
- * one route, and a lookup probes only those lengths, longest first. Hosts
- * hold few distinct lengths (host routes plus a handful of aggregates), so a
- * lookup costs a few hash probes whatever the number of routes.
+ * Next-hop groups: a group's next hops (struct fare_group: made, finished
+ * with its schedules and buckets, replaced whole, freed after a grace
+ * period) and the shared groups routes point to (struct fare_nhg: named by
+ * id, or anonymous and shared by content), under fare_net.lock.
  */
 #include <linux/slab.h>
 #include <linux/percpu.h>
-#include <linux/random.h>
 #include <linux/rcupdate.h>
-#include <linux/rtnetlink.h>
-#include <linux/socket.h>
 #include <linux/jhash.h>
-#include "fare.h"
+#include "nhg.h"
 #include "limits.h"
-
-/* The table's hash and compare: lpm.h's, which the benchmark runs too. */
-static u32 fare_route_hashfn(const void *data, u32 len, u32 seed)
-{
-	return fare_prefix_hash(data, seed);
-}
-
-static int fare_route_cmpfn(struct rhashtable_compare_arg *arg,
-			    const void *obj)
-{
-	const struct fare_route *rt = obj;
-
-	return !fare_prefix_equal(arg->key, &rt->key);
-}
-
-static const struct rhashtable_params fare_route_params = {
-	.key_len = sizeof(struct fare_prefix),
-	.key_offset = offsetof(struct fare_route, key),
-	.head_offset = offsetof(struct fare_route, node),
-	.automatic_shrinking = true,
-	.hashfn = fare_route_hashfn,
-	.obj_cmpfn = fare_route_cmpfn,
-};
-
-static_assert(sizeof(struct fare_prefix) == 20);
-
-static unsigned long *fare_plens(struct fare_net *fn, u8 family)
-{
-	return family == AF_INET ? fn->plens4 : fn->plens6;
-}
-
-int fare_prefix_make(struct fare_prefix *key, u8 family, const void *addr,
-		     u8 plen)
-{
-	unsigned int bits;
-
-	if (family != AF_INET && family != AF_INET6)
-		return -EAFNOSUPPORT;
-	bits = fare_family_bits(family);
-	if (plen > bits)
-		return -EINVAL;
-	memset(key, 0, sizeof(*key));
-	key->family = family;
-	key->plen = plen;
-	memcpy(key->addr, addr, bits / 8);
-	fare_mask(key->addr, bits, plen);
-	return 0;
-}
-
-/* ---- the aggregates' interval index ---- */
-
-static bool fare_route_is_agg(const struct fare_route *rt)
-{
-	return rt->key.plen < fare_family_bits(rt->key.family);
-}
-
-/*
- * Replaces the interval index of @family's aggregates after a change to
- * them: @gone left, @added came (either may be NULL; a replaced route is
- * both), and fn->num_agg already counts the result. The new index is
- * built from the old one's members, or, when there was none, from the
- * route list (once the aggregates are down to FARE_AGG_MAX / 2, so that
- * walking every route is rare). Without memory, or with more than
- * FARE_AGG_MAX aggregates, there is no index and lookups probe each
- * length: always correct, so this cannot fail. Under @fn's lock.
- */
-static void fare_agg_update(struct fare_net *fn, u8 family,
-			    struct fare_route *gone, struct fare_route *added)
-{
-	int fam = family == AF_INET6;
-	unsigned int count = fn->num_agg[fam], m = 0, i;
-	struct fare_agg *old, *new = NULL;
-	struct fare_route *rt;
-	struct rb_node *node;
-
-	lockdep_assert_held(&fn->lock);
-	old = rcu_dereference_protected(fn->agg[fam],
-					lockdep_is_held(&fn->lock));
-	if (count > FARE_AGG_MAX || (!old && count > FARE_AGG_MAX / 2))
-		goto publish;
-	new = kvmalloc(struct_size(new, start, 2 * count + 1) +
-		       (2 * count + 1 + count) * sizeof(void *),
-		       GFP_KERNEL_ACCOUNT);
-	if (!new)
-		goto publish;
-	new->rt = (void **)&new->start[2 * count + 1];
-	new->members = (struct fare_route **)&new->rt[2 * count + 1];
-	/* m counts every member found; only the first count are kept. */
-	if (old) {
-		for (i = 0; i < old->m; i++)
-			if (old->members[i] != gone && m++ < count)
-				new->members[m - 1] = old->members[i];
-		if (added && m++ < count)
-			new->members[m - 1] = added;
-	} else {
-		for (node = rb_first(&fn->route_tree); node;
-		     node = rb_next(node)) {
-			rt = rb_entry(node, struct fare_route, tree);
-			if (rt->key.family == family && fare_route_is_agg(rt) &&
-			    m++ < count)
-				new->members[m - 1] = rt;
-		}
-	}
-	if (m != count) {
-		/* Out of step with the table: not to be trusted. */
-		kvfree(new);
-		new = NULL;
-		goto publish;
-	}
-	new->m = m;
-	new->n = fare_agg_build(new->start, new->rt, (void **)new->members,
-				m, offsetof(struct fare_route, key));
-publish:
-	rcu_assign_pointer(fn->agg[fam], new);
-	if (old)
-		kvfree_rcu(old, rcu);
-}
-
-/* The interval index of @family's aggregates under RCU, or NULL. */
-static struct fare_agg *fare_agg_rcu(struct fare_net *fn, u8 family)
-{
-	return rcu_dereference(fn->agg[family == AF_INET6]);
-}
-
-int fare_table_init(struct fare_net *fn)
-{
-	int err;
-
-	fn->route_tree = RB_ROOT;
-	fn->dump_gen = 1;
-	xa_init_flags(&fn->nhgs, XA_FLAGS_ALLOC);
-	hash_init(fn->nhg_anon);
-	fn->nhg_next = FARE_GROUP_ID_MAX + 1U;
-	fn->max_groups = FARE_MAX_GROUPS_DEFAULT;
-	fn->route_stats = true;
-	err = rhashtable_init(&fn->routes, &fare_route_params);
-	if (err)
-		return err;
-	/*
-	 * Empty indexes, so that the first aggregate walks no route list
-	 * (without memory, none: fare_table_destroy() frees what there is).
-	 */
-	mutex_lock(&fn->lock);
-	fare_agg_update(fn, AF_INET, NULL, NULL);
-	fare_agg_update(fn, AF_INET6, NULL, NULL);
-	mutex_unlock(&fn->lock);
-	return 0;
-}
-
-struct fare_route *fare_route_find(struct fare_net *fn,
-				   const struct fare_prefix *key)
-{
-	return rhashtable_lookup_fast(&fn->routes, key, fare_route_params);
-}
-
-static void *fare_route_probe(void *table, const struct fare_prefix *key)
-{
-	return rhashtable_lookup(table, key, fare_route_params);
-}
-
-/* Under RCU. */
-struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
-				     const void *daddr)
-{
-	struct fare_agg *agg = fare_agg_rcu(fn, family);
-
-	if (!agg)
-		return fare_lpm_index(fare_plens(fn, family), NULL, NULL, 0,
-				      family, daddr, fare_route_probe,
-				      &fn->routes);
-	return fare_lpm_index(fare_plens(fn, family), agg->start, agg->rt,
-			      agg->n, family, daddr, fare_route_probe,
-			      &fn->routes);
-}
-
-/*
- * The order of routes in dumps: by family, then address, then prefix
- * length (a total order on keys, which are masked).
- */
-static int fare_prefix_cmp(const struct fare_prefix *a,
-			   const struct fare_prefix *b)
-{
-	int r;
-
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	r = memcmp(a->addr, b->addr, sizeof(a->addr));
-	return r ?: (int)a->plen - (int)b->plen;
-}
-
-static bool fare_route_less(struct rb_node *a, const struct rb_node *b)
-{
-	return fare_prefix_cmp(&rb_entry(a, struct fare_route, tree)->key,
-			       &rb_entry(b, struct fare_route, tree)->key) < 0;
-}
-
-/*
- * The first route whose key comes after @key (fare_prefix_cmp()), whether
- * or not a route of @key exists: where a dump resumes. With @key NULL,
- * the first route. NULL if there is none. Under @fn's lock.
- */
-struct fare_route *fare_route_after(struct fare_net *fn,
-				    const struct fare_prefix *key)
-{
-	struct rb_node *node = fn->route_tree.rb_node;
-	struct fare_route *rt, *after = NULL;
-
-	lockdep_assert_held(&fn->lock);
-	if (!key) {
-		node = rb_first(&fn->route_tree);
-		return node ? rb_entry(node, struct fare_route, tree) : NULL;
-	}
-	while (node) {
-		rt = rb_entry(node, struct fare_route, tree);
-		if (fare_prefix_cmp(&rt->key, key) > 0) {
-			after = rt;
-			node = node->rb_left;
-		} else {
-			node = node->rb_right;
-		}
-	}
-	return after;
-}
-
-int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
-{
-	int fam = rt->key.family == AF_INET6;
-	int err;
-
-	lockdep_assert_held(&fn->lock);
-	err = rhashtable_insert_fast(&fn->routes, &rt->node, fare_route_params);
-	if (err)
-		return err;
-	rb_add(&rt->tree, &fn->route_tree, fare_route_less);
-	fn->num_routes++;
-	if (!fn->plen_count[fam][rt->key.plen]++)
-		set_bit(rt->key.plen, fare_plens(fn, rt->key.family));
-	if (fare_route_is_agg(rt)) {
-		fn->num_agg[fam]++;
-		fare_agg_update(fn, rt->key.family, NULL, rt);
-	}
-	return 0;
-}
-
-/* Puts @new, of the same key, in @old's place in the table and the tree. */
-int fare_route_swap(struct fare_net *fn, struct fare_route *old,
-		    struct fare_route *new)
-{
-	int err;
-
-	lockdep_assert_held(&fn->lock);
-	err = rhashtable_replace_fast(&fn->routes, &old->node, &new->node,
-				      fare_route_params);
-	if (err)
-		return err;
-	rb_replace_node(&old->tree, &new->tree, &fn->route_tree);
-	if (fare_route_is_agg(new))
-		fare_agg_update(fn, new->key.family, old, new);
-	return 0;
-}
-
-void fare_route_remove(struct fare_net *fn, struct fare_route *rt)
-{
-	int fam = rt->key.family == AF_INET6;
-
-	lockdep_assert_held(&fn->lock);
-	rhashtable_remove_fast(&fn->routes, &rt->node, fare_route_params);
-	rb_erase(&rt->tree, &fn->route_tree);
-	fn->num_routes--;
-	if (!--fn->plen_count[fam][rt->key.plen])
-		clear_bit(rt->key.plen, fare_plens(fn, rt->key.family));
-	if (fare_route_is_agg(rt)) {
-		fn->num_agg[fam]--;
-		fare_agg_update(fn, rt->key.family, rt, NULL);
-	}
-}
 
 /*
  * The per-CPU allocations of a group are sized by its next hops and tiers,
@@ -303,8 +21,6 @@ static_assert(struct_size_t(struct fare_group_tx, nh, FARE_NEXTHOP_MAX) <=
 	      PCPU_MIN_UNIT_SIZE / 4);
 static_assert(ALIGN(struct_size_t(struct fare_spray, count, FARE_NEXTHOP_MAX),
 		    __alignof__(struct fare_spray)) * (FARE_TIER_MAX + 1) <=
-	      PCPU_MIN_UNIT_SIZE / 4);
-static_assert(struct_size_t(struct fare_route_pcpu, nh, FARE_NEXTHOP_MAX) <=
 	      PCPU_MIN_UNIT_SIZE / 4);
 
 /*
@@ -589,6 +305,15 @@ void fare_group_discard(struct fare_group *grp)
 
 /* ---- shared groups ---- */
 
+/* Under RTNL, before the namespace's fare device can exist. */
+void fare_nhgs_init(struct fare_net *fn)
+{
+	xa_init_flags(&fn->nhgs, XA_FLAGS_ALLOC);
+	hash_init(fn->nhg_anon);
+	fn->nhg_next = FARE_GROUP_ID_MAX + 1U;
+	fn->max_groups = FARE_MAX_GROUPS_DEFAULT;
+}
+
 static void fare_nhg_free(struct fare_net *fn, struct fare_nhg *nhg)
 {
 	xa_erase(&fn->nhgs, nhg->id);
@@ -815,208 +540,17 @@ int fare_nhg_del(struct fare_net *fn, u32 id, struct netlink_ext_ack *extack)
 	return 0;
 }
 
-/* ---- per-route counters ---- */
-
-/* Counters for a route over @grp's next hops; NULL without memory. */
-struct fare_route_stats *fare_route_stats_alloc(const struct fare_group *grp)
-{
-	struct fare_route_stats *st;
-	unsigned int i, cpu;
-
-	st = kzalloc(struct_size(st, plane, grp->num_nh), GFP_KERNEL_ACCOUNT);
-	if (!st)
-		return NULL;
-	st->pcpu = __alloc_percpu_gfp(struct_size(st->pcpu, nh, grp->num_nh),
-				      __alignof__(struct fare_route_pcpu),
-				      GFP_KERNEL_ACCOUNT);
-	if (!st->pcpu) {
-		kfree(st);
-		return NULL;
-	}
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(st->pcpu, cpu)->syncp);
-	st->n = grp->num_nh;
-	for (i = 0; i < grp->num_nh; i++)
-		st->plane[i] = grp->nh[i].plane_id;
-	return st;
-}
-
-static void fare_route_stats_free(struct rcu_head *head)
-{
-	struct fare_route_stats *st = container_of(head, typeof(*st), rcu);
-
-	free_percpu(st->pcpu);
-	kfree(st);
-}
-
-void fare_route_stats_free_rcu(struct fare_route_stats *st)
-{
-	if (st)
-		call_rcu(&st->rcu, fare_route_stats_free);
-}
-
-/* Sums the route's counters of the next hop to @plane_id (0 if none). */
-void fare_route_stats_read(struct fare_route_stats *st, u32 plane_id,
-			   u64 *packets, u64 *bytes)
-{
-	unsigned int cpu, start, i;
-	u64 p, b;
-
-	*packets = 0;
-	*bytes = 0;
-	for (i = 0; i < st->n; i++)
-		if (st->plane[i] == plane_id)
-			break;
-	if (i == st->n)
-		return;
-	for_each_possible_cpu(cpu) {
-		const struct fare_route_pcpu *t = per_cpu_ptr(st->pcpu, cpu);
-
-		do {
-			start = u64_stats_fetch_begin(&t->syncp);
-			p = u64_stats_read(&t->nh[i].packets);
-			b = u64_stats_read(&t->nh[i].bytes);
-		} while (u64_stats_fetch_retry(&t->syncp, start));
-		*packets += p;
-		*bytes += b;
-	}
-}
-
-void fare_route_stats_drops(struct fare_route_stats *st, u64 *noplane,
-			    u64 *fallback)
-{
-	unsigned int cpu, start;
-	u64 a, b;
-
-	*noplane = 0;
-	*fallback = 0;
-	for_each_possible_cpu(cpu) {
-		const struct fare_route_pcpu *t = per_cpu_ptr(st->pcpu, cpu);
-
-		do {
-			start = u64_stats_fetch_begin(&t->syncp);
-			a = u64_stats_read(&t->noplane);
-			b = u64_stats_read(&t->fallback);
-		} while (u64_stats_fetch_retry(&t->syncp, start));
-		*noplane += a;
-		*fallback += b;
-	}
-}
-
-/* ---- routes ---- */
-
-static void fare_route_free_cb(struct rcu_head *head)
-{
-	struct fare_route *rt = container_of(head, struct fare_route, rcu);
-
-	kfree(rt);
-}
-
 /*
- * A route, with room for @stats (its counters, which it then owns) if not
- * NULL; its key, mode, group and place in the table are the caller's.
+ * At namespace exit, under the lock, after the routes (which take the
+ * anonymous groups with them): the named groups.
  */
-struct fare_route *fare_route_alloc(struct fare_route_stats *stats)
-{
-	struct fare_route_ext *ext;
-	struct fare_route *rt;
-
-	static_assert(sizeof(struct fare_route) <= 64);
-	static_assert(offsetof(struct fare_route_ext, rt) == 0);
-	if (!stats)
-		return kzalloc(sizeof(*rt), GFP_KERNEL_ACCOUNT);
-	ext = kzalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
-	if (!ext)
-		return NULL;
-	ext->rt.flags = FARE_ROUTE_F_STATS;
-	RCU_INIT_POINTER(ext->stats, stats);
-	return &ext->rt;
-}
-
-/* The route's counters under @fn's lock, or NULL if it has none. */
-struct fare_route_stats *fare_route_stats_locked(struct fare_net *fn,
-						 struct fare_route *rt)
-{
-	if (!(rt->flags & FARE_ROUTE_F_STATS))
-		return NULL;
-	return rcu_dereference_protected(fare_route_ext(rt)->stats,
-					 lockdep_is_held(&fn->lock));
-}
-
-/* Drops what @rt holds: its group's reference and its counters. */
-static void fare_route_release(struct fare_net *fn, struct fare_route *rt)
-{
-	struct fare_nhg *nhg;
-
-	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
-	if (nhg)
-		fare_nhg_put(fn, nhg);
-	fare_route_stats_free_rcu(fare_route_stats_locked(fn, rt));
-}
-
-/*
- * Frees a route that is no longer reachable by new readers; under
- * @fn's lock, which serialises the writers of rt->nhg and the groups.
- */
-void fare_route_free(struct fare_net *fn, struct fare_route *rt)
-{
-	fare_route_release(fn, rt);
-	call_rcu(&rt->rcu, fare_route_free_cb);
-}
-
-static void fare_route_free_all(void *ptr, void *arg)
-{
-	struct fare_net *fn = arg;
-	struct fare_route *rt = ptr;
-
-	fare_route_release(fn, rt);
-	kfree(rt);
-}
-
-/*
- * Called at namespace exit under @fn's lock, after the fare device is gone
- * and a grace period has passed since. The routes go first, taking the
- * anonymous groups with them; then the named groups.
- */
-void fare_table_destroy(struct fare_net *fn)
+void fare_nhgs_destroy(struct fare_net *fn)
 {
 	struct fare_nhg *nhg;
 	unsigned long id;
-	unsigned int i;
 
 	lockdep_assert_held(&fn->lock);
-	rhashtable_free_and_destroy(&fn->routes, fare_route_free_all, fn);
-	fn->route_tree = RB_ROOT;
-	fn->num_routes = 0;
-	for (i = 0; i < 2; i++) {
-		kvfree(rcu_dereference_protected(fn->agg[i],
-						 lockdep_is_held(&fn->lock)));
-		RCU_INIT_POINTER(fn->agg[i], NULL);
-		fn->num_agg[i] = 0;
-	}
 	xa_for_each(&fn->nhgs, id, nhg)
 		fare_nhg_free(fn, nhg);
 	xa_destroy(&fn->nhgs);
-}
-
-struct fare_plane *fare_plane_get_rcu(struct fare_net *fn, u32 id)
-{
-	if (!id || id > FARE_PLANE_ID_MAX)
-		return NULL;
-	return rcu_dereference_rtnl(fn->planes[id]);
-}
-
-static void fare_plane_free(struct rcu_head *head)
-{
-	struct fare_plane *plane = container_of(head, struct fare_plane, rcu);
-
-	netdev_put(plane->dev, &plane->dev_tracker);
-	free_percpu(plane->tx);
-	kfree(plane);
-}
-
-void fare_plane_free_rcu(struct fare_plane *plane)
-{
-	if (plane)
-		call_rcu(&plane->rcu, fare_plane_free);
 }
