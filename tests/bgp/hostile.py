@@ -31,6 +31,10 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          transitive attribute 0xf1 ("fare-xyz") and an
                          unknown optional non-transitive one 0xf2
                          ("nontrans"); stay until killed
+  aggr                   connect, send 100.64.0.5/32 with ATOMIC_AGGREGATE
+                         and AGGREGATOR AS 4200000099 10.9.9.9, then
+                         100.64.0.6/32 with NO_EXPORT_SUBCONFED; stay
+                         until killed
   expect-attr IP TYPE FLAGS HEX
                          connect and wait (30 s at most) for an UPDATE
                          announcing IP/32; check that it carries attribute
@@ -381,6 +385,24 @@ def attrs():
     s.keepalives(stop)
 
 
+def aggr():
+    """100.64.0.5/32 with ATOMIC_AGGREGATE and AGGREGATOR (AS 4200000099,
+    10.9.9.9, four octets on this session), 100.64.0.6/32 with
+    NO_EXPORT_SUBCONFED."""
+    s = Session()
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    atomic = attr(0x40, 6, b"")
+    aggregator = attr(0xc0, 7, struct.pack("!I", 4200000099) +
+                      socket.inet_aton("10.9.9.9"))
+    s.send(update(base_attrs() + atomic + aggregator, host(5)))
+    subconfed = attr(0xc0, 8, struct.pack("!I", 0xffffff03))
+    s.send(update(base_attrs() + subconfed, host(6)))
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
 def parse_update(body):
     """The (flags, type, value) attributes and the IPv4 NLRI of body."""
     wl = struct.unpack("!H", body[0:2])[0]
@@ -606,5 +628,5 @@ def gr():
 
 {"gr": gr, "flood": flood, "connect-rejected": connect_rejected, "connect": connect,
  "silent": silent, "oversize": oversize, "flaps": flaps,
- "attrs": attrs, "expect-attr": expect_attr, "speak": speak}[MODE]()
+ "attrs": attrs, "aggr": aggr, "expect-attr": expect_attr, "speak": speak}[MODE]()
 sys.exit(1 if failed else 0)

@@ -234,6 +234,10 @@ struct peer_route {
 	size_t lcomms_len;
 	const uint8_t *raw;
 	size_t raw_len;
+	bool atomic_aggregate;
+	bool has_aggregator;
+	uint32_t aggregator_as;
+	uint8_t aggregator_id[4];
 };
 
 /*

@@ -198,6 +198,10 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx, size_t n,
 	out.large_communities_len = r->lcomms_len;
 	out.raw_attrs = r->raw;
 	out.raw_attrs_len = r->raw_len;
+	out.atomic_aggregate = r->atomic_aggregate;
+	out.has_aggregator = r->has_aggregator;
+	out.aggregator_as = r->aggregator_as;
+	memcpy(out.aggregator_id, r->aggregator_id, 4);
 	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
 		out.has_next_hop = true;
 		memcpy(out.next_hop, nh, 4);

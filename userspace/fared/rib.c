@@ -220,6 +220,10 @@ static uint32_t attrs_hash(const struct rib_attrs *a)
 	h = hash_bytes(h, a->communities, a->communities_len);
 	h = hash_bytes(h, a->ext_communities, a->ext_communities_len);
 	h = hash_bytes(h, a->large_communities, a->large_communities_len);
+	h = HASH_FIELD(h, a->atomic_aggregate);
+	h = HASH_FIELD(h, a->has_aggregator);
+	h = HASH_FIELD(h, a->aggregator_as);
+	h = hash_bytes(h, a->aggregator_id, sizeof(a->aggregator_id));
 	for (i = 0; i < a->n_kept; i++) {
 		h = HASH_FIELD(h, a->kept[i].flags);
 		h = HASH_FIELD(h, a->kept[i].type);
@@ -244,6 +248,11 @@ static bool attrs_eq(const struct rib_attrs *a, const struct rib_attrs *b,
 	    a->local_pref != b->local_pref || a->family != b->family ||
 	    a->has_next_hop_ll != b->has_next_hop_ll ||
 	    a->as_path_len != b->as_path_len || a->n_kept != b->n_kept ||
+	    a->atomic_aggregate != b->atomic_aggregate ||
+	    a->has_aggregator != b->has_aggregator ||
+	    a->aggregator_as != b->aggregator_as ||
+	    memcmp(a->aggregator_id, b->aggregator_id,
+		   sizeof(a->aggregator_id)) ||
 	    memcmp(a->next_hop, b->next_hop, sizeof(a->next_hop)) ||
 	    memcmp(a->next_hop_ll, b->next_hop_ll, sizeof(a->next_hop_ll)) ||
 	    strcmp(a->as_path_text, b->as_path_text) ||
@@ -452,6 +461,12 @@ struct rib_attrs *rib_attrs_get(struct rib *rib, const struct bgp_attrs *in,
 	v.ext_communities_len = in->ext_communities_len;
 	v.large_communities = (uint8_t *)in->large_communities;
 	v.large_communities_len = in->large_communities_len;
+	v.atomic_aggregate = bgp_attr_has(in, BGP_ATTR_ATOMIC_AGGREGATE);
+	v.has_aggregator = bgp_attr_has(in, BGP_ATTR_AGGREGATOR);
+	if (v.has_aggregator) {
+		v.aggregator_as = in->aggregator_as;
+		memcpy(v.aggregator_id, in->aggregator_id, 4);
+	}
 	v.n_kept = in->n_kept;
 	for (i = 0; i < in->n_kept; i++) {
 		kept[i].flags = in->kept[i].flags;

@@ -51,6 +51,11 @@ struct rib_attrs {
 	size_t ext_communities_len;
 	uint8_t *large_communities;	/* wire bytes, 12 each */
 	size_t large_communities_len;
+	/* RFC 4271 §5.1.6-7, passed on unchanged; AS in 4 octets. */
+	bool atomic_aggregate;
+	bool has_aggregator;
+	uint32_t aggregator_as;
+	uint8_t aggregator_id[4];
 	/* Unknown optional transitive attributes, kept to pass on. */
 	unsigned int n_kept;
 	struct rib_kept_attr {
