@@ -35,6 +35,9 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          and AGGREGATOR AS 4200000099 10.9.9.9, then
                          100.64.0.6/32 with NO_EXPORT_SUBCONFED; stay
                          until killed
+  badflood N             connect, send N UPDATEs (100.64.0.0 + i) with a
+                         malformed ORIGIN (treat-as-withdraw); stay until
+                         killed
   expect-attr IP TYPE FLAGS HEX
                          connect and wait (30 s at most) for an UPDATE
                          announcing IP/32; check that it carries attribute
@@ -403,6 +406,25 @@ def aggr():
     s.keepalives(stop)
 
 
+def badflood():
+    """N UPDATEs for 100.64.0.0 + i, each with a malformed ORIGIN (value 5:
+    treat-as-withdraw, RFC 7606 §7.1)."""
+    total = int(ARGS[0])
+    s = Session()
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    bad = (attr(0x40, 1, b"\x05") + as_path([MY_AS]) +
+           attr(0x40, 3, socket.inet_aton(LOCAL)))
+    sent = 0
+    while sent < total and s.send(update(bad, host(sent))):
+        sent += 1
+    check("all %d malformed UPDATEs sent" % total, sent == total,
+          "(sent %d)" % sent)
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
 def parse_update(body):
     """The (flags, type, value) attributes and the IPv4 NLRI of body."""
     wl = struct.unpack("!H", body[0:2])[0]
@@ -628,5 +650,6 @@ def gr():
 
 {"gr": gr, "flood": flood, "connect-rejected": connect_rejected, "connect": connect,
  "silent": silent, "oversize": oversize, "flaps": flaps,
- "attrs": attrs, "aggr": aggr, "expect-attr": expect_attr, "speak": speak}[MODE]()
+ "attrs": attrs, "aggr": aggr, "badflood": badflood,
+ "expect-attr": expect_attr, "speak": speak}[MODE]()
 sys.exit(1 if failed else 0)

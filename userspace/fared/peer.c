@@ -782,9 +782,9 @@ static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 		return;
 	}
 	if (e->action != BGP_ACTION_NONE) {
-		plog(p, "RFC 7606 %s: %s (error %u/%u)",
-		     bgp_action_name(e->action), e->reason, e->code,
-		     e->subcode);
+		plog_limited(p, "RFC 7606 %s: %s (error %u/%u)",
+			     bgp_action_name(e->action), e->reason, e->code,
+			     e->subcode);
 		if (e->action == BGP_ACTION_TREAT_AS_WITHDRAW)
 			p->withdraw_7606++;
 		else
@@ -1130,6 +1130,7 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
 	snprintf(p->name, sizeof(p->name), "%s (plane %u)", nb->addr_text,
 		 nb->plane);
 	timer_init(&p->connect_retry, connect_retry_expired, p);
+	peer_log_init(p);
 	peer_gr_init(p);
 	peer_import_init(p);
 	if (peer_table_refresh(p)) {
@@ -1176,6 +1177,7 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 	timer_stop(l, &p->connect_retry);
 	timer_stop(l, &p->deferral);
 	timer_stop(l, &p->max_prefix_restart);
+	peer_log_fini(p);
 	if (p->d->rib_ops)
 		p->d->rib_ops->gone(p);
 	event_down(p, true);

@@ -143,6 +143,12 @@ struct peer {
 	uint64_t neighbor_as_bad;
 	uint64_t too_large;		/* routes not sent: over max_len */
 	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
+	/* The log rate limit (peer_log.c). */
+	unsigned int log_tokens;
+	uint64_t log_refill_at;		/* ms: the last refill */
+	uint64_t log_suppressed;	/* since the last summary */
+	uint64_t log_suppressed_total;
+	struct timer log_summary;
 	char last_error[320];
 };
 

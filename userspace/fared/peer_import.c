@@ -143,8 +143,8 @@ static void import_run(struct peer *p, const struct bgp_update *u,
 		if (!loop_detected) {
 			ra = rib_attrs_get(p->d->rib, &u->attrs, run->family);
 			if (!ra)
-				plog(p, "out of memory: UPDATE treated as "
-				     "withdraw");
+				plog_limited(p, "out of memory: UPDATE "
+					     "treated as withdraw");
 		}
 	}
 	while (bgp_nlri_next(run, &pos, &pfx)) {

@@ -145,10 +145,10 @@ static bool announce_run(struct conn *c, struct bgp_update_out *out,
 		 * older version the peer may hold is withdrawn (RFC 8654 §4).
 		 */
 		p->too_large++;
-		plog(p, "%s not advertised: its UPDATE would exceed the "
-		     "session's %zu-byte message size; withdrawn",
-		     bgp_prefix_str(pfx, text, sizeof(text)),
-		     conn_codec_opts(c).max_len);
+		plog_limited(p, "%s not advertised: its UPDATE would exceed "
+			     "the session's %zu-byte message size; withdrawn",
+			     bgp_prefix_str(pfx, text, sizeof(text)),
+			     conn_codec_opts(c).max_len);
 		return withdraw_run(c, pfx, 1);
 	}
 	conn_send(c, update_buf, len);
@@ -175,9 +175,9 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx, size_t n,
 	if (!n)
 		return true;
 	if (!next_hop(c, pfx->family, nh, &has_ll, out.mp_next_hop_ll)) {
-		plog(p, "no %s next hop on this session: %s not advertised",
-		     peer_fam_name(pfx->family),
-		     bgp_prefix_str(pfx, text, sizeof(text)));
+		plog_limited(p, "no %s next hop on this session: %s not "
+			     "advertised", peer_fam_name(pfx->family),
+			     bgp_prefix_str(pfx, text, sizeof(text)));
 		return false;
 	}
 	out.origin = r->origin;
