@@ -38,6 +38,10 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
   badflood N             connect, send N UPDATEs (100.64.0.0 + i) with a
                          malformed ORIGIN (treat-as-withdraw); stay until
                          killed
+  addpaths N             connect with ADD-PATH (send, IPv4 unicast), send
+                         N paths (ids 1..N) for 100.64.0.1/32 in full
+                         UPDATEs, then 100.64.0.2/32; check that no
+                         NOTIFICATION came within 3 s; stay until killed
   expect-attr IP TYPE FLAGS HEX
                          connect and wait (30 s at most) for an UPDATE
                          announcing IP/32; check that it carries attribute
@@ -425,6 +429,35 @@ def badflood():
     s.keepalives(stop)
 
 
+def addpaths():
+    """ADD-PATH (send, IPv4 unicast): N paths (path ids 1..N) for
+    100.64.0.1/32, then 100.64.0.2/32 with path id 1."""
+    total = int(ARGS[0])
+    s = Session(extra_caps=b"\x45\x04\x00\x01\x01\x02")
+    check("session Established", s.established, notif_text(s.notif))
+    check("fared's OPEN has the ADD-PATH capability", s.has_add_path())
+    if not s.established:
+        return
+    attrs = base_attrs()
+    per = (4096 - 23 - len(attrs)) // 9
+    sent = 0
+    while sent < total:
+        n = min(per, total - sent)
+        nlri = b"".join(struct.pack("!I", sent + i + 1) + host(1)
+                        for i in range(n))
+        if not s.send(update(attrs, nlri)):
+            break
+        sent += n
+    s.send(update(attrs, struct.pack("!I", 1) + host(2)))
+    check("%d paths for 100.64.0.1/32 sent" % total, sent == total,
+          "(sent %d)" % sent)
+    s.closed.wait(3)
+    check("no NOTIFICATION, session up",
+          s.notif is None and not s.closed.is_set(), notif_text(s.notif))
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
 def parse_update(body):
     """The (flags, type, value) attributes and the IPv4 NLRI of body."""
     wl = struct.unpack("!H", body[0:2])[0]
@@ -650,6 +683,6 @@ def gr():
 
 {"gr": gr, "flood": flood, "connect-rejected": connect_rejected, "connect": connect,
  "silent": silent, "oversize": oversize, "flaps": flaps,
- "attrs": attrs, "aggr": aggr, "badflood": badflood,
+ "attrs": attrs, "aggr": aggr, "badflood": badflood, "addpaths": addpaths,
  "expect-attr": expect_attr, "speak": speak}[MODE]()
 sys.exit(1 if failed else 0)

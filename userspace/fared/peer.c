@@ -706,6 +706,7 @@ static void established(struct conn *c)
 	p->prefixes_rx = p->prefixes_denied = 0;
 	p->unnegotiated = 0;
 	p->neighbor_as_bad = 0;
+	p->add_path_over = 0;
 	p->max_prefix_warned = false;
 	p->last_error[0] = '\0';
 	p->orf_wait = 0;

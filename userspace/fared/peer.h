@@ -141,6 +141,8 @@ struct peer {
 	uint64_t unnegotiated;
 	/* This session: UPDATEs whose AS_PATH does not begin with its AS. */
 	uint64_t neighbor_as_bad;
+	/* This session: paths ignored past add-path max-paths. */
+	uint64_t add_path_over;
 	uint64_t too_large;		/* routes not sent: over max_len */
 	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
 	/* The log rate limit (peer_log.c). */

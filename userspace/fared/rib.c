@@ -28,6 +28,7 @@
  * lookup and walk, until the feed has reported it gone.
  */
 #include <errno.h>
+#include <limits.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -916,6 +917,28 @@ static bool find_path(const struct rib_entry *e, unsigned int peer,
 	*at = lo;
 	return lo < e->n_paths && e->paths[lo].peer == peer &&
 	       e->paths[lo].path_id == path_id;
+}
+
+size_t rib_peer_prefix_paths(const struct rib *rib, unsigned int peer,
+			     const struct bgp_prefix *prefix, bool *has)
+{
+	struct rib_node *n;
+	size_t lo, hi;
+
+	*has = false;
+	if (prefix->family >= BGP_FAM_COUNT ||
+	    prefix->len > addr_bytes(prefix->family) * 8)
+		return 0;
+	n = trie_find(rib, prefix);
+	if (!n)
+		return 0;
+	*has = find_path(&n->e, peer, prefix->path_id, &lo);
+	find_path(&n->e, peer, 0, &lo);
+	if (peer == UINT_MAX)
+		hi = n->e.n_paths;
+	else
+		find_path(&n->e, peer + 1, 0, &hi);
+	return hi - lo;
 }
 
 static struct rib_peer *peer_get(struct rib *rib, unsigned int peer)

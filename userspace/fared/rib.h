@@ -155,6 +155,12 @@ uint32_t rib_refresh_begin(struct rib *rib, unsigned int peer,
 size_t rib_refresh_end(struct rib *rib, unsigned int peer, uint32_t families,
 		       uint32_t begin);
 
+/*
+ * The number of paths peer has for prefix (its path_id aside), and in
+ * *has whether it has the one of prefix->path_id: O(log paths).
+ */
+size_t rib_peer_prefix_paths(const struct rib *rib, unsigned int peer,
+			     const struct bgp_prefix *prefix, bool *has);
 /* The number of paths peer has in families, stale ones included. */
 size_t rib_peer_count(const struct rib *rib, unsigned int peer,
 		      uint32_t families);
