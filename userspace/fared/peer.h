@@ -95,6 +95,14 @@ struct conn {
 	bool hard;			/* a Hard Reset was sent or received */
 	struct bgp_session_params params;
 	struct sockaddr_storage local;
+	/*
+	 * The RFC 2545 link-local next hop beside local (peer_send.c), as
+	 * last looked up (ll_at, ms; 0: never): getifaddrs() is a netlink
+	 * dump of every address, too dear for each UPDATE.
+	 */
+	uint64_t ll_at;
+	bool has_ll;
+	uint8_t ll[16];
 };
 
 struct peer {

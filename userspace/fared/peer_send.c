@@ -14,14 +14,50 @@
 #include "peer.h"
 #include "peer_int.h"
 
+/*
+ * How long a session's link-local next hop is used before it is looked up
+ * again: the link's link-local address rarely changes while a session on
+ * it lives (and a TCP connection's own address never does), and fared has
+ * no address monitor, so a change shows within this time.
+ */
+#define LINK_LOCAL_TTL_MS	30000u
+
+/* RFC 2545 §3: the link-local address of the link c's local address is on. */
+static void link_local_lookup(struct conn *c)
+{
+	const struct sockaddr_in6 *s6 = (const void *)&c->local;
+	struct ifaddrs *ifa, *i;
+	const char *ifname = NULL;
+
+	c->has_ll = false;
+	c->ll_at = loop_now_ms();
+	if (IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr) || getifaddrs(&ifa))
+		return;
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET6 &&
+		    !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			    &s6->sin6_addr, 16))
+			ifname = i->ifa_name;
+	for (i = ifa; ifname && i; i = i->ifa_next) {
+		const struct sockaddr_in6 *a = (const void *)i->ifa_addr;
+
+		if (a && a->sin6_family == AF_INET6 &&
+		    !strcmp(i->ifa_name, ifname) &&
+		    IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr)) {
+			memcpy(c->ll, &a->sin6_addr, 16);
+			c->has_ll = true;
+			break;
+		}
+	}
+	freeifaddrs(ifa);
+}
+
 /* The local address of c's family fam as a next hop; false if none. */
-static bool next_hop(const struct conn *c, unsigned int fam, uint8_t *nh,
+static bool next_hop(struct conn *c, unsigned int fam, uint8_t *nh,
 		     bool *has_ll, uint8_t *ll)
 {
 	const struct sockaddr_in *s4 = (const void *)&c->local;
 	const struct sockaddr_in6 *s6 = (const void *)&c->local;
-	struct ifaddrs *ifa, *i;
-	const char *ifname = NULL;
 
 	*has_ll = false;
 	if (fam == BGP_FAM_IPV4_UNICAST) {
@@ -34,27 +70,11 @@ static bool next_hop(const struct conn *c, unsigned int fam, uint8_t *nh,
 	    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
 		return false;
 	memcpy(nh, &s6->sin6_addr, 16);
-	/* RFC 2545 §3: add the link-local address of the shared link. */
-	if (getifaddrs(&ifa))
-		return true;
-	for (i = ifa; i; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET6 &&
-		    !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
-			    &s6->sin6_addr, 16))
-			ifname = i->ifa_name;
-	for (i = ifa; ifname && i; i = i->ifa_next) {
-		const struct sockaddr_in6 *a = (const void *)i->ifa_addr;
-
-		if (a && a->sin6_family == AF_INET6 &&
-		    !strcmp(i->ifa_name, ifname) &&
-		    IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr) &&
-		    !IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr)) {
-			memcpy(ll, &a->sin6_addr, 16);
-			*has_ll = true;
-			break;
-		}
-	}
-	freeifaddrs(ifa);
+	if (!c->ll_at || loop_now_ms() - c->ll_at >= LINK_LOCAL_TTL_MS)
+		link_local_lookup(c);
+	*has_ll = c->has_ll;
+	if (c->has_ll)
+		memcpy(ll, c->ll, 16);
 	return true;
 }
 
