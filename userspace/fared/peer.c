@@ -712,6 +712,7 @@ static void established(struct conn *c)
 	p->orf_wait = 0;
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
 		p->n_orf_rx[fam] = 0;
+		orf_rx_changed(p, fam);
 		if (orf_receives(p, fam))
 			p->orf_wait |= BGP_FAM_BIT(fam);
 	}
@@ -822,6 +823,7 @@ static bool got_orf(struct conn *c, unsigned int fam,
 	}
 	err = orf_list_apply(&p->orf_rx[fam], &p->n_orf_rx[fam], fam,
 			     rr->orf, rr->orf_len);
+	orf_rx_changed(p, fam);
 	if (err == -E2BIG) {
 		conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_OUT_OF_RESOURCES,
 			    NULL, 0, "ORF list longer than fared keeps");
@@ -1183,8 +1185,10 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 		p->d->rib_ops->gone(p);
 	event_down(p, true);
 	peer_table_clear(&p->d->peer_table, p->index);
-	for (i = 0; i < BGP_FAM_COUNT; i++)
+	for (i = 0; i < BGP_FAM_COUNT; i++) {
 		free(p->orf_rx[i]);
+		orf_index_free(&p->orf_ix[i]);
+	}
 	free(p);
 }
 
@@ -1202,7 +1206,8 @@ size_t peer_memory(const struct peer *p)
 	if (p->est && p->est != p->out && p->est != p->in)
 		n += conn_memory(p->est);
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
-		n += p->n_orf_rx[fam] * sizeof(*p->orf_rx[fam]);
+		n += p->n_orf_rx[fam] * sizeof(*p->orf_rx[fam]) +
+		     p->orf_ix[fam].n * sizeof(*p->orf_ix[fam].v);
 	return n + (p->d->rib_ops ? p->d->rib_ops->bytes(p) : 0);
 }
 

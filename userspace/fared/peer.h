@@ -135,6 +135,12 @@ struct peer {
 	 * because its first ROUTE-REFRESH is awaited (RFC 5291 §6). */
 	struct orf_entry *orf_rx[BGP_FAM_COUNT];
 	size_t n_orf_rx[BGP_FAM_COUNT];
+	/*
+	 * orf_rx indexed for export's per-prefix checks (orf_permits());
+	 * orf_ix_ok false: not built (no memory), orf_match() walks the list.
+	 */
+	struct orf_index orf_ix[BGP_FAM_COUNT];
+	bool orf_ix_ok[BGP_FAM_COUNT];
 	uint32_t orf_wait;
 	uint64_t orf_tx, orf_rx_msgs;	/* ROUTE-REFRESHes with ORF */
 	bool export_done;
