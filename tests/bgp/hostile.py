@@ -42,6 +42,11 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          N paths (ids 1..N) for 100.64.0.1/32 in full
                          UPDATEs, then 100.64.0.2/32; check that no
                          NOTIFICATION came within 3 s; stay until killed
+  orfmany N WANT         connect with ORF (send), send ROUTE-REFRESHes
+                         (DEFER, then IMMEDIATE) with N ORF entries permitting every second
+                         10.202.2.I/32 for I < WANT (the others DENY or
+                         outside fared's routes) and a catch-all DENY;
+                         check that fared announces exactly those
   expect-attr IP TYPE FLAGS HEX
                          connect and wait (30 s at most) for an UPDATE
                          announcing IP/32; check that it carries attribute
@@ -458,6 +463,61 @@ def addpaths():
     s.keepalives(stop)
 
 
+def orfmany():
+    """ORF (send, IPv4 unicast): ROUTE-REFRESHes (DEFER, the last
+    IMMEDIATE) whose Address Prefix ORF permits every second 10.202.2.0 + i/32 for i <
+    WANT among N entries (the rest /32s under 10.99.0.0/16 that match
+    nothing fared has), then a catch-all DENY; checks that fared then
+    announces exactly the permitted ones of the 10.202.2.0/24 /32s."""
+    total, want = int(ARGS[0]), int(ARGS[1])
+    orf_cap = struct.pack("!HBBBBB", 1, 0, 1, 1, 64, 2)   # send
+    s = Session(reader=False,
+                extra_caps=b"\x03" + bytes([len(orf_cap)]) + orf_cap)
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    permitted = set("10.202.2.%d/32" % i for i in range(0, want, 2))
+    entries = []
+    for i in range(total - 1):
+        if i < want:
+            pfx = socket.inet_aton("10.202.2.%d" % i)
+            deny = i % 2
+        else:
+            pfx = struct.pack("!I", 0x0a630000 + i)
+            deny = 0
+        entries.append(struct.pack("!BIBBB", 0x20 if deny else 0,
+                                   i + 1, 0, 0, 32) + pfx)
+    entries.append(struct.pack("!BIBBB", 0x20, 0xffffffff, 0, 32, 0))
+    per = (4096 - 19 - 7) // 12     # a /32 entry: 8 + 4 octets
+    for at in range(0, len(entries), per):
+        blob = b"".join(entries[at:at + per])
+        when = 1 if at + per >= len(entries) else 2   # IMMEDIATE, DEFER
+        s.send(msg(5, struct.pack("!HBBBBH", 1, 0, 1, when, 64,
+                                  len(blob)) + blob))
+    got = set()
+    end = time.time() + 30
+    quiet = 0
+    while time.time() < end and s.notif is None and \
+            (quiet < 5 or not got):
+        s.send(msg(4, b""))
+        t, body = s.read_one(1)
+        if t == 3:
+            s.notif = body
+        if t == 2:
+            quiet = 0
+            got |= set(x for x in parse_update(body)[1]
+                       if x.startswith("10.202.2."))
+        else:
+            quiet += 1
+    check("no NOTIFICATION", s.notif is None, notif_text(s.notif))
+    print("orf: %d permitted, %d received" % (len(permitted), len(got)),
+          flush=True)
+    check("fared announced exactly the %d permitted /32s" % len(permitted),
+          got == permitted, "(missing %s, extra %s)" %
+          (sorted(permitted - got)[:5], sorted(got - permitted)[:5]))
+    s.close()
+
+
 def parse_update(body):
     """The (flags, type, value) attributes and the IPv4 NLRI of body."""
     wl = struct.unpack("!H", body[0:2])[0]
@@ -684,5 +744,6 @@ def gr():
 {"gr": gr, "flood": flood, "connect-rejected": connect_rejected, "connect": connect,
  "silent": silent, "oversize": oversize, "flaps": flaps,
  "attrs": attrs, "aggr": aggr, "badflood": badflood, "addpaths": addpaths,
+ "orfmany": orfmany,
  "expect-attr": expect_attr, "speak": speak}[MODE]()
 sys.exit(1 if failed else 0)
