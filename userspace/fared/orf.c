@@ -220,10 +220,12 @@ int orf_index_build(struct orf_index *ix, const struct orf_entry *e,
 	if (!ix->v)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (e[i].action != ORF_ADD || e[i].prefix.len > 128)
+		unsigned int len = e[i].prefix.len;
+
+		if (e[i].action != ORF_ADD || len > 128)
 			continue;
 		ix->v[ix->n++] = e[i];
-		ix->lens[e[i].prefix.len / 64] |= 1ull << (e[i].prefix.len % 64);
+		ix->lens[len / 64] |= 1ull << (len % 64);
 	}
 	qsort(ix->v, ix->n, sizeof(*ix->v), entry_cmp);
 	return 0;
