@@ -31,6 +31,22 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          transitive attribute 0xf1 ("fare-xyz") and an
                          unknown optional non-transitive one 0xf2
                          ("nontrans"); stay until killed
+  aggr                   connect, send 100.64.0.5/32 with ATOMIC_AGGREGATE
+                         and AGGREGATOR AS 4200000099 10.9.9.9, then
+                         100.64.0.6/32 with NO_EXPORT_SUBCONFED; stay
+                         until killed
+  badflood N             connect, send N UPDATEs (100.64.0.0 + i) with a
+                         malformed ORIGIN (treat-as-withdraw); stay until
+                         killed
+  addpaths N             connect with ADD-PATH (send, IPv4 unicast), send
+                         N paths (ids 1..N) for 100.64.0.1/32 in full
+                         UPDATEs, then 100.64.0.2/32; check that no
+                         NOTIFICATION came within 3 s; stay until killed
+  orfmany N WANT         connect with ORF (send), send ROUTE-REFRESHes
+                         (DEFER, then IMMEDIATE) with N ORF entries permitting every second
+                         10.202.2.I/32 for I < WANT (the others DENY or
+                         outside fared's routes) and a catch-all DENY;
+                         check that fared announces exactly those
   expect-attr IP TYPE FLAGS HEX
                          connect and wait (30 s at most) for an UPDATE
                          announcing IP/32; check that it carries attribute
@@ -381,6 +397,127 @@ def attrs():
     s.keepalives(stop)
 
 
+def aggr():
+    """100.64.0.5/32 with ATOMIC_AGGREGATE and AGGREGATOR (AS 4200000099,
+    10.9.9.9, four octets on this session), 100.64.0.6/32 with
+    NO_EXPORT_SUBCONFED."""
+    s = Session()
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    atomic = attr(0x40, 6, b"")
+    aggregator = attr(0xc0, 7, struct.pack("!I", 4200000099) +
+                      socket.inet_aton("10.9.9.9"))
+    s.send(update(base_attrs() + atomic + aggregator, host(5)))
+    subconfed = attr(0xc0, 8, struct.pack("!I", 0xffffff03))
+    s.send(update(base_attrs() + subconfed, host(6)))
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
+def badflood():
+    """N UPDATEs for 100.64.0.0 + i, each with a malformed ORIGIN (value 5:
+    treat-as-withdraw, RFC 7606 §7.1)."""
+    total = int(ARGS[0])
+    s = Session()
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    bad = (attr(0x40, 1, b"\x05") + as_path([MY_AS]) +
+           attr(0x40, 3, socket.inet_aton(LOCAL)))
+    sent = 0
+    while sent < total and s.send(update(bad, host(sent))):
+        sent += 1
+    check("all %d malformed UPDATEs sent" % total, sent == total,
+          "(sent %d)" % sent)
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
+def addpaths():
+    """ADD-PATH (send, IPv4 unicast): N paths (path ids 1..N) for
+    100.64.0.1/32, then 100.64.0.2/32 with path id 1."""
+    total = int(ARGS[0])
+    s = Session(extra_caps=b"\x45\x04\x00\x01\x01\x02")
+    check("session Established", s.established, notif_text(s.notif))
+    check("fared's OPEN has the ADD-PATH capability", s.has_add_path())
+    if not s.established:
+        return
+    attrs = base_attrs()
+    per = (4096 - 23 - len(attrs)) // 9
+    sent = 0
+    while sent < total:
+        n = min(per, total - sent)
+        nlri = b"".join(struct.pack("!I", sent + i + 1) + host(1)
+                        for i in range(n))
+        if not s.send(update(attrs, nlri)):
+            break
+        sent += n
+    s.send(update(attrs, struct.pack("!I", 1) + host(2)))
+    check("%d paths for 100.64.0.1/32 sent" % total, sent == total,
+          "(sent %d)" % sent)
+    s.closed.wait(3)
+    check("no NOTIFICATION, session up",
+          s.notif is None and not s.closed.is_set(), notif_text(s.notif))
+    stop = threading.Event()
+    s.keepalives(stop)
+
+
+def orfmany():
+    """ORF (send, IPv4 unicast): ROUTE-REFRESHes (DEFER, the last
+    IMMEDIATE) whose Address Prefix ORF permits every second 10.202.2.0 + i/32 for i <
+    WANT among N entries (the rest /32s under 10.99.0.0/16 that match
+    nothing fared has), then a catch-all DENY; checks that fared then
+    announces exactly the permitted ones of the 10.202.2.0/24 /32s."""
+    total, want = int(ARGS[0]), int(ARGS[1])
+    orf_cap = struct.pack("!HBBBBB", 1, 0, 1, 1, 64, 2)   # send
+    s = Session(reader=False,
+                extra_caps=b"\x03" + bytes([len(orf_cap)]) + orf_cap)
+    check("session Established", s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    permitted = set("10.202.2.%d/32" % i for i in range(0, want, 2))
+    entries = []
+    for i in range(total - 1):
+        if i < want:
+            pfx = socket.inet_aton("10.202.2.%d" % i)
+            deny = i % 2
+        else:
+            pfx = struct.pack("!I", 0x0a630000 + i)
+            deny = 0
+        entries.append(struct.pack("!BIBBB", 0x20 if deny else 0,
+                                   i + 1, 0, 0, 32) + pfx)
+    entries.append(struct.pack("!BIBBB", 0x20, 0xffffffff, 0, 32, 0))
+    per = (4096 - 19 - 7) // 12     # a /32 entry: 8 + 4 octets
+    for at in range(0, len(entries), per):
+        blob = b"".join(entries[at:at + per])
+        when = 1 if at + per >= len(entries) else 2   # IMMEDIATE, DEFER
+        s.send(msg(5, struct.pack("!HBBBBH", 1, 0, 1, when, 64,
+                                  len(blob)) + blob))
+    got = set()
+    end = time.time() + 30
+    quiet = 0
+    while time.time() < end and s.notif is None and \
+            (quiet < 5 or not got):
+        s.send(msg(4, b""))
+        t, body = s.read_one(1)
+        if t == 3:
+            s.notif = body
+        if t == 2:
+            quiet = 0
+            got |= set(x for x in parse_update(body)[1]
+                       if x.startswith("10.202.2."))
+        else:
+            quiet += 1
+    check("no NOTIFICATION", s.notif is None, notif_text(s.notif))
+    print("orf: %d permitted, %d received" % (len(permitted), len(got)),
+          flush=True)
+    check("fared announced exactly the %d permitted /32s" % len(permitted),
+          got == permitted, "(missing %s, extra %s)" %
+          (sorted(permitted - got)[:5], sorted(got - permitted)[:5]))
+    s.close()
+
+
 def parse_update(body):
     """The (flags, type, value) attributes and the IPv4 NLRI of body."""
     wl = struct.unpack("!H", body[0:2])[0]
@@ -606,5 +743,7 @@ def gr():
 
 {"gr": gr, "flood": flood, "connect-rejected": connect_rejected, "connect": connect,
  "silent": silent, "oversize": oversize, "flaps": flaps,
- "attrs": attrs, "expect-attr": expect_attr, "speak": speak}[MODE]()
+ "attrs": attrs, "aggr": aggr, "badflood": badflood, "addpaths": addpaths,
+ "orfmany": orfmany,
+ "expect-attr": expect_attr, "speak": speak}[MODE]()
 sys.exit(1 if failed else 0)

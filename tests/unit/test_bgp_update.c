@@ -204,6 +204,39 @@ TEST(update_to_a_2_octet_speaker_sends_as_trans_and_as4_path)
 		  "c0 11 0a 02 02 fa56ea05 0000fde9 | 08 0a");
 }
 
+/* RFC 4271 §5.1.6-7 passed on; RFC 6793 §4.2.2 toward an old speaker. */
+TEST(update_aggregator_goes_as_trans_plus_as4_aggregator_to_a_2_octet_speaker)
+{
+	static const uint32_t path[] = { 65001 };
+	struct bgp_prefix p;
+	struct bgp_update_out o = {
+		.mp_family = -1, .mp_unreach_family = -1,
+		.nlri = &p, .n_nlri = 1,
+		.origin = BGP_ORIGIN_IGP, .as_path = path, .as_path_len = 1,
+		.has_next_hop = true, .next_hop = { 192, 0, 2, 1 },
+		.atomic_aggregate = true, .has_aggregator = true,
+		.aggregator_as = 4200000001u,
+		.aggregator_id = { 10, 0, 0, 9 },
+	};
+	int n;
+
+	CHECK_INT(bgp_prefix_parse("10.0.0.0/8", &p), 0);
+	n = bgp_update_build(out, sizeof(out), &ebgp2, 0, &o);
+	CHECK_HEX(out, n, "M 0042 02 0000 0029 | 40 01 01 00 |"
+		  "40 02 04 02 01 fde9 | 40 03 04 c0000201 | 40 06 00 |"
+		  "c0 07 06 5ba0 0a000009 | c0 12 08 fa56ea01 0a000009 |"
+		  "08 0a");
+	n = bgp_update_build(out, sizeof(out), &ebgp4, 0, &o);
+	CHECK_HEX(out, n, "M 003b 02 0000 0022 | 40 01 01 00 |"
+		  "40 02 06 02 01 0000fde9 | 40 03 04 c0000201 | 40 06 00 |"
+		  "c0 07 08 fa56ea01 0a000009 | 08 0a");
+	o.aggregator_as = 65002;
+	n = bgp_update_build(out, sizeof(out), &ebgp2, 0, &o);
+	CHECK_HEX(out, n, "M 0037 02 0000 001e | 40 01 01 00 |"
+		  "40 02 04 02 01 fde9 | 40 03 04 c0000201 | 40 06 00 |"
+		  "c0 07 06 fdea 0a000009 | 08 0a");
+}
+
 TEST(update_long_as_path_is_split_into_255_as_segments_with_ext_length)
 {
 	static uint32_t path[300];

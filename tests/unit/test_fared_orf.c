@@ -222,3 +222,129 @@ TEST(orf_match_table_1_and_smallest_sequence_first)
 	CHECK_INT(orf_match(e, 4, &p), 1);	/* now seq 30 */
 	CHECK_INT(orf_match(e, 0, &p), -1);
 }
+
+/* The index decides as the list does: Table 1 again, through it. */
+TEST(orf_index_match_table_1_and_smallest_sequence_first)
+{
+	struct orf_entry e[4] = {
+		entry(ORF_ADD, true, 20, 0, 0, "10.1.0.0/16"),
+		entry(ORF_ADD, false, 10, 17, 0, "10.1.0.0/16"),
+		entry(ORF_ADD, false, 30, 0, 24, "10.0.0.0/8"),
+		entry(ORF_ADD, true, 40, 28, 30, "10.2.0.0/16"),
+	};
+	static const struct {
+		const char *p;
+		int want;
+	} t[] = {
+		{ "10.1.0.0/16", 0 }, { "10.1.2.0/24", 1 },
+		{ "10.1.2.3/32", 1 }, { "10.2.0.0/24", 1 },
+		{ "10.2.0.0/28", 0 }, { "10.2.0.0/31", -1 },
+		{ "10.0.0.0/7", -1 }, { "11.0.0.0/16", -1 },
+		{ "2001:db8::/32", -1 },
+	};
+	struct orf_index ix = { 0 };
+	struct bgp_prefix p;
+	size_t i;
+
+	CHECK_INT(orf_index_build(&ix, e, 4), 0);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		CHECK_INT(bgp_prefix_parse(t[i].p, &p), 0);
+		if (orf_index_match(&ix, &p) != t[i].want) {
+			t_fail(__FILE__, __LINE__, "%s: %d, not %d", t[i].p,
+			       orf_index_match(&ix, &p), t[i].want);
+			orf_index_free(&ix);
+			return;
+		}
+	}
+	e[1].action = ORF_REMOVE;
+	CHECK_INT(orf_index_build(&ix, e, 4), 0);
+	CHECK_INT(bgp_prefix_parse("10.1.2.0/24", &p), 0);
+	CHECK_INT(orf_index_match(&ix, &p), 1);	/* now seq 30 */
+	CHECK_INT(orf_index_build(&ix, e, 0), 0);
+	CHECK_INT(orf_index_match(&ix, &p), -1);
+	orf_index_free(&ix);
+}
+
+static uint32_t rnd_state = 2463534242u;
+
+static uint32_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+/* A random prefix under 10.0.0.0/12 of length 8..32, trailing bits zero. */
+static void rnd_prefix(struct bgp_prefix *p, unsigned int len)
+{
+	uint32_t a = 0x0a000000u | (rnd() & 0x000fffffu);
+
+	memset(p, 0, sizeof(*p));
+	p->family = BGP_FAM_IPV4_UNICAST;
+	p->len = len;
+	a &= len ? 0xffffffffu << (32 - len) : 0;
+	p->addr[0] = a >> 24;
+	p->addr[1] = a >> 16;
+	p->addr[2] = a >> 8;
+	p->addr[3] = a;
+}
+
+/*
+ * 4,000 random entries (duplicate prefixes, every Minlen/Maxlen shape,
+ * PERMIT and DENY, a few non-ADD) against 20,000 random prefixes: the
+ * index and orf_match() agree on every one.
+ */
+TEST(orf_index_agrees_with_the_linear_match_on_a_random_list)
+{
+	const size_t n = 4000, probes = 20000;
+	struct orf_entry *e = calloc(n, sizeof(*e));
+	struct orf_index ix = { 0 };
+	struct bgp_prefix p;
+	size_t i, decided = 0;
+
+	CHECK(e != NULL);
+	if (!e)
+		return;
+	for (i = 0; i < n; i++) {
+		unsigned int len = 8 + rnd() % 17;
+
+		rnd_prefix(&e[i].prefix, len);
+		e[i].action = rnd() % 50 ? ORF_ADD : ORF_REMOVE;
+		e[i].deny = rnd() % 2;
+		e[i].seq = (rnd() % 100000) * 4000 + (uint32_t)i;
+		switch (rnd() % 4) {
+		case 1:
+			e[i].minlen = len + 1 + rnd() % (32 - len);
+			break;
+		case 2:
+			e[i].maxlen = len + 1 + rnd() % (32 - len);
+			break;
+		case 3:
+			e[i].minlen = len + 1 + rnd() % (32 - len);
+			e[i].maxlen = e[i].minlen + rnd() % (33 - e[i].minlen);
+			break;
+		}
+	}
+	CHECK_INT(orf_index_build(&ix, e, n), 0);
+	for (i = 0; i < probes; i++) {
+		int want, got;
+
+		rnd_prefix(&p, 8 + rnd() % 25);
+		want = orf_match(e, n, &p);
+		got = orf_index_match(&ix, &p);
+		decided += want >= 0;
+		if (want != got) {
+			char text[BGP_PREFIX_STRLEN];
+
+			t_fail(__FILE__, __LINE__, "%s: index %d, list %d",
+			       bgp_prefix_str(&p, text, sizeof(text)), got,
+			       want);
+			break;
+		}
+	}
+	/* The probes must exercise both answers, not only "no match". */
+	CHECK(decided > probes / 10);
+	orf_index_free(&ix);
+	free(e);
+}

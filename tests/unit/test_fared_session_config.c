@@ -147,7 +147,8 @@ TEST(config_max_prefix_add_path_and_send_limits)
 			"plane 1 {\nneighbor 10.0.0.1 {\nremote-as 65001\n"
 			"max-prefix 10000 restart 30\nadd-path receive\n"
 			"}\nneighbor 10.0.0.2 {\nremote-as 65001\n"
-			"max-prefix 5 warning-only\n}\n"
+			"max-prefix 5 warning-only\n"
+			"add-path receive max-paths 8\n}\n"
 			"neighbor 10.0.0.3 {\nremote-as 65001\n}\n}\n",
 			&cfg, &cap), 0);
 	capture_end(&cap);
@@ -158,11 +159,13 @@ TEST(config_max_prefix_add_path_and_send_limits)
 	CHECK_INT(nb->max_prefix_restart, 30);
 	CHECK(!nb->max_prefix_warning_only);
 	CHECK(nb->add_path_rx);
+	CHECK_INT(nb->add_path_max_paths, FARED_ADD_PATH_MAX_PATHS_DEFAULT);
 	nb = &cfg.neighbors[1];
 	CHECK_INT(nb->max_prefix, 5);
 	CHECK(nb->max_prefix_warning_only);
 	CHECK_INT(nb->max_prefix_restart, 0);
-	CHECK(!nb->add_path_rx);
+	CHECK(nb->add_path_rx);
+	CHECK_INT(nb->add_path_max_paths, 8);
 	/* The defaults: no limit, no ADD-PATH, RFC 9687's send hold. */
 	nb = &cfg.neighbors[2];
 	CHECK_INT(nb->max_prefix, 0);
@@ -180,7 +183,9 @@ TEST(config_max_prefix_add_path_and_send_limits)
 			"max-prefix 10 warning-only restart 5\n" /* 12 */
 			"add-path send\n" /* 13 */
 			"add-path\n" /* 14 */
-			"}\n}\n", &cfg, &cap), 9);
+			"add-path receive max-paths 0\n" /* 15 */
+			"add-path receive max-paths\n" /* 16 */
+			"}\n}\n", &cfg, &cap), 11);
 	/* The errors, then RFC 8212's warnings about the policies. */
 	CHECK_PREFIX(capture_text(&cap),
 		  "t.conf:3: send-buffer-limit must be 65536..4294967295 "
@@ -197,8 +202,12 @@ TEST(config_max_prefix_add_path_and_send_limits)
 		  "t.conf:12: max-prefix: warning-only never closes the "
 		  "session, so restart has nothing to restart\n"
 		  "t.conf:13: add-path: fared only receives path ids: "
-		  "expected \"add-path receive\", not \"send\"\n"
-		  "t.conf:14: expected \"add-path receive\"\n");
+		  "expected \"add-path receive [max-paths N]\"\n"
+		  "t.conf:14: add-path: fared only receives path ids: "
+		  "expected \"add-path receive [max-paths N]\"\n"
+		  "t.conf:15: add-path max-paths must be 1..4096, not \"0\"\n"
+		  "t.conf:16: add-path: fared only receives path ids: "
+		  "expected \"add-path receive [max-paths N]\"\n");
 	capture_end(&cap);
 	fared_config_free(&cfg);
 }

@@ -103,6 +103,9 @@ void adj_route_clear(struct adj_route *a)
 	a->comms_len = a->lcomms_len = a->raw_len = 0;
 	a->no_export = a->no_advertise = false;
 	a->from_ibgp = false;
+	a->atomic_aggregate = a->has_aggregator = false;
+	a->aggregator_as = 0;
+	memset(a->aggregator_id, 0, sizeof(a->aggregator_id));
 	a->live = false;
 }
 
@@ -277,6 +280,10 @@ static void adj_attrs(const struct adj_route *a, struct peer_route *r)
 	r->lcomms_len = a->lcomms_len;
 	r->raw = a->xattr ? a->xattr + a->comms_len + a->lcomms_len : NULL;
 	r->raw_len = a->raw_len;
+	r->atomic_aggregate = a->atomic_aggregate;
+	r->has_aggregator = a->has_aggregator;
+	r->aggregator_as = a->aggregator_as;
+	memcpy(r->aggregator_id, a->aggregator_id, sizeof(r->aggregator_id));
 }
 
 /*
@@ -336,6 +343,16 @@ static int attr_cmp(const struct adj_route *a, const struct adj_route *b)
 		return a->origin < b->origin ? -1 : 1;
 	if (a->comms_len != b->comms_len)
 		return a->comms_len < b->comms_len ? -1 : 1;
+	if (a->atomic_aggregate != b->atomic_aggregate)
+		return a->atomic_aggregate < b->atomic_aggregate ? -1 : 1;
+	if (a->has_aggregator != b->has_aggregator)
+		return a->has_aggregator < b->has_aggregator ? -1 : 1;
+	if (a->aggregator_as != b->aggregator_as)
+		return a->aggregator_as < b->aggregator_as ? -1 : 1;
+	r = memcmp(a->aggregator_id, b->aggregator_id,
+		   sizeof(a->aggregator_id));
+	if (r)
+		return r;
 	if (a->lcomms_len != b->lcomms_len)
 		return a->lcomms_len < b->lcomms_len ? -1 : 1;
 	r = cmp_bytes(a->path, a->path_len * sizeof(*a->path), b->path,
@@ -434,6 +451,11 @@ static bool same_route(const struct adj_route *a, const struct adj_route *b)
 	       a->no_export == b->no_export &&
 	       a->no_advertise == b->no_advertise &&
 	       a->from_ibgp == b->from_ibgp &&
+	       a->atomic_aggregate == b->atomic_aggregate &&
+	       a->has_aggregator == b->has_aggregator &&
+	       a->aggregator_as == b->aggregator_as &&
+	       !memcmp(a->aggregator_id, b->aggregator_id,
+		       sizeof(a->aggregator_id)) &&
 	       (!x_len(a) || !memcmp(a->xattr, b->xattr, x_len(a))) &&
 	       (!a->path_len ||
 		!memcmp(a->path, b->path, a->path_len * sizeof(*a->path))) &&
@@ -461,6 +483,10 @@ static void adj_take(struct adj_route *a, const struct adj_route *now)
 	a->no_export = now->no_export;
 	a->no_advertise = now->no_advertise;
 	a->from_ibgp = now->from_ibgp;
+	a->atomic_aggregate = now->atomic_aggregate;
+	a->has_aggregator = now->has_aggregator;
+	a->aggregator_as = now->aggregator_as;
+	memcpy(a->aggregator_id, now->aggregator_id, sizeof(a->aggregator_id));
 	a->from = now->from;
 	a->n_from = now->n_from;
 }

@@ -64,6 +64,11 @@ struct adj_route {
 	uint8_t *xattr;
 	size_t comms_len, lcomms_len, raw_len;
 	bool no_export, no_advertise;	/* RFC 1997 well-known */
+	/* RFC 4271 §5.1.6-7, as the best path had them. */
+	bool atomic_aggregate;
+	bool has_aggregator;
+	uint32_t aggregator_as;		/* 2 or 4 octets per session */
+	uint8_t aggregator_id[4];
 	bool from_ibgp;			/* the best path's: not to iBGP */
 	unsigned int *from;		/* RIB peers with a path */
 	size_t n_from;

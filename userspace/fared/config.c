@@ -1138,6 +1138,29 @@ static void plane_statement(struct parser *ps, char **argv, int argc,
 }
 
 /* max-prefix N [warning-only] [restart SECONDS] */
+/* "add-path receive [max-paths N]" */
+static void add_path_statement(struct parser *ps, struct fared_neighbor *nb,
+			       char **argv, int argc)
+{
+	uint32_t v;
+
+	if ((argc != 2 && argc != 4) || strcmp(argv[1], "receive") ||
+	    (argc == 4 && strcmp(argv[2], "max-paths"))) {
+		problem(ps, ps->line, "add-path: fared only receives path ids: "
+			"expected \"add-path receive [max-paths N]\"");
+		return;
+	}
+	if (argc == 4 && !parse_u32(argv[3], 1, FARED_ADD_PATH_MAX_PATHS_MAX,
+				    &v)) {
+		problem(ps, ps->line, "add-path max-paths must be 1..%u, not "
+			"\"%s\"", FARED_ADD_PATH_MAX_PATHS_MAX, argv[3]);
+		return;
+	}
+	nb->add_path_rx = true;
+	nb->add_path_max_paths = argc == 4 ? v :
+				 FARED_ADD_PATH_MAX_PATHS_DEFAULT;
+}
+
 static void max_prefix_statement(struct parser *ps, struct fared_neighbor *nb,
 				 char **argv, int argc)
 {
@@ -1405,13 +1428,7 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 	} else if (!strcmp(argv[0], "orf")) {
 		orf_statement(ps, nb, argv, argc);
 	} else if (!strcmp(argv[0], "add-path")) {
-		expect_args(ps, argc, 2, "add-path receive", &ok);
-		if (ok && strcmp(argv[1], "receive"))
-			problem(ps, ps->line, "add-path: fared only receives "
-				"path ids: expected \"add-path receive\", not "
-				"\"%s\"", argv[1]);
-		else if (ok)
-			nb->add_path_rx = true;
+		add_path_statement(ps, nb, argv, argc);
 	} else if (!strcmp(argv[0], "max-prefix")) {
 		max_prefix_statement(ps, nb, argv, argc);
 	} else if (!strcmp(argv[0], "enforce-neighbor-as")) {

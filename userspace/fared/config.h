@@ -94,6 +94,15 @@ struct fared_neighbor {
 	/* "add-path receive": families whose NLRI may carry path ids. */
 	bool add_path_rx;
 	/*
+	 * "add-path receive max-paths N": the most paths the neighbor may
+	 * have per prefix; past it a new path id is ignored (counted, logged
+	 * once a session), so that one peer cannot make a prefix's path
+	 * array, copied on each change, as long as it likes. The default is
+	 * fare.ko's next-hop limit: more paths from one neighbor could never
+	 * all be programmed.
+	 */
+	uint32_t add_path_max_paths;
+	/*
 	 * "max-prefix N [warning-only] [restart SECONDS]": the most paths
 	 * (all families together, after import policy) the peer may have
 	 * in the RIB; 0: no limit.
@@ -149,6 +158,9 @@ struct fared_multihome {
 #define FARED_DEFAULT_STATE	"/run/fared/fared.state"
 #define FARED_DEFAULT_SEND_BUFFER	(32u << 20)
 #define FARED_MIN_SEND_BUFFER	(64u << 10)
+/* add-path max-paths: FARE_NEXTHOP_MAX by default (see add_path_max_paths). */
+#define FARED_ADD_PATH_MAX_PATHS_DEFAULT	64u
+#define FARED_ADD_PATH_MAX_PATHS_MAX		4096u
 
 struct fared_config {
 	uint32_t router_id;		/* host order */

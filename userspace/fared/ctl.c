@@ -166,6 +166,8 @@ static void neighbor_json(struct json *j, const struct peer *p)
 	json_kv_u64(j, "rejected_no_policy", p->rejected_8212);
 	json_kv_u64(j, "family_not_negotiated", p->unnegotiated);
 	json_kv_u64(j, "neighbor_as_mismatch", p->neighbor_as_bad);
+	json_kv_u64(j, "log_lines_suppressed", p->log_suppressed_total);
+	json_kv_u64(j, "add_path_over_max_paths", p->add_path_over);
 	json_kv_u64(j, "eor_received", p->eor_rx);
 	json_kv_u64(j, "eor_sent", p->eor_tx);
 	json_key(j, "orf");

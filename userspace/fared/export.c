@@ -13,6 +13,11 @@
 
 #define COMMUNITY_NO_EXPORT	0xffffff01u
 #define COMMUNITY_NO_ADVERTISE	0xffffff02u
+/*
+ * fared has no confederations: the whole AS is one member AS, so
+ * NO_EXPORT_SUBCONFED means what NO_EXPORT does (RFC 1997).
+ */
+#define COMMUNITY_NO_EXPORT_SUBCONFED	0xffffff03u
 
 /* best's unknown optional transitive attribute k, to encode. */
 static struct bgp_raw_attr kept_attr(const struct rib_attrs *best, size_t k)
@@ -45,7 +50,8 @@ static int export_xattr(struct adj_route *a, const struct rib_attrs *best)
 		uint32_t v = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
 			     (uint32_t)c[2] << 8 | c[3];
 
-		a->no_export |= v == COMMUNITY_NO_EXPORT;
+		a->no_export |= v == COMMUNITY_NO_EXPORT ||
+				v == COMMUNITY_NO_EXPORT_SUBCONFED;
 		a->no_advertise |= v == COMMUNITY_NO_ADVERTISE;
 	}
 	if (!best->communities_len && !best->large_communities_len && !raw)
@@ -180,6 +186,10 @@ static int export_learned(struct fared *d, const struct rib_entry *e,
 	for (i = 0; i < e->n_paths; i++)
 		now->from[now->n_from++] = e->paths[i].peer;
 	now->from_ibgp = peer_ibgp(d, e->paths[fr->best].peer);
+	now->atomic_aggregate = best->atomic_aggregate;
+	now->has_aggregator = best->has_aggregator;
+	now->aggregator_as = best->aggregator_as;
+	memcpy(now->aggregator_id, best->aggregator_id, 4);
 	/* mpson-00 §4.2: a leaf tags what it learned from RNICs. */
 	if (cfg->fs_tag && cfg->role == FARE_ROLE_LEAF &&
 	    fare_is_host_route(&now->prefix) &&

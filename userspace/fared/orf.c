@@ -2,6 +2,8 @@
 /*
  * Address Prefix ORF codec (see orf.h).
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cursor.h"
@@ -166,6 +168,105 @@ int orf_match(const struct orf_entry *e, size_t n, const struct bgp_prefix *p)
 			     (!x->maxlen || p->len <= x->maxlen);
 		if (ok && (!best || x->seq < best->seq))
 			best = x;
+	}
+	return best ? !best->deny : -1;
+}
+
+/* Whether x's Minlen/Maxlen (or exact Length) admit a p it covers. */
+static bool length_ok(const struct orf_entry *x, const struct bgp_prefix *p)
+{
+	if (!x->minlen && !x->maxlen)
+		return p->len == x->prefix.len;
+	return (!x->minlen || p->len >= x->minlen) &&
+	       (!x->maxlen || p->len <= x->maxlen);
+}
+
+static int key_cmp(unsigned int len, const uint8_t *addr,
+		   const struct orf_entry *e)
+{
+	int r;
+
+	if (len != e->prefix.len)
+		return len < e->prefix.len ? -1 : 1;
+	r = memcmp(addr, e->prefix.addr, (len + 7) / 8);
+	return r;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct orf_entry *x = a, *y = b;
+	int r = key_cmp(x->prefix.len, x->prefix.addr, y);
+
+	if (r)
+		return r;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void orf_index_free(struct orf_index *ix)
+{
+	free(ix->v);
+	memset(ix, 0, sizeof(*ix));
+}
+
+int orf_index_build(struct orf_index *ix, const struct orf_entry *e,
+		    size_t n)
+{
+	size_t i;
+
+	orf_index_free(ix);
+	if (!n)
+		return 0;
+	ix->v = malloc(n * sizeof(*ix->v));
+	if (!ix->v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		unsigned int len = e[i].prefix.len;
+
+		if (e[i].action != ORF_ADD || len > 128)
+			continue;
+		ix->v[ix->n++] = e[i];
+		ix->lens[len / 64] |= 1ull << (len % 64);
+	}
+	qsort(ix->v, ix->n, sizeof(*ix->v), entry_cmp);
+	return 0;
+}
+
+int orf_index_match(const struct orf_index *ix, const struct bgp_prefix *p)
+{
+	const struct orf_entry *best = NULL;
+	uint8_t key[16];
+	unsigned int len, i;
+
+	for (len = 0; len <= p->len && len <= 128; len++) {
+		size_t lo = 0, hi = ix->n, k;
+
+		if (!(ix->lens[len / 64] & (1ull << (len % 64))))
+			continue;
+		memset(key, 0, sizeof(key));
+		for (i = 0; i < len / 8; i++)
+			key[i] = p->addr[i];
+		if (len % 8)
+			key[i] = p->addr[i] & (0xff << (8 - len % 8));
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (key_cmp(len, key, &ix->v[mid]) > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (k = lo; k < ix->n && !key_cmp(len, key, &ix->v[k]); k++) {
+			const struct orf_entry *x = &ix->v[k];
+
+			if (x->prefix.family != p->family)
+				continue;
+			if (best && x->seq >= best->seq)
+				break;
+			if (length_ok(x, p)) {
+				best = x;
+				break;
+			}
+		}
 	}
 	return best ? !best->deny : -1;
 }

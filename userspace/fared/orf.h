@@ -94,4 +94,25 @@ int orf_route_refresh_build(uint8_t *buf, size_t cap, size_t max_len,
  */
 int orf_match(const struct orf_entry *e, size_t n, const struct bgp_prefix *p);
 
+/*
+ * The same decision without a walk of the whole list: the ADD entries of
+ * a list sorted by <Length, Prefix, sequence>, and which lengths occur. A
+ * prefix of length L is then matched with one binary search per length
+ * present up to L (at most 33 or 129), whatever the number of entries; of
+ * the entries with one <Prefix, Length> (sorted by sequence) the first
+ * whose Minlen/Maxlen admit the prefix decides for them.
+ */
+struct orf_index {
+	struct orf_entry *v;
+	size_t n;
+	uint64_t lens[3];		/* bit L: an entry of Length L */
+};
+
+/* ix from e[0..n) (ix emptied first). 0 or -ENOMEM (ix then empty). */
+int orf_index_build(struct orf_index *ix, const struct orf_entry *e,
+		    size_t n);
+/* As orf_match() over the entries ix was built from. */
+int orf_index_match(const struct orf_index *ix, const struct bgp_prefix *p);
+void orf_index_free(struct orf_index *ix);
+
 #endif /* FARED_ORF_H */

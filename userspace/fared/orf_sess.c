@@ -156,11 +156,19 @@ bool orf_receives(const struct peer *p, unsigned int fam)
 	       (p->est->open.caps.orf_prefix[fam] & BGP_ORF_SEND);
 }
 
+void orf_rx_changed(struct peer *p, unsigned int fam)
+{
+	p->orf_ix_ok[fam] = !orf_index_build(&p->orf_ix[fam], p->orf_rx[fam],
+					     p->n_orf_rx[fam]);
+}
+
 bool orf_permits(const struct peer *p, const struct bgp_prefix *pfx)
 {
 	unsigned int fam = pfx->family;
 
 	if (fam >= BGP_FAM_COUNT || !p->n_orf_rx[fam])
 		return true;
+	if (p->orf_ix_ok[fam])
+		return orf_index_match(&p->orf_ix[fam], pfx) == 1;
 	return orf_match(p->orf_rx[fam], p->n_orf_rx[fam], pfx) == 1;
 }

@@ -65,6 +65,8 @@ int orf_list_apply(struct orf_entry **e, size_t *n, enum bgp_family fam,
 bool orf_sends(const struct peer *p, unsigned int fam);
 bool orf_receives(const struct peer *p, unsigned int fam);
 
+/* p's ORF of fam changed: its index is made again. */
+void orf_rx_changed(struct peer *p, unsigned int fam);
 /* Whether export may send pfx to p: the ORF p sent us permits it. */
 bool orf_permits(const struct peer *p, const struct bgp_prefix *pfx);
 

@@ -715,11 +715,13 @@ static void established(struct conn *c)
 	p->prefixes_rx = p->prefixes_denied = 0;
 	p->unnegotiated = 0;
 	p->neighbor_as_bad = 0;
+	p->add_path_over = 0;
 	p->max_prefix_warned = false;
 	p->last_error[0] = '\0';
 	p->orf_wait = 0;
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
 		p->n_orf_rx[fam] = 0;
+		orf_rx_changed(p, fam);
 		if (orf_receives(p, fam))
 			p->orf_wait |= BGP_FAM_BIT(fam);
 	}
@@ -791,9 +793,9 @@ static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 		return;
 	}
 	if (e->action != BGP_ACTION_NONE) {
-		plog(p, "RFC 7606 %s: %s (error %u/%u)",
-		     bgp_action_name(e->action), e->reason, e->code,
-		     e->subcode);
+		plog_limited(p, "RFC 7606 %s: %s (error %u/%u)",
+			     bgp_action_name(e->action), e->reason, e->code,
+			     e->subcode);
 		if (e->action == BGP_ACTION_TREAT_AS_WITHDRAW)
 			p->withdraw_7606++;
 		else
@@ -830,6 +832,7 @@ static bool got_orf(struct conn *c, unsigned int fam,
 	}
 	err = orf_list_apply(&p->orf_rx[fam], &p->n_orf_rx[fam], fam,
 			     rr->orf, rr->orf_len);
+	orf_rx_changed(p, fam);
 	if (err == -E2BIG) {
 		conn_notify(c, BGP_ERR_CEASE, BGP_CEASE_OUT_OF_RESOURCES,
 			    NULL, 0, "ORF list longer than fared keeps");
@@ -1139,6 +1142,7 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
 	snprintf(p->name, sizeof(p->name), "%s (plane %u)", nb->addr_text,
 		 nb->plane);
 	timer_init(&p->connect_retry, connect_retry_expired, p);
+	peer_log_init(p);
 	peer_gr_init(p);
 	peer_import_init(p);
 	if (peer_table_refresh(p)) {
@@ -1185,12 +1189,15 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 	timer_stop(l, &p->connect_retry);
 	timer_stop(l, &p->deferral);
 	timer_stop(l, &p->max_prefix_restart);
+	peer_log_fini(p);
 	if (p->d->rib_ops)
 		p->d->rib_ops->gone(p);
 	event_down(p, true);
 	peer_table_clear(&p->d->peer_table, p->index);
-	for (i = 0; i < BGP_FAM_COUNT; i++)
+	for (i = 0; i < BGP_FAM_COUNT; i++) {
 		free(p->orf_rx[i]);
+		orf_index_free(&p->orf_ix[i]);
+	}
 	free(p);
 }
 
@@ -1208,7 +1215,8 @@ size_t peer_memory(const struct peer *p)
 	if (p->est && p->est != p->out && p->est != p->in)
 		n += conn_memory(p->est);
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
-		n += p->n_orf_rx[fam] * sizeof(*p->orf_rx[fam]);
+		n += p->n_orf_rx[fam] * sizeof(*p->orf_rx[fam]) +
+		     p->orf_ix[fam].n * sizeof(*p->orf_ix[fam].v);
 	return n + (p->d->rib_ops ? p->d->rib_ops->bytes(p) : 0);
 }
 

@@ -95,6 +95,14 @@ struct conn {
 	bool hard;			/* a Hard Reset was sent or received */
 	struct bgp_session_params params;
 	struct sockaddr_storage local;
+	/*
+	 * The RFC 2545 link-local next hop beside local (peer_send.c), as
+	 * last looked up (ll_at, ms; 0: never): getifaddrs() is a netlink
+	 * dump of every address, too dear for each UPDATE.
+	 */
+	uint64_t ll_at;
+	bool has_ll;
+	uint8_t ll[16];
 };
 
 struct peer {
@@ -127,6 +135,12 @@ struct peer {
 	 * because its first ROUTE-REFRESH is awaited (RFC 5291 §6). */
 	struct orf_entry *orf_rx[BGP_FAM_COUNT];
 	size_t n_orf_rx[BGP_FAM_COUNT];
+	/*
+	 * orf_rx indexed for export's per-prefix checks (orf_permits());
+	 * orf_ix_ok false: not built (no memory), orf_match() walks the list.
+	 */
+	struct orf_index orf_ix[BGP_FAM_COUNT];
+	bool orf_ix_ok[BGP_FAM_COUNT];
 	uint32_t orf_wait;
 	uint64_t orf_tx, orf_rx_msgs;	/* ROUTE-REFRESHes with ORF */
 	bool export_done;
@@ -141,8 +155,16 @@ struct peer {
 	uint64_t unnegotiated;
 	/* This session: UPDATEs whose AS_PATH does not begin with its AS. */
 	uint64_t neighbor_as_bad;
+	/* This session: paths ignored past add-path max-paths. */
+	uint64_t add_path_over;
 	uint64_t too_large;		/* routes not sent: over max_len */
 	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
+	/* The log rate limit (peer_log.c). */
+	unsigned int log_tokens;
+	uint64_t log_refill_at;		/* ms: the last refill */
+	uint64_t log_suppressed;	/* since the last summary */
+	uint64_t log_suppressed_total;
+	struct timer log_summary;
 	char last_error[320];
 };
 
@@ -234,6 +256,10 @@ struct peer_route {
 	size_t lcomms_len;
 	const uint8_t *raw;
 	size_t raw_len;
+	bool atomic_aggregate;
+	bool has_aggregator;
+	uint32_t aggregator_as;
+	uint8_t aggregator_id[4];
 };
 
 /*

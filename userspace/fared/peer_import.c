@@ -109,6 +109,33 @@ void peer_import_changed(struct peer *p)
 	peer_refresh_in(p);
 }
 
+/*
+ * Whether pfx (with its path id) may be added: past the neighbor's
+ * add-path max-paths, a path id it does not have yet for the prefix is
+ * ignored (counted; logged once a session), the others stay. A
+ * replacement of a path it has is always taken.
+ */
+static bool add_path_room(struct peer *p, const struct bgp_prefix *pfx)
+{
+	size_t n;
+	bool has;
+
+	if (!p->est || !(p->est->params.add_path_rx & BGP_FAM_BIT(pfx->family)))
+		return true;
+	n = rib_peer_prefix_paths(p->d->rib, p->index, pfx, &has);
+	if (has || n < p->nb->add_path_max_paths)
+		return true;
+	if (!p->add_path_over++) {
+		char text[BGP_PREFIX_STRLEN];
+
+		plog(p, "%s: more than add-path max-paths %u paths: new path "
+		     "ids ignored (here path id %u); further ones are counted",
+		     bgp_prefix_str(pfx, text, sizeof(text)),
+		     p->nb->add_path_max_paths, pfx->path_id);
+	}
+	return false;
+}
+
 static void import_run(struct peer *p, const struct bgp_update *u,
 		       const struct bgp_nlri *run, bool withdraw)
 {
@@ -143,15 +170,16 @@ static void import_run(struct peer *p, const struct bgp_update *u,
 		if (!loop_detected) {
 			ra = rib_attrs_get(p->d->rib, &u->attrs, run->family);
 			if (!ra)
-				plog(p, "out of memory: UPDATE treated as "
-				     "withdraw");
+				plog_limited(p, "out of memory: UPDATE "
+					     "treated as withdraw");
 		}
 	}
 	while (bgp_nlri_next(run, &pos, &pfx)) {
 		if (!withdraw)
 			p->prefixes_rx++;
 		if (ra && fared_policy_permits(pol, &pfx)) {
-			rib_update(p->d->rib, p->index, &pfx, ra);
+			if (add_path_room(p, &pfx))
+				rib_update(p->d->rib, p->index, &pfx, ra);
 		} else {
 			if (!withdraw)
 				p->prefixes_denied++;

@@ -15,6 +15,7 @@
  *   peer_gr.c      stale routes: graceful restart (helper, and the
  *                  restarting speaker's deferral), enhanced route refresh
  *   peer_send.c    sending: announce, withdraw, End-of-RIB, the exports
+ *   peer_log.c     the log rate limit of what a peer causes per message
  */
 #ifndef FARED_PEER_INT_H
 #define FARED_PEER_INT_H
@@ -28,6 +29,25 @@
 
 #define plog(p, fmt, ...) \
 	fared_log("neighbor %s: " fmt, (p)->name, ##__VA_ARGS__)
+
+/*
+ * For what a peer can cause once per UPDATE or per prefix: at most
+ * PEER_LOG_BURST lines, then one per PEER_LOG_REFILL_MS, and a summary of
+ * those suppressed (peer_log.c).
+ */
+#define PEER_LOG_BURST		10u
+#define PEER_LOG_REFILL_MS	6000u
+#define plog_limited(p, fmt, ...)					\
+	do {								\
+		if (peer_log_take(p))					\
+			plog(p, fmt, ##__VA_ARGS__);			\
+	} while (0)
+
+void peer_log_init(struct peer *p);
+/* Stops its timer and logs what is still suppressed. */
+void peer_log_fini(struct peer *p);
+/* Whether a line may go now; false counts it as suppressed. */
+bool peer_log_take(struct peer *p);
 
 static inline const char *peer_fam_name(unsigned int fam)
 {

@@ -14,14 +14,50 @@
 #include "peer.h"
 #include "peer_int.h"
 
+/*
+ * How long a session's link-local next hop is used before it is looked up
+ * again: the link's link-local address rarely changes while a session on
+ * it lives (and a TCP connection's own address never does), and fared has
+ * no address monitor, so a change shows within this time.
+ */
+#define LINK_LOCAL_TTL_MS	30000u
+
+/* RFC 2545 §3: the link-local address of the link c's local address is on. */
+static void link_local_lookup(struct conn *c)
+{
+	const struct sockaddr_in6 *s6 = (const void *)&c->local;
+	struct ifaddrs *ifa, *i;
+	const char *ifname = NULL;
+
+	c->has_ll = false;
+	c->ll_at = loop_now_ms();
+	if (IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr) || getifaddrs(&ifa))
+		return;
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET6 &&
+		    !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			    &s6->sin6_addr, 16))
+			ifname = i->ifa_name;
+	for (i = ifa; ifname && i; i = i->ifa_next) {
+		const struct sockaddr_in6 *a = (const void *)i->ifa_addr;
+
+		if (a && a->sin6_family == AF_INET6 &&
+		    !strcmp(i->ifa_name, ifname) &&
+		    IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr)) {
+			memcpy(c->ll, &a->sin6_addr, 16);
+			c->has_ll = true;
+			break;
+		}
+	}
+	freeifaddrs(ifa);
+}
+
 /* The local address of c's family fam as a next hop; false if none. */
-static bool next_hop(const struct conn *c, unsigned int fam, uint8_t *nh,
+static bool next_hop(struct conn *c, unsigned int fam, uint8_t *nh,
 		     bool *has_ll, uint8_t *ll)
 {
 	const struct sockaddr_in *s4 = (const void *)&c->local;
 	const struct sockaddr_in6 *s6 = (const void *)&c->local;
-	struct ifaddrs *ifa, *i;
-	const char *ifname = NULL;
 
 	*has_ll = false;
 	if (fam == BGP_FAM_IPV4_UNICAST) {
@@ -34,27 +70,11 @@ static bool next_hop(const struct conn *c, unsigned int fam, uint8_t *nh,
 	    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
 		return false;
 	memcpy(nh, &s6->sin6_addr, 16);
-	/* RFC 2545 §3: add the link-local address of the shared link. */
-	if (getifaddrs(&ifa))
-		return true;
-	for (i = ifa; i; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET6 &&
-		    !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
-			    &s6->sin6_addr, 16))
-			ifname = i->ifa_name;
-	for (i = ifa; ifname && i; i = i->ifa_next) {
-		const struct sockaddr_in6 *a = (const void *)i->ifa_addr;
-
-		if (a && a->sin6_family == AF_INET6 &&
-		    !strcmp(i->ifa_name, ifname) &&
-		    IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr) &&
-		    !IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr)) {
-			memcpy(ll, &a->sin6_addr, 16);
-			*has_ll = true;
-			break;
-		}
-	}
-	freeifaddrs(ifa);
+	if (!c->ll_at || loop_now_ms() - c->ll_at >= LINK_LOCAL_TTL_MS)
+		link_local_lookup(c);
+	*has_ll = c->has_ll;
+	if (c->has_ll)
+		memcpy(ll, c->ll, 16);
 	return true;
 }
 
@@ -145,10 +165,10 @@ static bool announce_run(struct conn *c, struct bgp_update_out *out,
 		 * older version the peer may hold is withdrawn (RFC 8654 §4).
 		 */
 		p->too_large++;
-		plog(p, "%s not advertised: its UPDATE would exceed the "
-		     "session's %zu-byte message size; withdrawn",
-		     bgp_prefix_str(pfx, text, sizeof(text)),
-		     conn_codec_opts(c).max_len);
+		plog_limited(p, "%s not advertised: its UPDATE would exceed "
+			     "the session's %zu-byte message size; withdrawn",
+			     bgp_prefix_str(pfx, text, sizeof(text)),
+			     conn_codec_opts(c).max_len);
 		return withdraw_run(c, pfx, 1);
 	}
 	conn_send(c, update_buf, len);
@@ -175,9 +195,9 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx, size_t n,
 	if (!n)
 		return true;
 	if (!next_hop(c, pfx->family, nh, &has_ll, out.mp_next_hop_ll)) {
-		plog(p, "no %s next hop on this session: %s not advertised",
-		     peer_fam_name(pfx->family),
-		     bgp_prefix_str(pfx, text, sizeof(text)));
+		plog_limited(p, "no %s next hop on this session: %s not "
+			     "advertised", peer_fam_name(pfx->family),
+			     bgp_prefix_str(pfx, text, sizeof(text)));
 		return false;
 	}
 	out.origin = r->origin;
@@ -198,6 +218,10 @@ static bool announce(struct conn *c, const struct bgp_prefix *pfx, size_t n,
 	out.large_communities_len = r->lcomms_len;
 	out.raw_attrs = r->raw;
 	out.raw_attrs_len = r->raw_len;
+	out.atomic_aggregate = r->atomic_aggregate;
+	out.has_aggregator = r->has_aggregator;
+	out.aggregator_as = r->aggregator_as;
+	memcpy(out.aggregator_id, r->aggregator_id, 4);
 	if (pfx->family == BGP_FAM_IPV4_UNICAST) {
 		out.has_next_hop = true;
 		memcpy(out.next_hop, nh, 4);

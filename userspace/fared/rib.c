@@ -28,6 +28,7 @@
  * lookup and walk, until the feed has reported it gone.
  */
 #include <errno.h>
+#include <limits.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -220,6 +221,10 @@ static uint32_t attrs_hash(const struct rib_attrs *a)
 	h = hash_bytes(h, a->communities, a->communities_len);
 	h = hash_bytes(h, a->ext_communities, a->ext_communities_len);
 	h = hash_bytes(h, a->large_communities, a->large_communities_len);
+	h = HASH_FIELD(h, a->atomic_aggregate);
+	h = HASH_FIELD(h, a->has_aggregator);
+	h = HASH_FIELD(h, a->aggregator_as);
+	h = hash_bytes(h, a->aggregator_id, sizeof(a->aggregator_id));
 	for (i = 0; i < a->n_kept; i++) {
 		h = HASH_FIELD(h, a->kept[i].flags);
 		h = HASH_FIELD(h, a->kept[i].type);
@@ -244,6 +249,11 @@ static bool attrs_eq(const struct rib_attrs *a, const struct rib_attrs *b,
 	    a->local_pref != b->local_pref || a->family != b->family ||
 	    a->has_next_hop_ll != b->has_next_hop_ll ||
 	    a->as_path_len != b->as_path_len || a->n_kept != b->n_kept ||
+	    a->atomic_aggregate != b->atomic_aggregate ||
+	    a->has_aggregator != b->has_aggregator ||
+	    a->aggregator_as != b->aggregator_as ||
+	    memcmp(a->aggregator_id, b->aggregator_id,
+		   sizeof(a->aggregator_id)) ||
 	    memcmp(a->next_hop, b->next_hop, sizeof(a->next_hop)) ||
 	    memcmp(a->next_hop_ll, b->next_hop_ll, sizeof(a->next_hop_ll)) ||
 	    strcmp(a->as_path_text, b->as_path_text) ||
@@ -452,6 +462,12 @@ struct rib_attrs *rib_attrs_get(struct rib *rib, const struct bgp_attrs *in,
 	v.ext_communities_len = in->ext_communities_len;
 	v.large_communities = (uint8_t *)in->large_communities;
 	v.large_communities_len = in->large_communities_len;
+	v.atomic_aggregate = bgp_attr_has(in, BGP_ATTR_ATOMIC_AGGREGATE);
+	v.has_aggregator = bgp_attr_has(in, BGP_ATTR_AGGREGATOR);
+	if (v.has_aggregator) {
+		v.aggregator_as = in->aggregator_as;
+		memcpy(v.aggregator_id, in->aggregator_id, 4);
+	}
 	v.n_kept = in->n_kept;
 	for (i = 0; i < in->n_kept; i++) {
 		kept[i].flags = in->kept[i].flags;
@@ -901,6 +917,28 @@ static bool find_path(const struct rib_entry *e, unsigned int peer,
 	*at = lo;
 	return lo < e->n_paths && e->paths[lo].peer == peer &&
 	       e->paths[lo].path_id == path_id;
+}
+
+size_t rib_peer_prefix_paths(const struct rib *rib, unsigned int peer,
+			     const struct bgp_prefix *prefix, bool *has)
+{
+	struct rib_node *n;
+	size_t lo, hi;
+
+	*has = false;
+	if (prefix->family >= BGP_FAM_COUNT ||
+	    prefix->len > addr_bytes(prefix->family) * 8)
+		return 0;
+	n = trie_find(rib, prefix);
+	if (!n)
+		return 0;
+	*has = find_path(&n->e, peer, prefix->path_id, &lo);
+	find_path(&n->e, peer, 0, &lo);
+	if (peer == UINT_MAX)
+		hi = n->e.n_paths;
+	else
+		find_path(&n->e, peer + 1, 0, &hi);
+	return hi - lo;
 }
 
 static struct rib_peer *peer_get(struct rib *rib, unsigned int peer)

@@ -51,6 +51,11 @@ struct rib_attrs {
 	size_t ext_communities_len;
 	uint8_t *large_communities;	/* wire bytes, 12 each */
 	size_t large_communities_len;
+	/* RFC 4271 §5.1.6-7, passed on unchanged; AS in 4 octets. */
+	bool atomic_aggregate;
+	bool has_aggregator;
+	uint32_t aggregator_as;
+	uint8_t aggregator_id[4];
 	/* Unknown optional transitive attributes, kept to pass on. */
 	unsigned int n_kept;
 	struct rib_kept_attr {
@@ -150,6 +155,12 @@ uint32_t rib_refresh_begin(struct rib *rib, unsigned int peer,
 size_t rib_refresh_end(struct rib *rib, unsigned int peer, uint32_t families,
 		       uint32_t begin);
 
+/*
+ * The number of paths peer has for prefix (its path_id aside), and in
+ * *has whether it has the one of prefix->path_id: O(log paths).
+ */
+size_t rib_peer_prefix_paths(const struct rib *rib, unsigned int peer,
+			     const struct bgp_prefix *prefix, bool *has);
 /* The number of paths peer has in families, stale ones included. */
 size_t rib_peer_count(const struct rib *rib, unsigned int peer,
 		      uint32_t families);

@@ -580,6 +580,15 @@ struct bgp_update_out {
 	bool mp_has_ll;
 	uint8_t mp_next_hop_ll[16];
 	/*
+	 * ATOMIC_AGGREGATE and AGGREGATOR (RFC 4271 §5.1.6-7); the AS in 2
+	 * octets to an old speaker, AS_TRANS plus AS4_AGGREGATOR when it does
+	 * not fit (RFC 6793 §4.2.2).
+	 */
+	bool atomic_aggregate;
+	bool has_aggregator;
+	uint32_t aggregator_as;
+	uint8_t aggregator_id[4];
+	/*
 	 * Whole attributes (flags, type, length, value), written as they
 	 * are after the others: the unknown optional transitive ones a
 	 * transit speaker passes on (bgp_raw_attr_encode()).

@@ -1125,9 +1125,10 @@ static void w_mp_reach(struct writer *w, const struct bgp_update_out *out,
 
 /*
  * The path attributes of an announcement, in type order: ORIGIN, AS_PATH,
- * NEXT_HOP, MED, LOCAL_PREF, COMMUNITIES, EXTENDED COMMUNITIES, AS4_PATH
- * (to an old speaker, when an AS does not fit in two octets), LARGE
- * COMMUNITIES, then the raw ones passed on.
+ * NEXT_HOP, MED, LOCAL_PREF, ATOMIC_AGGREGATE, AGGREGATOR, COMMUNITIES,
+ * EXTENDED COMMUNITIES, AS4_PATH and AS4_AGGREGATOR (to an old speaker,
+ * when an AS does not fit in two octets), LARGE COMMUNITIES, then the raw
+ * ones passed on.
  */
 static void w_path_attrs(struct writer *w, const struct bgp_codec_opts *opts,
 			 const struct bgp_update_out *out)
@@ -1159,6 +1160,15 @@ static void w_path_attrs(struct writer *w, const struct bgp_codec_opts *opts,
 			    4);
 		w_u32(w, out->local_pref);
 	}
+	if (out->atomic_aggregate)
+		w_attr_head(w, BGP_ATTR_FLAG_TRANSITIVE,
+			    BGP_ATTR_ATOMIC_AGGREGATE, 0);
+	if (out->has_aggregator) {
+		w_attr_head(w, opt_trans, BGP_ATTR_AGGREGATOR,
+			    (opts->as4 ? 4 : 2) + 4);
+		w_asn(w, out->aggregator_as, opts->as4 ? 4 : 2);
+		w_bytes(w, out->aggregator_id, 4);
+	}
 	if (out->communities_len)
 		w_attr(w, opt_trans, BGP_ATTR_COMMUNITIES, out->communities,
 		       out->communities_len);
@@ -1172,6 +1182,12 @@ static void w_path_attrs(struct writer *w, const struct bgp_codec_opts *opts,
 	else if (!opts->as4 && big_as)
 		w_as_path(w, opt_trans, BGP_ATTR_AS4_PATH, out->as_path,
 			  out->as_path_len, 4);
+	if (!opts->as4 && out->has_aggregator &&
+	    out->aggregator_as > 0xffff) {
+		w_attr_head(w, opt_trans, BGP_ATTR_AS4_AGGREGATOR, 8);
+		w_u32(w, out->aggregator_as);
+		w_bytes(w, out->aggregator_id, 4);
+	}
 	if (out->large_communities_len)
 		w_attr(w, opt_trans, BGP_ATTR_LARGE_COMMUNITIES,
 		       out->large_communities, out->large_communities_len);
