@@ -2,9 +2,10 @@
 /*
  * collective: one collective step of N TCP flows, for bench/run-collective.
  *
+ *   collective now
  *   collective recv --port P --flows N --bytes S [--timeout SECONDS]
  *   collective send --src ADDR --dst ADDR[,ADDR...] --port P --flows N
- *                   --bytes S [--at-ms MS --exec CMD]
+ *                   --bytes S [--at-ms MS --write FIFO=LINE ...]
  *
  * recv listens on P (every address), accepts N connections and reads S
  * bytes from each. It prints "listening" once bound, then one line
@@ -17,12 +18,17 @@
  * address) to the destinations in turn (flow i to destination i mod D),
  * waits until every one is established, prints "start T0_NS" and then
  * writes S bytes to each, all flows at once (poll over every socket):
- * the step starts together at T0. With --at-ms MS it runs CMD (sh -c) at
- * T0 + MS ms, in the background, and prints "exec AT_NS" when it started
- * it (bench/run-collective degrades a plane so, mid-step). It waits for
- * CMD and exits 0 once every byte was handed to the kernel; the sockets
- * close gracefully, so what is still queued is still delivered, and the
+ * the step starts together at T0. With --at-ms MS, at T0 + MS ms it
+ * writes each LINE (and a newline) to its FIFO, in the order given, closes
+ * them and prints "wrote AT_NS": bench/run-collective degrades a plane
+ * so, mid-step, through "tc -batch" and "farectl -batch" processes
+ * started before the step and blocked on those FIFOs (a command spawned
+ * at that moment started up to 2.5 s late on the 2-CPU emulated guest).
+ * It exits 0 once every byte was handed to the kernel; the sockets close
+ * gracefully, so what is still queued is still delivered, and the
  * receiver says when.
+ *
+ * now prints the CLOCK_MONOTONIC time in ns.
  *
  * Both run in the same guest, so their CLOCK_MONOTONIC times compare.
  */
@@ -37,13 +43,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_FLOWS 1024
 #define MAX_DSTS 16
 #define CHUNK (64 * 1024)
+#define MAX_WRITES 4
 
 static char buf[CHUNK];
 
@@ -64,9 +70,10 @@ static void die(const char *what)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: collective recv --port P --flows N --bytes S [--timeout SECONDS]\n"
+		"usage: collective now\n"
+		"       collective recv --port P --flows N --bytes S [--timeout SECONDS]\n"
 		"       collective send --src ADDR --dst ADDR[,ADDR...] --port P --flows N\n"
-		"                       --bytes S [--at-ms MS --exec CMD]\n");
+		"                       --bytes S [--at-ms MS --write FIFO=LINE ...]\n");
 	exit(2);
 }
 
@@ -85,7 +92,8 @@ static unsigned long long number(const char *s, unsigned long long max)
 }
 
 struct opts {
-	const char *src, *dst, *cmd;
+	const char *src, *dst, *writes[MAX_WRITES];
+	unsigned int nwrites;
 	unsigned int port, flows, timeout;
 	unsigned long long bytes, at_ms;
 	int have_at;
@@ -116,13 +124,15 @@ static void parse(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(k, "--at-ms")) {
 			o->at_ms = number(v, 86400000);
 			o->have_at = 1;
-		} else if (!strcmp(k, "--exec")) {
-			o->cmd = v;
+		} else if (!strcmp(k, "--write")) {
+			if (o->nwrites == MAX_WRITES || !strchr(v, '='))
+				usage();
+			o->writes[o->nwrites++] = v;
 		} else {
 			usage();
 		}
 	}
-	if (!o->port || !o->flows || !o->bytes || o->have_at != !!o->cmd)
+	if (!o->port || !o->flows || !o->bytes || o->have_at != !!o->nwrites)
 		usage();
 }
 
@@ -204,6 +214,25 @@ static int do_recv(const struct opts *o)
 	return 0;
 }
 
+/* Each --write's LINE to its FIFO, whose reader is already waiting. */
+static void write_lines(const struct opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nwrites; i++) {
+		const char *eq = strchr(o->writes[i], '=');
+		char path[256];
+		int fd;
+
+		snprintf(path, sizeof(path), "%.*s",
+			 (int)(eq - o->writes[i]), o->writes[i]);
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || dprintf(fd, "%s\n", eq + 1) < 0)
+			die(path);
+		close(fd);
+	}
+}
+
 static int do_send(const struct opts *o)
 {
 	static struct pollfd pfd[MAX_FLOWS];
@@ -212,7 +241,7 @@ static int do_send(const struct opts *o)
 	struct sockaddr_in dst[MAX_DSTS];
 	unsigned int ndst = 0, i, active;
 	char *list, *tok, *save;
-	pid_t child = 0;
+	int fired = 0;
 	uint64_t t0, at = 0;
 
 	if (!o->src || !o->dst || inet_pton(AF_INET, o->src, &src.sin_addr) != 1)
@@ -251,22 +280,17 @@ static int do_send(const struct opts *o)
 	if (o->have_at)
 		at = t0 + o->at_ms * 1000000ull;
 	active = o->flows;
-	while (active || (at && !child)) {
+	while (active || (at && !fired)) {
 		int timeout = -1, n;
 
-		if (at && !child) {
+		if (at && !fired) {
 			uint64_t now = now_ns();
 
 			if (now >= at) {
-				child = fork();
-				if (child < 0)
-					die("fork");
-				if (!child) {
-					execl("/bin/sh", "sh", "-c", o->cmd,
-					      (char *)NULL);
-					_exit(127);
-				}
-				printf("exec %llu\n", (unsigned long long)now);
+				write_lines(o);
+				fired = 1;
+				printf("wrote %llu\n",
+				       (unsigned long long)now_ns());
 				fflush(stdout);
 				continue;
 			}
@@ -294,16 +318,6 @@ static int do_send(const struct opts *o)
 			}
 		}
 	}
-	if (child) {
-		int status;
-
-		if (waitpid(child, &status, 0) < 0)
-			die("waitpid");
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			fprintf(stderr, "collective: '%s' failed\n", o->cmd);
-			return 1;
-		}
-	}
 	for (i = 0; i < o->flows; i++)
 		close(~pfd[i].fd);
 	return 0;
@@ -313,6 +327,10 @@ int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 
+	if (argc == 2 && !strcmp(argv[1], "now")) {
+		printf("%llu\n", (unsigned long long)now_ns());
+		return 0;
+	}
 	if (argc < 2)
 		usage();
 	parse(argc, argv, &o);
