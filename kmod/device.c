@@ -998,7 +998,9 @@ int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
 
 void fare_plane_update_oper(struct fare_plane *plane)
 {
-	bool up = netif_running(plane->dev) && netif_carrier_ok(plane->dev);
+	/* Administratively down is carrier loss that no device event ends. */
+	bool up = !plane->admin_down && netif_running(plane->dev) &&
+		  netif_carrier_ok(plane->dev);
 
 	fare_plane_set_oper(plane, up);
 }
