@@ -21,6 +21,7 @@
 #include "rib.h"
 
 struct adj_out;
+struct bfd;
 struct fared;
 struct fare_sync;
 struct peer;
@@ -65,6 +66,7 @@ struct fared {
 	uint32_t next_index;
 	struct fare_sync *fare;		/* with a role: see fare_sync.h */
 	struct adj_out *out;		/* the Adj-RIB-Out, every role */
+	struct bfd *bfd;		/* BFD sessions (bfd.h) */
 	const struct fared_hooks *hooks;
 	/* Host: the remote hosts asked for by ORF, see orf_sess.h. */
 	struct bgp_prefix *orf_want;
