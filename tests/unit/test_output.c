@@ -401,6 +401,11 @@ TEST(monitor_text_lines_are_batch_commands)
 	ev.plane.flags = 0;
 	CHECK_STR(event_text(&ev, false, NULL),
 		  "plane replace 1 dev if4 via 10.1.0.1 via fe80::1 # down\n");
+	ev.plane.admin_down = true;
+	ev.plane.flags = FARE_PLANE_F_ADMIN_DOWN;
+	CHECK_STR(event_text(&ev, false, NULL),
+		  "plane replace 1 dev if4 via 10.1.0.1 via fe80::1 "
+		  "# admin-down\n");
 	ev.type = FARE_EVENT_PLANE_DEL;
 	CHECK_STR(event_text(&ev, false, "eth-p1"), "plane del 1\n");
 

@@ -505,7 +505,8 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 			fprintf(o->f, " via %s",
 				addr_str(AF_INET6, &p->gw6, addr, sizeof(addr)));
 		fprintf(o->f, " # %s\n",
-			p->flags & FARE_PLANE_F_OPER_UP ? "up" : "down");
+			p->flags & FARE_PLANE_F_OPER_UP ? "up" :
+			p->admin_down ? "admin-down" : "down");
 		break;
 	case FARE_EVENT_PLANE_DEL:
 		fprintf(o->f, "plane del %u\n", p->id);
