@@ -2,9 +2,16 @@
 /*
  * BFD: RFC 5880 asynchronous mode over RFC 5881 single hop (bfd.h).
  *
- * Timers run on the event loop's millisecond clock: intervals are kept in
- * microseconds as the wire has them and rounded up to whole milliseconds
- * when armed, so a Detection Time is never shorter than negotiated.
+ * Reception, the state machine and the Detection Time run on the event
+ * loop (its millisecond clock: intervals are kept in microseconds as the
+ * wire has them and rounded up to whole milliseconds when armed, so a
+ * Detection Time is never shorter than negotiated). The periodic packets
+ * go from a thread of their own: fared's loop can be held for hundreds of
+ * milliseconds by a FIB batch (the routes of a session that just ended,
+ * on a slow host), longer than a 300 ms Detection Time, and a peer must
+ * not see every session fail because one did. The loop hands the thread
+ * each session's next packet and interval (tx_update()); a Detection Time
+ * that expires first reads what waited in the sockets (detect_expired()).
  */
 #define _GNU_SOURCE	/* struct in6_pktinfo */
 #include <arpa/inet.h>
@@ -12,11 +19,13 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bfd.h"
@@ -47,19 +56,35 @@ struct bfd_session {
 	uint32_t remote_min_rx, remote_desired_tx;
 	bool poll;			/* Poll Sequence in progress */
 	bool failed;			/* Up -> Down: holds its plane */
-	struct timer tx_timer, detect_timer;
+	struct timer detect_timer;
+	struct timer reopen;		/* no socket yet (no such device) */
 	uint64_t since_ms;
 	unsigned int ups, failures;
-	uint64_t rx, tx, rx_refused;
+	uint64_t rx, rx_refused;
 	uint64_t refusal_logged_ms;
+	/* Under b->lock: what the transmit thread sends, and when. */
+	uint8_t tx_pkt[BFD_PKT_LEN];
+	int tx_fd;
+	uint8_t tx_mult;
+	uint64_t tx_interval_us;	/* 0: no periodic packets */
+	uint64_t tx_next_us;		/* CLOCK_MONOTONIC */
+	uint64_t tx;			/* packets sent */
 };
 
 struct bfd {
 	struct fared *d;
 	bfd_changed_fn changed;
+	/*
+	 * The loop changes the list, and every session's tx_* fields, under
+	 * lock only; the transmit thread reads them under it.
+	 */
 	struct bfd_session *sessions;
 	int fd4, fd6;			/* port 3784 */
 	struct io io4, io6;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* CLOCK_MONOTONIC: tx_update() */
+	pthread_t tx_thread;
+	bool tx_started, tx_stop;
 };
 
 static const char *const state_names[] = {
@@ -228,19 +253,99 @@ static uint64_t tx_us(const struct bfd_session *s)
 	return s->use_tx > s->remote_min_rx ? s->use_tx : s->remote_min_rx;
 }
 
-static void arm_tx(struct bfd_session *s)
+static uint64_t mono_us(void)
 {
-	uint64_t us = tx_us(s), j;
+	struct timespec ts;
 
-	if (!us) {
-		timer_stop(&s->b->d->loop, &s->tx_timer);
-		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* §6.8.7: 0-25 % less, or 10-25 % less with Detect Mult 1. */
+static uint64_t jittered(uint64_t us, uint8_t mult)
+{
+	uint64_t j = mult == 1 ? 100 + (uint64_t)(random() % 151) :
+				 (uint64_t)(random() % 251);
+
+	return us - us * j / 1000;
+}
+
+static struct bfd_pkt packet(const struct bfd_session *s, uint8_t flags)
+{
+	struct bfd_pkt p = {
+		.diag = s->local_diag,
+		.state = (uint8_t)s->state,
+		.flags = (uint8_t)((s->poll ? BFD_F_POLL : 0) | flags),
+		.mult = s->mult,
+		.my_discr = s->local_discr,
+		.your_discr = s->remote_discr,
+		.desired_min_tx = s->adv_tx,
+		.required_min_rx = s->adv_rx,
+	};
+
+	/* §6.8.7: Poll and Final never together; the Final wins. */
+	if (p.flags & BFD_F_FINAL)
+		p.flags &= (uint8_t)~BFD_F_POLL;
+	return p;
+}
+
+/*
+ * Hands the transmit thread s's packet as it is now; restart: the next
+ * one an interval from now (after a state change, whose packet went at
+ * once), else at the time already set or sooner if the interval shrank.
+ */
+static void tx_update(struct bfd_session *s, bool restart)
+{
+	struct bfd_pkt p = packet(s, 0);
+	uint64_t us = tx_us(s), now = mono_us();
+	struct bfd *b = s->b;
+
+	pthread_mutex_lock(&b->lock);
+	bfd_pkt_build(&p, s->tx_pkt);
+	s->tx_fd = s->fd;
+	s->tx_mult = s->mult;
+	if (us && (restart || us != s->tx_interval_us ||
+		   s->tx_next_us > now + us))
+		s->tx_next_us = now + jittered(us, s->mult);
+	s->tx_interval_us = us;
+	pthread_cond_signal(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void *tx_run(void *arg)
+{
+	struct bfd *b = arg;
+	struct bfd_session *s;
+	struct timespec ts;
+	uint64_t now, next;
+
+	pthread_mutex_lock(&b->lock);
+	while (!b->tx_stop) {
+		now = mono_us();
+		next = 0;
+		for (s = b->sessions; s; s = s->next) {
+			if (!s->tx_interval_us || s->tx_fd < 0)
+				continue;
+			if (s->tx_next_us <= now) {
+				if (send(s->tx_fd, s->tx_pkt, BFD_PKT_LEN, 0) ==
+				    BFD_PKT_LEN)
+					s->tx++;
+				s->tx_next_us = now + jittered(s->tx_interval_us,
+							       s->tx_mult);
+			}
+			if (!next || s->tx_next_us < next)
+				next = s->tx_next_us;
+		}
+		if (!next) {
+			pthread_cond_wait(&b->cond, &b->lock);
+			continue;
+		}
+		ts.tv_sec = (time_t)(next / 1000000);
+		ts.tv_nsec = (long)(next % 1000000) * 1000;
+		pthread_cond_timedwait(&b->cond, &b->lock, &ts);
 	}
-	/* §6.8.7: 0-25 % less, or 10-25 % less with Detect Mult 1. */
-	j = s->mult == 1 ? 100 + (uint64_t)(random() % 151) :
-			   (uint64_t)(random() % 251);
-	us -= us * j / 1000;
-	timer_set(&s->b->d->loop, &s->tx_timer, us_to_ms_up(us));
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
 }
 
 static void set_state(struct bfd_session *s, enum bfd_state state,
@@ -274,15 +379,28 @@ static void set_state(struct bfd_session *s, enum bfd_state state,
 	 * after Up would outlast the peer's Detection Time.
 	 */
 	send_now(s, 0);
-	arm_tx(s);
+	tx_update(s, true);
 	if (old == BFD_UP || state == BFD_UP || by_admin)
 		s->b->changed(s->b->d, s, failed);
 }
 
+static void rx_ready(struct io *io, uint32_t events);
+
 static void detect_expired(struct timer *t)
 {
 	struct bfd_session *s = t->arg;
+	struct bfd *b = s->b;
 
+	/*
+	 * What arrived while the loop was busy counts first: a packet
+	 * waiting in a socket is no failure, and re-arms the timer.
+	 */
+	if (b->fd4 >= 0)
+		rx_ready(&b->io4, EPOLLIN);
+	if (b->fd6 >= 0)
+		rx_ready(&b->io6, EPOLLIN);
+	if (s->detect_timer.armed)
+		return;
 	/* §6.8.1: the remote discriminator is forgotten with the peer. */
 	s->remote_discr = 0;
 	s->remote_mult = 0;
@@ -291,6 +409,8 @@ static void detect_expired(struct timer *t)
 	s->remote_state = BFD_DOWN;
 	if (s->state == BFD_INIT || s->state == BFD_UP)
 		set_state(s, BFD_DOWN, BFD_DIAG_DETECT_EXPIRED, false);
+	else
+		tx_update(s, false);
 }
 
 /* A socket connected to the neighbor's port 3784 from a port of s's own. */
@@ -360,24 +480,26 @@ static int open_tx(struct bfd_session *s)
 	return fd;
 }
 
+/* Tries for s's socket again each second until it has one. */
+static void reopen(struct timer *t)
+{
+	struct bfd_session *s = t->arg;
+
+	if (s->fd < 0)
+		s->fd = open_tx(s);
+	if (s->fd < 0)
+		timer_set(&s->b->d->loop, &s->reopen, 1000);
+	else
+		tx_update(s, true);
+}
+
+/* One packet now, from the loop (the thread sends the periodic ones). */
 static void send_now(struct bfd_session *s, uint8_t extra_flags)
 {
-	struct bfd_pkt p = {
-		.diag = s->local_diag,
-		.state = (uint8_t)s->state,
-		.flags = (uint8_t)((s->poll ? BFD_F_POLL : 0) | extra_flags),
-		.mult = s->mult,
-		.my_discr = s->local_discr,
-		.your_discr = s->remote_discr,
-		.desired_min_tx = s->adv_tx,
-		.required_min_rx = s->adv_rx,
-	};
+	struct bfd_pkt p = packet(s, extra_flags);
 	uint8_t buf[BFD_PKT_LEN];
 	int err;
 
-	/* §6.8.7: Poll and Final never together; the Final wins. */
-	if (p.flags & BFD_F_FINAL)
-		p.flags &= (uint8_t)~BFD_F_POLL;
 	if (s->fd < 0) {
 		s->fd = open_tx(s);
 		if (s->fd < 0) {
@@ -388,20 +510,17 @@ static void send_now(struct bfd_session *s, uint8_t extra_flags)
 				fared_log("bfd: %s: cannot send: %s", s->name,
 					  strerror(-err));
 			}
+			if (!s->reopen.armed)
+				timer_set(&s->b->d->loop, &s->reopen, 1000);
 			return;
 		}
 	}
 	bfd_pkt_build(&p, buf);
-	if (send(s->fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf))
+	if (send(s->fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf)) {
+		pthread_mutex_lock(&s->b->lock);
 		s->tx++;
-}
-
-static void tx_due(struct timer *t)
-{
-	struct bfd_session *s = t->arg;
-
-	send_now(s, 0);
-	arm_tx(s);
+		pthread_mutex_unlock(&s->b->lock);
+	}
 }
 
 /* §6.8.6, from "set bfd.RemoteDiscr" on: p is for s. */
@@ -438,9 +557,8 @@ static void session_rx(struct bfd_session *s, const struct bfd_pkt *p)
 	/* §6.8.6: a Poll is answered at once, whatever the interval. */
 	if (p->flags & BFD_F_POLL)
 		send_now(s, BFD_F_FINAL);
-	/* The peer's Required Min RX may have changed the interval. */
-	if (!s->tx_timer.armed || tx_us(s) == 0)
-		arm_tx(s);
+	/* Its discriminator, Required Min RX, a Final: the next packets. */
+	tx_update(s, false);
 }
 
 static struct bfd_session *by_discr(const struct bfd *b, uint32_t discr)
@@ -652,24 +770,33 @@ static struct bfd_session *session_new(struct bfd *b,
 	snprintf(s->name, sizeof(s->name), "neighbor %s (plane %u)",
 		 nb->addr_text, nb->plane);
 	s->fd = -1;
+	s->tx_fd = -1;
 	s->state = BFD_DOWN;
 	s->remote_state = BFD_DOWN;
 	s->local_discr = new_discr(b);
 	s->since_ms = loop_now_ms();
-	timer_init(&s->tx_timer, tx_due, s);
 	timer_init(&s->detect_timer, detect_expired, s);
+	timer_init(&s->reopen, reopen, s);
 	session_params(s, nb);
 	s->poll = false;
 	s->use_tx = s->adv_tx;
 	s->use_rx = s->adv_rx;
+	/* A socket now, so that the thread has one to send on. */
+	s->fd = open_tx(s);
+	pthread_mutex_lock(&b->lock);
 	s->next = b->sessions;
 	b->sessions = s;
-	/* The first packet soon, spread out like BGP's first connects. */
-	timer_set(&b->d->loop, &s->tx_timer, (uint64_t)(random() % 100));
+	pthread_mutex_unlock(&b->lock);
+	tx_update(s, true);
+	if (s->fd < 0)
+		reopen(&s->reopen);
 	return s;
 }
 
-/* §6.8.16: AdminDown told to the peer, then s goes. */
+/*
+ * §6.8.16: AdminDown told to the peer, then s goes; the caller took it
+ * off the list (under the lock), so the thread no longer sees it.
+ */
 static void session_free(struct bfd_session *s)
 {
 	struct loop *l = &s->b->d->loop;
@@ -678,8 +805,8 @@ static void session_free(struct bfd_session *s)
 	s->local_diag = BFD_DIAG_ADMIN_DOWN;
 	s->poll = false;
 	send_now(s, 0);
-	timer_stop(l, &s->tx_timer);
 	timer_stop(l, &s->detect_timer);
+	timer_stop(l, &s->reopen);
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s);
@@ -688,12 +815,25 @@ static void session_free(struct bfd_session *s)
 struct bfd *bfd_new(struct fared *d, bfd_changed_fn changed)
 {
 	struct bfd *b = calloc(1, sizeof(*b));
+	pthread_condattr_t ca;
 
 	if (!b)
 		return NULL;
+
 	b->d = d;
 	b->changed = changed;
 	b->fd4 = b->fd6 = -1;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&b->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&b->tx_thread, NULL, tx_run, b)) {
+		fared_log("bfd: cannot start the transmit thread");
+		bfd_free(b);
+		return NULL;
+	}
+	b->tx_started = true;
 	return b;
 }
 
@@ -703,7 +843,16 @@ void bfd_free(struct bfd *b)
 
 	if (!b)
 		return;
-	for (s = b->sessions; s; s = next) {
+	if (b->tx_started) {
+		pthread_mutex_lock(&b->lock);
+		b->tx_stop = true;
+		pthread_cond_signal(&b->cond);
+		pthread_mutex_unlock(&b->lock);
+		pthread_join(b->tx_thread, NULL);
+	}
+	s = b->sessions;
+	b->sessions = NULL;
+	for (; s; s = next) {
 		next = s->next;
 		session_free(s);
 	}
@@ -715,6 +864,8 @@ void bfd_free(struct bfd *b)
 		io_del(&b->d->loop, &b->io6);
 		close(b->fd6);
 	}
+	pthread_cond_destroy(&b->cond);
+	pthread_mutex_destroy(&b->lock);
 	free(b);
 }
 
@@ -747,13 +898,16 @@ void bfd_sync(struct bfd *b)
 
 		if (nb) {
 			session_params(s, nb);
+			tx_update(s, false);
 			pp = &s->next;
 			continue;
 		}
 		fared_log("bfd: %s: no longer configured: AdminDown",
 			  s->name);
 		gone_failed |= s->failed;
+		pthread_mutex_lock(&b->lock);
 		*pp = s->next;
+		pthread_mutex_unlock(&b->lock);
 		session_free(s);
 	}
 	for (i = 0; i < cfg->n_neighbors; i++) {
@@ -805,7 +959,9 @@ void bfd_session_info(const struct bfd_session *s, struct bfd_info *out)
 	out->ups = s->ups;
 	out->failures = s->failures;
 	out->rx = s->rx;
+	pthread_mutex_lock(&s->b->lock);
 	out->tx = s->tx;
+	pthread_mutex_unlock(&s->b->lock);
 	out->rx_refused = s->rx_refused;
 }
 
