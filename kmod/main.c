@@ -133,5 +133,6 @@ module_init(fare_init);
 module_exit(fare_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("FARE: weighted multi-plane steering");
+MODULE_VERSION(FARE_VERSION);
 MODULE_ALIAS_RTNL_LINK("fare");
 MODULE_ALIAS_GENL_FAMILY(FARE_GENL_NAME);

@@ -46,6 +46,16 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          expect PREFIX (wait 30 s at most for fared to
                          announce that IPv4 prefix); then check that no
                          NOTIFICATION came within 3 s and stay until killed
+  gr STEP...             a graceful-restart speaker (capability with
+                         IPv4 unicast, F set; enhanced route refresh),
+                         step by step: open [n] [RESTART] (connect, with
+                         the N bit, restart time RESTART, default 60),
+                         routes A B (announce 100.64.0.A to 100.64.0.B-1),
+                         eor, borr, eorr (IPv4 unicast), drop (close the
+                         connection without NOTIFICATION), sleep S,
+                         flap N S (N times: drop, open again, stay S s),
+                         mark WORD (print "mark WORD"), await PATH (until
+                         the file PATH exists); then stay until killed
 HOSTILE_AS in the environment replaces the AS (65003); HOSTILE_RETRY, how
 long "speak" retries its connection (20 s), for a peer started before fared:
 it then prints "connecting to ADDR" once it starts trying.
@@ -113,7 +123,7 @@ class Session:
     main thread may block in sendall (or not read at all)."""
 
     def __init__(self, ext_msg=False, rcvbuf=0, retry_for=20.0,
-                 reader=True, mp=True, answer_for=10.0):
+                 reader=True, mp=True, answer_for=10.0, extra_caps=b""):
         self.msgs = []
         self.closed = threading.Event()
         self.notif = None
@@ -144,6 +154,7 @@ class Session:
                  b"\x02\x00")                         # route refresh
         if ext_msg:
             caps += b"\x06\x00"                       # RFC 8654
+        caps += extra_caps
         opt = b"\x02" + bytes([len(caps)]) + caps
         as2 = MY_AS if MY_AS <= 65535 else 23456     # AS_TRANS
         self.s.sendall(msg(1, struct.pack("!BHH4sB", 4, as2, 30,
@@ -510,7 +521,90 @@ def flaps():
     check("%d of %d flaps Established" % (ok, n), ok == n)
 
 
-{"flood": flood, "connect-rejected": connect_rejected, "connect": connect,
+def gr():
+    """A graceful-restart speaker driven step by step (see the usage)."""
+    words = list(ARGS)
+    s = None
+    stop = None
+    n_bit, restart = False, 60
+
+    def borr_eorr(subtype):
+        # ROUTE-REFRESH for IPv4 unicast with RFC 7313's subtype.
+        return msg(5, struct.pack("!HBB", 1, subtype, 1))
+
+    def opened():
+        nonlocal s, stop
+        flags = (0x4 if n_bit else 0) << 12 | restart
+        gr_cap = struct.pack("!HHBB", flags, 1, 1, 0x80)   # IPv4, F
+        caps = b"\x40" + bytes([len(gr_cap)]) + gr_cap + b"\x46\x00"
+        s = Session(retry_for=30, extra_caps=caps)
+        check("session Established (graceful restart%s, restart time %d)"
+              % (", N" if n_bit else "", restart), s.established,
+              notif_text(s.notif))
+        if not s.established:
+            raise SystemExit(1)
+        stop = threading.Event()
+        threading.Thread(target=s.keepalives, args=(stop,),
+                         daemon=True).start()
+
+    def dropped():
+        # The TCP connection ends, no NOTIFICATION: graceful (RFC 4724).
+        stop.set()
+        s.close()
+
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w == "open":
+            n_bit = i < len(words) and words[i] == "n"
+            if n_bit:
+                i += 1
+            if i < len(words) and words[i].isdigit():
+                restart = int(words[i])
+                i += 1
+            opened()
+        elif w == "routes":
+            a, b = int(words[i]), int(words[i + 1])
+            i += 2
+            for k in range(a, b, 100):
+                s.send(update(base_attrs(), b"".join(
+                    host(j) for j in range(k, min(b, k + 100)))))
+            print("sent 100.64.0.%d to 100.64.0.%d" % (a, b - 1), flush=True)
+        elif w == "eor":
+            s.send(msg(2, b"\x00\x00\x00\x00"))
+        elif w in ("borr", "eorr"):
+            s.send(borr_eorr(1 if w == "borr" else 2))
+        elif w == "drop":
+            dropped()
+        elif w == "sleep":
+            time.sleep(float(words[i]))
+            i += 1
+        elif w == "flap":
+            # N times: drop, open again at once, stay S seconds.
+            n, secs = int(words[i]), float(words[i + 1])
+            i += 2
+            for _ in range(n):
+                dropped()
+                opened()
+                time.sleep(secs)
+        elif w == "await":
+            # Until the scenario creates the file PATH.
+            while not os.path.exists(words[i]):
+                time.sleep(0.1)
+            i += 1
+        elif w == "mark":
+            # A line the scenario waits for.
+            print("mark %s" % words[i], flush=True)
+            i += 1
+        else:
+            raise SystemExit("gr: unknown step %s" % w)
+    # Stay until killed.
+    while True:
+        time.sleep(3600)
+
+
+{"gr": gr, "flood": flood, "connect-rejected": connect_rejected, "connect": connect,
  "silent": silent, "oversize": oversize, "flaps": flaps,
  "attrs": attrs, "expect-attr": expect_attr, "speak": speak}[MODE]()
 sys.exit(1 if failed else 0)

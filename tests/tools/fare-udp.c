@@ -26,6 +26,10 @@
  * datagram arrived once. SIGTERM or SIGINT ends the wait early (what
  * already waits in the socket still counts), with the
  * same report (a script stops it once its sender is done).
+ *
+ * SIGTERM or SIGINT also ends a send early, after the datagram in hand,
+ * with the same "sent S" line: a stream that runs for as long as some
+ * command takes, which the script then compares with what the sink got.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -86,8 +90,17 @@ static int make_addr(const char *text, unsigned int port,
 	return -1;
 }
 
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
 static int do_send(const struct opts *o)
 {
+	struct sigaction sa = { .sa_handler = on_stop };
 	struct sockaddr_storage src, dst;
 	unsigned int i, flow, sent = 0, failed = 0;
 	socklen_t slen, dlen;
@@ -119,9 +132,14 @@ static int do_send(const struct opts *o)
 		}
 	}
 	memset(buf, 0x5a, sizeof(buf));
-	for (unsigned int round = 0; sent < o->count; round++) {
-		for (flow = 0; flow < o->flows && sent < o->count; flow++) {
-			for (i = 0; i < o->burst && sent < o->count; i++) {
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	for (unsigned int round = 0; sent < o->count && !stop_requested;
+	     round++) {
+		for (flow = 0; flow < o->flows && sent < o->count &&
+		     !stop_requested; flow++) {
+			for (i = 0; i < o->burst && sent < o->count &&
+			     !stop_requested; i++) {
 				struct payload pl = {
 					.seq = htonl(sent),
 					.flow = htonl(flow),
@@ -205,14 +223,6 @@ static int ingress_ifindex(struct msghdr *msg)
 	return 0;
 }
 
-static volatile sig_atomic_t sink_stop;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	sink_stop = 1;
-}
-
 static int do_sink(const struct opts *o)
 {
 	/* No SA_RESTART: the signal ends poll() with EINTR. */
@@ -279,9 +289,9 @@ static int do_sink(const struct opts *o)
 		 * Stopped (SIGTERM): what already waits in the socket still
 		 * counts, so read on without waiting until it is empty.
 		 */
-		if (!sink_stop && left <= 0)
+		if (!stop_requested && left <= 0)
 			break;
-		ready = poll(&pfd, 1, sink_stop ? 0 : (int)left);
+		ready = poll(&pfd, 1, stop_requested ? 0 : (int)left);
 		if (ready < 0 && errno == EINTR)
 			continue;
 		if (ready <= 0)

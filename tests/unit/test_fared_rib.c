@@ -342,6 +342,8 @@ TEST(rib_stale_marks_are_cleared_by_updates_and_swept_per_family)
 	const uint32_t v4 = BGP_FAM_BIT(BGP_FAM_IPV4_UNICAST);
 	const uint32_t v6 = BGP_FAM_BIT(BGP_FAM_IPV6_UNICAST);
 	struct rib *rib = rib_new();
+	uint32_t b4;
+	size_t n;
 	const struct rib_entry *e;
 	struct attrs_buf b;
 	struct feed f;
@@ -353,26 +355,30 @@ TEST(rib_stale_marks_are_cleared_by_updates_and_swept_per_family)
 	CHECK_INT(add(rib, 1, "2001:db8::/32", 0, mk(&b, 65001, 1, -1)), 0);
 	CHECK_INT(add(rib, 2, "10.1.0.0/16", 0, mk(&b, 65002, 2, -1)), 0);
 	drain(rib, &f);
-	CHECK_INT(rib_peer_mark_stale(rib, 1, v4), 3);
+	b4 = rib_refresh_begin(rib, 1, v4, &n);
+	CHECK_INT(n, 3);
 	/* A peer's paths are visited in prefix order. */
 	CHECK_STR(drain(rib, &f), "10.1.0.0/16:2 10.2.0.0/16:1 10.3.0.0/16:1 ");
-	/* Marking again changes nothing but still counts them. */
-	CHECK_INT(rib_peer_mark_stale(rib, 1, v4), 3);
-	CHECK_INT(rib_pending(rib), 0);
+	/* Beginning another epoch marks nothing new but counts them. */
+	CHECK(rib_refresh_begin(rib, 1, v6, &n) > b4);
+	CHECK_INT(n, 1);
+	CHECK_STR(drain(rib, &f), "2001:db8::/32:1 ");
 	e = look(rib, "10.1.0.0/16");
 	CHECK(e && e->paths[0].stale && !e->paths[1].stale);
-	CHECK(!look(rib, "2001:db8::/32")->paths[0].stale);
 	/* The restarted peer re-sends one path unchanged: stale goes. */
 	CHECK_INT(add(rib, 1, "10.2.0.0/16", 0, mk(&b, 65001, 1, -1)), 0);
 	CHECK(!look(rib, "10.2.0.0/16")->paths[0].stale);
 	CHECK_STR(drain(rib, &f), "10.2.0.0/16:1 ");
-	CHECK_INT(rib_peer_sweep_stale(rib, 1, v6), 0);
-	CHECK_INT(rib_peer_sweep_stale(rib, 1, v4), 2);
+	/* An epoch that began before any path came sweeps nothing. */
+	CHECK_INT(rib_refresh_end(rib, 1, v6, 0), 0);
+	CHECK_INT(rib_refresh_end(rib, 1, v4, b4), 2);
 	CHECK_STR(drain(rib, &f), "10.1.0.0/16:1 10.3.0.0/16:0 ");
 	CHECK(!look(rib, "10.3.0.0/16"));
 	CHECK_INT(look(rib, "10.1.0.0/16")->paths[0].peer, 2);
 	CHECK_INT(rib_peer_count(rib, 1, v4 | v6), 2);
-	CHECK_INT(rib_peer_sweep_stale(rib, 1, v4), 0);
+	CHECK_INT(rib_refresh_end(rib, 1, v4, b4), 0);
+	/* The IPv6 path is still stale: its epoch has not ended. */
+	CHECK(look(rib, "2001:db8::/32")->paths[0].stale);
 	rib_free(rib);
 }
 
@@ -491,7 +497,8 @@ static unsigned int rnd(void)
 }
 
 /*
- * Random updates, withdrawals, flushes, marks and sweeps against a model
+ * Random updates, withdrawals, flushes, refresh begins and ends against a
+ * model
  * that is just an array [prefix][peer][id] of (present, stale, med).
  */
 TEST(rib_random_operations_match_a_naive_model)
@@ -501,6 +508,8 @@ TEST(rib_random_operations_match_a_naive_model)
 		int med;
 	} m[M_PFX][M_PEERS][M_IDS];
 	struct bgp_prefix keys[M_PFX], sorted[M_PFX];
+	/* Each (peer, family)'s latest refresh began at this generation. */
+	uint32_t begin[M_PEERS][BGP_FAM_COUNT] = { { 0 } };
 	struct rib *rib = rib_new();
 	struct attrs_buf b;
 	struct feed f;
@@ -560,12 +569,23 @@ TEST(rib_random_operations_match_a_naive_model)
 						want++;
 					}
 				}
-			if (op == 13)
+			if (op == 13) {
 				got = rib_peer_flush(rib, peer, fams);
-			else if (op == 14)
-				got = rib_peer_mark_stale(rib, peer, fams);
-			else
-				got = rib_peer_sweep_stale(rib, peer, fams);
+			} else if (op == 14) {
+				uint32_t b = rib_refresh_begin(rib, peer, fams,
+							       &got);
+
+				for (i = 0; i < BGP_FAM_COUNT; i++)
+					if (fams & BGP_FAM_BIT(i))
+						begin[peer][i] = b;
+			} else {
+				got = 0;
+				for (i = 0; i < BGP_FAM_COUNT; i++)
+					if (fams & BGP_FAM_BIT(i))
+						got += rib_refresh_end(rib, peer,
+							BGP_FAM_BIT(i),
+							begin[peer][i]);
+			}
 			CHECK_INT(got, want);
 		}
 		if (step % 97)

@@ -229,13 +229,67 @@ static const char *scenario(struct fare *f)
 	return pipe_scenario(f);
 }
 
+/*
+ * In a user namespace of its own that maps only root (unshare -Ur), the
+ * uids of the initial namespace's rule do not exist: the rule must name
+ * the ones that do.
+ */
+static const char *userns_scenario(struct fare *f)
+{
+	struct fare_route r = { 0 };
+	struct fare_err err;
+	const char *out;
+	int ret;
+
+	fare_prefix_parse("10.9.0.0/24", &r.dst, NULL);
+	ret = fare_rtnl_route_install(f, &r, 1, &err);
+	EXPECT(!ret, "install in a user namespace: %s", err.msg);
+	out = routes("-4 rule show pref 32765");
+	EXPECT(!out || !strcmp(out, "32765:\tfrom all uidrange 0-0 lookup 249\n"),
+	       "rule in a user namespace: %s", out);
+	return NULL;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	int ret;
+
+	if (!fp)
+		return -1;
+	ret = fputs(text, fp) < 0;
+	return fclose(fp) || ret ? -1 : 0;
+}
+
+/* Become root of a user namespace that maps only the caller's ids. */
+static int enter_userns(void)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWUSER))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)uid);
+	if (write_file("/proc/self/uid_map", map))
+		return -1;
+	if (write_file("/proc/self/setgroups", "deny") && errno != ENOENT)
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)gid);
+	return write_file("/proc/self/gid_map", map);
+}
+
+static const char *(*child_scenario)(struct fare *f) = scenario;
+static bool child_userns;
+
 static void child(int fd)
 {
 	const char *res;
 	struct fare *f;
 	int one = 1;
 
-	if (unshare(CLONE_NEWNET) || lo_up())
+	if ((child_userns && enter_userns()) || unshare(CLONE_NEWNET) ||
+	    lo_up())
 		_exit(SKIP_STATUS);
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -246,7 +300,7 @@ static void child(int fd)
 	} else {
 		setsockopt(mnl_socket_get_fd(f->rtnl), SOL_NETLINK,
 			   NETLINK_EXT_ACK, &one, sizeof(one));
-		res = scenario(f);
+		res = child_scenario(f);
 	}
 	if (f->rtnl)
 		mnl_socket_close(f->rtnl);
@@ -257,13 +311,27 @@ static void child(int fd)
 	_exit(res ? 1 : 0);
 }
 
+static void run_child(const char *(*fn)(struct fare *f), bool userns);
+
 TEST(kernel_route_is_installed_replaced_and_removed_in_a_scratch_netns)
+{
+	run_child(scenario, false);
+}
+
+TEST(kernel_rule_names_the_uids_of_a_user_namespace)
+{
+	run_child(userns_scenario, true);
+}
+
+static void run_child(const char *(*fn)(struct fare *f), bool userns)
 {
 	char msg[sizeof(why)] = "";
 	int fds[2], status;
 	ssize_t n;
 	pid_t pid;
 
+	child_scenario = fn;
+	child_userns = userns;
 	CHECK(!pipe(fds));
 	fflush(stdout);
 	pid = fork();
@@ -277,7 +345,8 @@ TEST(kernel_route_is_installed_replaced_and_removed_in_a_scratch_netns)
 	close(fds[0]);
 	CHECK(waitpid(pid, &status, 0) == pid);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP_STATUS) {
-		t_skip("no network namespace can be made here");
+		t_skip(userns ? "no user and network namespace can be made here" :
+		       "no network namespace can be made here");
 		return;
 	}
 	if (n > 0) {

@@ -1036,7 +1036,8 @@ TEST(rule_sends_fare_table_at_its_priority_for_all_uids_but_the_last)
 	struct nlmsghdr *nlh;
 	int seen = 0;
 
-	nlh = fare_rtnl_msg_rule(buf, sizeof(buf), 9, AF_INET6);
+	nlh = fare_rtnl_msg_rule(buf, sizeof(buf), 9, AF_INET6, 0,
+				 FARE_RULE_UID_MAX);
 	CHECK(nlh);
 	CHECK_INT(nlh->nlmsg_type, RTM_NEWRULE);
 	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK |
@@ -1060,7 +1061,31 @@ TEST(rule_sends_fare_table_at_its_priority_for_all_uids_but_the_last)
 	}
 	CHECK_INT(seen, (1 << FRA_PRIORITY) | (1 << FRA_TABLE) |
 		  (1 << FRA_UID_RANGE));
-	CHECK(!fare_rtnl_msg_rule(buf, 40, 9, AF_INET));
+	CHECK(!fare_rtnl_msg_rule(buf, 40, 9, AF_INET, 0, FARE_RULE_UID_MAX));
+}
+
+/* The uids a user namespace maps: all of them, but never the last uid. */
+TEST(uid_span_covers_every_mapped_uid_and_never_the_fallback_uid)
+{
+	uint32_t lo = 7, hi = 7;
+
+	CHECK_INT(fare_uid_span("         0          0 4294967295\n", &lo, &hi), 0);
+	CHECK_INT(lo, 0);
+	CHECK_INT(hi, 0xfffffffeu);
+	/* An unprivileged container: root and 65535 more. */
+	CHECK_INT(fare_uid_span("0 100000 65536\n", &lo, &hi), 0);
+	CHECK_INT(lo, 0);
+	CHECK_INT(hi, 65535);
+	/* unshare -Ur: only root. */
+	CHECK_INT(fare_uid_span("0 1000 1\n", &lo, &hi), 0);
+	CHECK_INT(hi, 0);
+	/* Several extents, in any order. */
+	CHECK_INT(fare_uid_span("1000 1000 1\n0 100000 1000\n2000 300000 5\n",
+				&lo, &hi), 0);
+	CHECK_INT(lo, 0);
+	CHECK_INT(hi, 2004);
+	CHECK_INT(fare_uid_span("", &lo, &hi), -EINVAL);
+	CHECK_INT(fare_uid_span("0 0 0\n", &lo, &hi), -EINVAL);
 }
 
 TEST(prefix_parse_and_format_round_trip)

@@ -15,6 +15,11 @@
 /* A neighbor's column: which of our routes for the prefix it has. */
 #define ADJ_SENT_LEARNED	1u	/* the route passed on */
 #define ADJ_SENT_ORIG		2u	/* the route this node originates */
+#define ADJ_PENDING		4u	/* in its pending FIFO (adj_peer) */
+#define ADJ_BITS		4u	/* bits per neighbor in a column */
+#define ADJ_PER_BYTE		(8u / ADJ_BITS)
+/* Records made into UPDATEs at once: packed by attributes per batch. */
+#define ADJ_BATCH		1024u
 
 /* ------------------------------------------------------------------ */
 /* The table: records by prefix. */
@@ -142,6 +147,9 @@ void adj_out_free(struct adj_out *o)
 	}
 	free(o->buckets);
 	free(o->queue);
+	for (i = 0; i < o->n_peers; i++)
+		free(o->peers[i].v);
+	free(o->peers);
 	free(o);
 }
 
@@ -151,50 +159,58 @@ void adj_out_free(struct adj_out *o)
 static bool sent_to(const struct adj_route *a, unsigned int peer,
 		    unsigned int what)
 {
-	return peer / 4 < a->col_len &&
-	       (a->col[peer / 4] >> (peer % 4 * 2)) & what;
+	return peer / ADJ_PER_BYTE < a->col_len &&
+	       (a->col[peer / ADJ_PER_BYTE] >>
+		(peer % ADJ_PER_BYTE * ADJ_BITS)) & what;
 }
 
-static void set_sent(struct adj_route *a, unsigned int peer,
+/* False when the column could not grow for it (ENOMEM). */
+static bool set_sent(struct adj_route *a, unsigned int peer,
 		     unsigned int what, bool on)
 {
-	if (peer / 4 >= a->col_len) {
+	size_t at = peer / ADJ_PER_BYTE;
+
+	if (at >= a->col_len) {
 		uint8_t *s;
 
 		if (!on)
-			return;
-		s = realloc(a->col, peer / 4 + 1);
+			return true;
+		s = realloc(a->col, at + 1);
 		if (!s)
-			return;
-		memset(s + a->col_len, 0, peer / 4 + 1 - a->col_len);
+			return false;
+		memset(s + a->col_len, 0, at + 1 - a->col_len);
 		a->col = s;
-		a->col_len = peer / 4 + 1;
+		a->col_len = at + 1;
 	}
 	if (on)
-		a->col[peer / 4] |= what << (peer % 4 * 2);
+		a->col[at] |= what << (peer % ADJ_PER_BYTE * ADJ_BITS);
 	else
-		a->col[peer / 4] &= ~(what << (peer % 4 * 2));
+		a->col[at] &= ~(what << (peer % ADJ_PER_BYTE * ADJ_BITS));
+	return true;
 }
 
-/* Whether any neighbor has what (ADJ_SENT_* bits) of a. */
+/* Whether any neighbor has what (ADJ_* bits) of a. */
 static bool sent_any(const struct adj_route *a, unsigned int what)
 {
 	uint8_t mask = 0;
 	size_t i;
 
-	for (i = 0; i < 4; i++)
-		mask |= what << (i * 2);
+	for (i = 0; i < ADJ_PER_BYTE; i++)
+		mask |= what << (i * ADJ_BITS);
 	for (i = 0; i < a->col_len; i++)
 		if (a->col[i] & mask)
 			return true;
 	return false;
 }
 
-/* Nothing passed on, to be, or held by any neighbor: the record can go. */
+/*
+ * Nothing passed on, to be, held by or pending for any neighbor: the
+ * record can go.
+ */
 static bool dead(const struct adj_route *a)
 {
 	return !a->live && !a->queued &&
-	       !sent_any(a, ADJ_SENT_LEARNED | ADJ_SENT_ORIG);
+	       !sent_any(a, ADJ_SENT_LEARNED | ADJ_SENT_ORIG | ADJ_PENDING);
 }
 
 /* ------------------------------------------------------------------ */
@@ -360,10 +376,13 @@ static void withdraw_by_family(struct peer *p, const struct bgp_prefix *w,
  * Brings p's copies of the n routes v in line (adj_to() for each), with
  * the prefixes that share their attributes packed into as few UPDATEs as
  * the session's message size allows, and the withdrawals of a family
- * likewise. v is reordered. Falls back to adj_to() without memory.
+ * likewise; the announcements stop once p's send queue holds high bytes.
+ * v is reordered: v[0..n) loses the records done with, and the return
+ * value is how many of it, at its end, were not announced yet. Falls
+ * back to adj_to() without memory.
  */
-static void adj_to_many(struct adj_route **v, size_t n, struct peer *p,
-			bool resend)
+static size_t adj_to_many(struct adj_route **v, size_t n, struct peer *p,
+			  bool resend, size_t high)
 {
 	/* pfx: a run to send; w: the withdrawals. */
 	struct bgp_prefix *pfx = malloc((2 * n + 1) * sizeof(*pfx)), *w;
@@ -373,7 +392,7 @@ static void adj_to_many(struct adj_route **v, size_t n, struct peer *p,
 	if (!pfx) {
 		for (i = 0; i < n && p->est; i++)
 			adj_to(v[i], p, resend);
-		return;
+		return 0;
 	}
 	w = pfx + n;
 	/* v[0..na): to announce. */
@@ -388,6 +407,9 @@ static void adj_to_many(struct adj_route **v, size_t n, struct peer *p,
 	for (i = 0; i < na && p->est; i = k) {
 		struct peer_route r;
 
+		if (peer_send_queue(p) >= high)
+			break;
+
 		for (k = i, m = 0; k < na && !attr_cmp(v[k], v[i]); k++)
 			pfx[m++] = v[k]->prefix;
 		adj_attrs(v[i], &r);
@@ -397,6 +419,9 @@ static void adj_to_many(struct adj_route **v, size_t n, struct peer *p,
 					 true);
 	}
 	free(pfx);
+	/* v[i..na) to come; the rest of v is not needed by the caller. */
+	memmove(v + n - (na - i), v + i, (na - i) * sizeof(*v));
+	return na - i;
 }
 
 static bool same_route(const struct adj_route *a, const struct adj_route *b)
@@ -480,27 +505,130 @@ int adj_out_set(struct adj_out *o, struct adj_route *now)
 	return adj_queue(o, a);
 }
 
+/* ------------------------------------------------------------------ */
+/* Pending records per neighbor: the pull-based writer. */
+
+static struct adj_peer *adj_peer_of(struct adj_out *o, unsigned int peer)
+{
+	if (peer >= o->n_peers) {
+		size_t n = peer + 1 > 2 * o->n_peers ? peer + 1
+						     : 2 * o->n_peers;
+		struct adj_peer *v = realloc(o->peers, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + o->n_peers, 0, (n - o->n_peers) * sizeof(*v));
+		o->peers = v;
+		o->n_peers = n;
+	}
+	return &o->peers[peer];
+}
+
+/*
+ * a is pending for p: what it is when p's socket takes more goes out.
+ * Without memory for that, p's copy is brought in line at once instead.
+ */
+static void adj_pend(struct adj_out *o, struct adj_route *a, struct peer *p)
+{
+	struct adj_peer *ap;
+
+	if (sent_to(a, p->index, ADJ_PENDING))
+		return;
+	ap = adj_peer_of(o, p->index);
+	if (ap && ap->n == ap->cap && ap->head >= ap->cap / 2 && ap->head) {
+		/* Half of it was taken already: room without growing. */
+		memmove(ap->v, ap->v + ap->head,
+			(ap->n - ap->head) * sizeof(*ap->v));
+		ap->n -= ap->head;
+		ap->head = 0;
+	}
+	if (ap && ap->n == ap->cap) {
+		size_t cap = ap->cap ? 2 * ap->cap : 256;
+		struct adj_route **v = realloc(ap->v, cap * sizeof(*v));
+
+		if (v) {
+			ap->v = v;
+			ap->cap = cap;
+		}
+	}
+	if (!ap || ap->n == ap->cap ||
+	    !set_sent(a, p->index, ADJ_PENDING, true)) {
+		adj_to(a, p, true);
+		return;
+	}
+	ap->v[ap->n++] = a;
+	ap->n_fam[a->prefix.family]++;
+}
+
+size_t adj_out_pending(const struct adj_out *o, const struct peer *p)
+{
+	if (!o || p->index >= o->n_peers)
+		return 0;
+	return o->peers[p->index].n - o->peers[p->index].head;
+}
+
+void adj_out_drain(struct peer *p)
+{
+	struct adj_out *o = p->d->out;
+	struct adj_route *batch[ADJ_BATCH], *v[ADJ_BATCH];
+	size_t high = p->d->cfg.send_buffer_limit / 2, i, k, left;
+	struct adj_peer *ap;
+	uint32_t fams;
+	unsigned int fam;
+
+	if (!o || p->index >= o->n_peers)
+		return;
+	if (high > ADJ_WRITE_HIGH)
+		high = ADJ_WRITE_HIGH;
+	ap = &o->peers[p->index];
+	while (p->est && !p->est->broken && ap->head < ap->n &&
+	       peer_send_queue(p) < high) {
+		fams = 0;
+		for (k = 0; k < ADJ_BATCH && ap->head < ap->n; k++) {
+			struct adj_route *a = ap->v[ap->head++];
+
+			set_sent(a, p->index, ADJ_PENDING, false);
+			ap->n_fam[a->prefix.family]--;
+			fams |= BGP_FAM_BIT(a->prefix.family);
+			batch[k] = a;
+		}
+		memcpy(v, batch, k * sizeof(*v));
+		left = adj_to_many(v, k, p, true, high);
+		/* The socket is full: what was not announced waits again. */
+		for (i = k - left; i < k; i++)
+			adj_pend(o, v[i], p);
+		for (i = 0; i < k; i++)
+			if (dead(batch[i]))
+				adj_drop(o, batch[i]);
+		for (fam = 0; fam < BGP_FAM_COUNT; fam++)
+			if ((fams & BGP_FAM_BIT(fam)) && !ap->n_fam[fam])
+				peer_fam_sent(p, fam);
+	}
+	if (ap->head == ap->n) {
+		ap->head = ap->n = 0;
+		/* A refresh's FIFO is not kept once it was all sent. */
+		if (ap->cap > 4096) {
+			free(ap->v);
+			ap->v = NULL;
+			ap->cap = 0;
+		}
+	}
+}
+
 void adj_out_flush(struct adj_out *o)
 {
 	struct fared *d = o->d;
-	struct adj_route **v;
 	size_t i, k;
 
 	if (!o->n_queue)
 		return;
-	v = malloc(o->n_queue * sizeof(*v));
 	for (k = 0; k < d->n_peers; k++) {
 		if (!d->peers[k]->export_done)
 			continue;
-		if (!v) {
-			for (i = 0; i < o->n_queue; i++)
-				adj_to(o->queue[i], d->peers[k], true);
-			continue;
-		}
-		memcpy(v, o->queue, o->n_queue * sizeof(*v));
-		adj_to_many(v, o->n_queue, d->peers[k], true);
+		for (i = 0; i < o->n_queue; i++)
+			adj_pend(o, o->queue[i], d->peers[k]);
+		adj_out_drain(d->peers[k]);
 	}
-	free(v);
 	for (i = 0; i < o->n_queue; i++) {
 		struct adj_route *a = o->queue[i];
 
@@ -511,35 +639,39 @@ void adj_out_flush(struct adj_out *o)
 	o->n_queue = 0;
 }
 
+/* Records of fam pending for p. */
+static size_t adj_out_pending_fam(const struct adj_out *o,
+				  const struct peer *p, unsigned int fam)
+{
+	return p->index < o->n_peers ? o->peers[p->index].n_fam[fam] : 0;
+}
+
 /*
- * The routes passed on of family fam that p has not been sent (resend:
- * all of them).
+ * The routes passed on of family fam that p is to be sent or no longer
+ * to have, pending for p (resend: all of them, sent or not); then as
+ * many as its socket takes.
  */
 static void export_learned(struct peer *p, unsigned int fam, bool resend)
 {
 	struct adj_out *o = p->d->out;
-	struct adj_route **v, *a;
-	size_t i, n = 0;
+	struct adj_route *a;
+	size_t i;
 
-	if (!o || !o->n)
-		return;
-	v = malloc(o->n * sizeof(*v));
-	for (i = 0; i < o->n_buckets && p->est; i++)
-		for (a = o->buckets[i]; a && p->est; a = a->next) {
-			if (a->prefix.family != fam)
-				continue;
-			if (v)
-				v[n++] = a;
-			else
-				adj_to(a, p, resend);
-		}
-	if (v && p->est)
-		adj_to_many(v, n, p, resend);
-	free(v);
+	for (i = 0; i < o->n_buckets; i++)
+		for (a = o->buckets[i]; a; a = a->next)
+			if (a->prefix.family == fam &&
+			    (resend || adj_for(a, p) !=
+			     sent_to(a, p->index, ADJ_SENT_LEARNED)))
+				adj_pend(o, a, p);
+	if (!adj_out_pending_fam(o, p, fam))
+		peer_fam_sent(p, fam);
+	else
+		adj_out_drain(p);
 }
 
 /* ------------------------------------------------------------------ */
 /* Originated routes. */
+
 
 static const struct fared_policy *export_policy(const struct peer *p)
 {
@@ -632,8 +764,10 @@ static void export_originated(struct peer *p, unsigned int fam)
 
 void adj_out_export(struct peer *p, unsigned int fam, bool resend)
 {
-	if (!p->d->out)
+	if (!p->d->out) {
+		peer_fam_sent(p, fam);
 		return;
+	}
 	export_originated(p, fam);
 	if (p->est)
 		export_learned(p, fam, resend);
@@ -648,6 +782,14 @@ void adj_out_peer_down(struct peer *p, bool gone)
 
 	if (gone)
 		what |= ADJ_SENT_ORIG;
+	if (o && p->index < o->n_peers) {
+		struct adj_peer *ap = &o->peers[p->index];
+
+		/* Its pending bits go in the walk below. */
+		free(ap->v);
+		memset(ap, 0, sizeof(*ap));
+	}
+	what |= ADJ_PENDING;
 	for (i = 0; o && i < o->n_buckets; i++)
 		for (pa = &o->buckets[i]; (a = *pa);) {
 			set_sent(a, p->index, what, false);

@@ -13,6 +13,16 @@
  * (adj_out_export() when a session comes up or asks for a refresh,
  * adj_out_peer_down() when it goes), and leaves through the session
  * writer only: peer_announce() and peer_withdraw() (peer.h).
+ *
+ * The writer is pull-based, as OpenBGPD's RDE keeps pending updates per
+ * peer: a change, an export or a refresh only marks the records pending
+ * for a neighbor (a bit in its column, and a FIFO of records); they are
+ * turned into UPDATEs when its socket takes more (adj_out_drain(), from
+ * the session's writability hook), a batch at a time, with the
+ * attributes of the moment. A refresh marks every record of the family
+ * pending, so the whole Adj-RIB-Out goes again by construction, and a
+ * full table never waits encoded in a send buffer. End-of-RIB and EoRR
+ * follow once nothing of their family is pending (peer_fam_sent()).
  */
 #ifndef FARED_ADJ_OUT_H
 #define FARED_ADJ_OUT_H
@@ -60,9 +70,19 @@ struct adj_route {
 	/* A leaf's RNIC host route: to whom (suppress.h). */
 	enum fare_leaf_adv scope;
 	struct bgp_prefix agg;		/* FARE_LEAF_UPA: its aggregate */
-	/* Per RIB peer index, two bits: ADJ_SENT_LEARNED, ADJ_SENT_ORIG. */
+	/*
+	 * Per RIB peer index, four bits: ADJ_SENT_LEARNED, ADJ_SENT_ORIG,
+	 * ADJ_PENDING.
+	 */
 	uint8_t *col;
 	size_t col_len;
+};
+
+/* A neighbor's pending records, in the order they became pending. */
+struct adj_peer {
+	struct adj_route **v;		/* v[head..n): pending */
+	size_t head, n, cap;
+	size_t n_fam[BGP_FAM_COUNT];	/* pending, per family */
 };
 
 struct adj_out {
@@ -71,6 +91,8 @@ struct adj_out {
 	size_t n_buckets, n;
 	struct adj_route **queue;
 	size_t n_queue, queue_cap;
+	struct adj_peer *peers;		/* by RIB peer index */
+	size_t n_peers;
 };
 
 struct adj_out *adj_out_new(struct fared *d);
@@ -101,6 +123,14 @@ void adj_out_export(struct peer *p, unsigned int fam, bool resend);
  * p itself goes, its record of originated routes too.
  */
 void adj_out_peer_down(struct peer *p, bool gone);
+/*
+ * p's socket takes more: UPDATEs for its pending records, until its send
+ * queue holds ADJ_WRITE_HIGH bytes or nothing is pending.
+ */
+void adj_out_drain(struct peer *p);
+#define ADJ_WRITE_HIGH		(256u << 10)
+/* Records pending for p (all families). */
+size_t adj_out_pending(const struct adj_out *o, const struct peer *p);
 
 /* Whether this node originates p ("originate" lines): it wins. */
 bool adj_out_originates(const struct fared_config *cfg,

@@ -139,12 +139,20 @@ static int export_upa(const struct fared_config *cfg, struct adj_route *now)
 	return 0;
 }
 
+/* Whether RIB peer index is a leaf's RNIC host. */
+static bool peer_rnic(const struct fared *d, unsigned int index)
+{
+	const struct peer_info *pi = peer_table_get(&d->peer_table, index);
+
+	return pi && pi->rnic;
+}
+
 /* Whether RIB peer index is an iBGP neighbor. */
 static bool peer_ibgp(const struct fared *d, unsigned int index)
 {
-	const struct peer *p = peer_by_index(d, index);
+	const struct peer_info *pi = peer_table_get(&d->peer_table, index);
 
-	return p && p->nb->remote_as == d->cfg.local_as;
+	return pi && pi->ibgp;
 }
 
 /* The learned route to pass on for e, from its best path. */
@@ -175,7 +183,7 @@ static int export_learned(struct fared *d, const struct rib_entry *e,
 	/* mpson-00 §4.2: a leaf tags what it learned from RNICs. */
 	if (cfg->fs_tag && cfg->role == FARE_ROLE_LEAF &&
 	    fare_is_host_route(&now->prefix) &&
-	    peer_index_rnic(d, e->paths[fr->best].peer))
+	    peer_rnic(d, e->paths[fr->best].peer))
 		now->ecs_len = fare_fs_tag(now->ecs, now->ecs_len,
 					   cfg->local_as, cfg->router_id,
 					   cfg->ec.fs_subtype);

@@ -30,19 +30,17 @@
 static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 {
 	struct fare_sync *fs = arg;
-	const struct peer *p = peer_by_index(fs->d, peer);
-	const struct fared_neighbor *nb;
+	const struct peer_info *pi = peer_table_get(&fs->d->peer_table, peer);
 
 	memset(out, 0, sizeof(*out));
-	if (!p)
+	if (!pi)
 		return;
-	nb = p->nb;
-	out->plane = nb->plane;
-	out->upstream = nb->upstream;
-	out->ibgp = nb->remote_as == fs->d->cfg.local_as;
-	out->router_id = p->peer_id;
-	out->addr_family = nb->family;
-	memcpy(out->addr, nb->addr, sizeof(out->addr));
+	out->plane = pi->plane;
+	out->upstream = pi->upstream;
+	out->ibgp = pi->ibgp;
+	out->router_id = pi->router_id;
+	out->addr_family = pi->addr_family;
+	memcpy(out->addr, pi->addr, sizeof(out->addr));
 	if (out->plane <= FARE_PLANE_ID_MAX)
 		out->link_bps = fs->link_bps[out->plane];
 }

@@ -116,6 +116,7 @@ static void rib_changed(const struct rib_entry *e, void *arg)
 static const struct fared_hooks hooks = {
 	.export = adj_out_export,
 	.down = adj_out_peer_down,
+	.writable = adj_out_drain,
 	.eor = fare_sync_eor,
 	.forwarding = fare_sync_forwarding,
 	.selecting = fare_sync_selecting,
@@ -374,6 +375,7 @@ static void reload_apply(struct fared *d, const struct fared_config *old,
 		exp = !policies_equal(old, p->nb->export_policy, &d->cfg,
 				      d->cfg.neighbors[k].export_policy);
 		p->nb = &d->cfg.neighbors[k];
+		peer_table_refresh(p);
 		d->peers[d->n_peers++] = p;
 		/* A reload ends a max-prefix Idle, as a clear does. */
 		if (peer_clear_idle(p))
@@ -492,6 +494,7 @@ static int start(struct fared *d, bool force_restart)
 	d->rib = rib_new();
 	d->out = adj_out_new(d);
 	d->hooks = &hooks;
+	d->rib_ops = &peer_rib_ops;
 	d->bfd = bfd_new(d, bfd_changed);
 	if (!d->rib || !d->out || !d->bfd) {
 		fared_log("out of memory");
@@ -560,6 +563,7 @@ static void stop(struct fared *d, bool leave)
 	d->out = NULL;
 	orf_want_free(d);
 	rib_free(d->rib);
+	peer_table_free(&d->peer_table);
 	loop_fini(&d->loop);
 	/* Kept for a restart: the next fared sets the R bit. */
 	if (!leave)

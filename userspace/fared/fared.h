@@ -18,6 +18,7 @@
 #include "bgp.h"
 #include "config.h"
 #include "loop.h"
+#include "peer_table.h"
 #include "rib.h"
 
 struct adj_out;
@@ -25,6 +26,7 @@ struct bfd;
 struct fared;
 struct fare_sync;
 struct peer;
+struct peer_rib_ops;
 
 /*
  * What a session tells the rest of the daemon (fared.c sets them), so
@@ -39,6 +41,8 @@ struct peer;
  *   selecting   the FARE side still holds learned routes back (its
  *               start-up wait): a restarting fared's initial exports
  *               wait for it (RFC 4724 §4.1)
+ *   writable    p's socket took what was queued: more UPDATEs may be
+ *               built from what is pending for it (adj_out.h)
  * A hook left NULL does nothing (forwarding, selecting: false).
  */
 struct fared_hooks {
@@ -47,6 +51,7 @@ struct fared_hooks {
 	void (*eor)(struct fared *d);
 	bool (*forwarding)(const struct fared *d, unsigned int fam);
 	bool (*selecting)(const struct fared *d);
+	void (*writable)(struct peer *p);
 };
 
 struct fared {
@@ -64,10 +69,14 @@ struct fared {
 	 */
 	bool selected;
 	uint32_t next_index;
+	/* The neighbors by RIB peer number, for the decision code. */
+	struct peer_table peer_table;
 	struct fare_sync *fare;		/* with a role: see fare_sync.h */
 	struct adj_out *out;		/* the Adj-RIB-Out, every role */
 	struct bfd *bfd;		/* BFD sessions (bfd.h) */
 	const struct fared_hooks *hooks;
+	/* What the sessions tell the RIB side (peer.h). */
+	const struct peer_rib_ops *rib_ops;
 	/* Host: the remote hosts asked for by ORF, see orf_sess.h. */
 	struct bgp_prefix *orf_want;
 	size_t n_orf_want;

@@ -13,6 +13,14 @@
 
 static void poll_timer(struct timer *t);
 
+/* Whether RIB peer index is a configured RNIC host. */
+static bool rnic_path(const struct fared *d, unsigned int index)
+{
+	const struct peer_info *pi = peer_table_get(&d->peer_table, index);
+
+	return pi && pi->rnic;
+}
+
 void leaf_upa_init(struct leaf_upa *l, struct fared *d,
 		   void (*changed)(void *arg, const struct bgp_prefix *x),
 		   void *arg)
@@ -54,7 +62,7 @@ enum fare_leaf_adv leaf_upa_step(struct leaf_upa *l,
 			*agg = cfg->originates[i].prefix;
 		}
 	for (i = 0; h.covered && i < e->n_paths; i++)
-		if (peer_index_rnic(l->d, e->paths[i].peer))
+		if (rnic_path(l->d, e->paths[i].peer))
 			h.n_rnic_paths++;
 	/* A configured RNIC is known from the start; its link counts. */
 	for (i = 0; h.covered && i < cfg->n_rnics && i < l->n_rnic_up; i++)

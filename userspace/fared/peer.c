@@ -138,15 +138,19 @@ static uint64_t send_hold_ms(const struct conn *c)
 	return twice > SEND_HOLD_MIN_MS ? twice : SEND_HOLD_MIN_MS;
 }
 
-/* Writes what the socket takes; the send hold timer runs while stuck. */
+/*
+ * Writes what the socket takes; the send hold timer runs while stuck.
+ * What was sent is skipped (woff), not moved: the rest moves to the front
+ * only when conn_queue() needs the room.
+ */
 static int conn_flush(struct conn *c)
 {
 	struct loop *l = &c->peer->d->loop;
+	size_t start = c->woff;
 	ssize_t n;
-	size_t done = 0;
 
-	while (done < c->wlen) {
-		n = send(c->io.fd, c->wbuf + done, c->wlen - done,
+	while (c->woff < c->wlen) {
+		n = send(c->io.fd, c->wbuf + c->woff, c->wlen - c->woff,
 			 MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -155,13 +159,12 @@ static int conn_flush(struct conn *c)
 				break;
 			return -errno;
 		}
-		done += (size_t)n;
+		c->woff += (size_t)n;
 	}
-	if (done) {
-		memmove(c->wbuf, c->wbuf + done, c->wlen - done);
-		c->wlen -= done;
+	if (c->woff != start)
 		timer_stop(l, &c->send_hold);
-	}
+	if (c->woff == c->wlen)
+		c->woff = c->wlen = 0;
 	/* A burst's buffer is not kept once the peer has taken it all. */
 	if (!c->wlen && c->wcap > 65536) {
 		free(c->wbuf);
@@ -182,10 +185,16 @@ static int conn_queue(struct conn *c, const uint8_t *msg, size_t len)
 {
 	size_t limit = c->peer->d->cfg.send_buffer_limit;
 
-	if (c->wlen + len > limit) {
+	if (c->wlen - c->woff + len > limit) {
 		c->broken_why = "send buffer limit reached: the peer does "
 				"not read";
 		return -ENOBUFS;
+	}
+	if (c->wlen + len > c->wcap && c->woff) {
+		/* The sent part's room first: at most the unsent bytes move. */
+		memmove(c->wbuf, c->wbuf + c->woff, c->wlen - c->woff);
+		c->wlen -= c->woff;
+		c->woff = 0;
 	}
 	if (c->wlen + len > c->wcap) {
 		size_t cap = (c->wlen + len) * 2;
@@ -335,21 +344,24 @@ static bool forwarding_kept(const struct peer *p, unsigned int fam)
 	       p->d->hooks->forwarding(p->d, fam);
 }
 
-struct peer *peer_by_index(const struct fared *d, unsigned int index)
+/*
+ * -1 without memory for p's entry, only possible from peer_new(): once
+ * it exists this never allocates.
+ */
+int peer_table_refresh(struct peer *p)
 {
-	size_t i;
+	const struct fared_neighbor *nb = p->nb;
+	struct peer_info pi = {
+		.ibgp = peer_is_ibgp(p),
+		.upstream = nb->upstream,
+		.rnic = nb->rnic,
+		.plane = nb->plane,
+		.router_id = p->peer_id,
+		.addr_family = nb->family,
+	};
 
-	for (i = 0; i < d->n_peers; i++)
-		if (d->peers[i]->index == index)
-			return d->peers[i];
-	return NULL;
-}
-
-bool peer_index_rnic(const struct fared *d, unsigned int index)
-{
-	const struct peer *p = peer_by_index(d, index);
-
-	return p && p->nb->rnic;
+	memcpy(pi.addr, nb->addr, sizeof(pi.addr));
+	return peer_table_set(&p->d->peer_table, p->index, &pi);
 }
 
 /* ------------------------------------------------------------------ */
@@ -382,10 +394,12 @@ static void conn_close(struct conn *c, const char *why, bool notified)
 		p->est = NULL;
 		p->established_at = 0;
 		p->export_done = false;
+		p->eor_due = p->eorr_due = 0;
 		p->flaps++;
 		plog(p, "session down: %s", why);
 		event_down(p, false);
-		peer_gr_session_down(p, c, notified);
+		if (p->d->rib_ops)
+			p->d->rib_ops->down(p, c, notified);
 	} else if (c->state >= PEER_OPENSENT) {
 		plog(p, "connection closed in %s: %s",
 		     peer_state_name(c->state), why);
@@ -686,6 +700,7 @@ static void established(struct conn *c)
 	p->params = c->params;
 	p->peer_caps = c->open.caps;
 	p->peer_id = c->open.bgp_id;
+	peer_table_refresh(p);
 	p->established_at = loop_now_ms();
 	p->eor_rx = p->eor_tx = 0;
 	p->prefixes_rx = p->prefixes_denied = 0;
@@ -700,7 +715,6 @@ static void established(struct conn *c)
 			p->orf_wait |= BGP_FAM_BIT(fam);
 	}
 	timer_stop(&p->d->loop, &p->connect_retry);
-	timer_stop(&p->d->loop, &p->gr_restart);
 	plog(p, "session Established (AS %u, id %u.%u.%u.%u, hold %u s%s%s)",
 	     bgp_open_peer_as(&c->open), c->open.bgp_id >> 24,
 	     (c->open.bgp_id >> 16) & 255, (c->open.bgp_id >> 8) & 255,
@@ -713,7 +727,8 @@ static void established(struct conn *c)
 	 * preserved (no capability, or F bit clear) go now; the rest wait
 	 * for its End-of-RIB.
 	 */
-	peer_gr_established(p, c);
+	if (p->d->rib_ops)
+		p->d->rib_ops->established(p, c);
 	/* RFC 5291 §6: the leaf waits for our list before it exports. */
 	peer_send_orf(p);
 	if (!p->est)
@@ -740,7 +755,8 @@ static void got_eor(struct peer *p, unsigned int fam)
 {
 	p->eor_rx |= BGP_FAM_BIT(fam);
 	plog(p, "End-of-RIB received for %s", peer_fam_name(fam));
-	peer_gr_sweep(p, BGP_FAM_BIT(fam), "End-of-RIB");
+	if (p->d->rib_ops)
+		p->d->rib_ops->eor(p, fam);
 	event_eor(p);
 	peer_gr_eor(p->d);
 }
@@ -781,7 +797,8 @@ static void got_update(struct conn *c, const uint8_t *msg, size_t len)
 		return;
 	}
 	tw = e->action == BGP_ACTION_TREAT_AS_WITHDRAW;
-	peer_import_update(c, &u, tw);
+	if (p->d->rib_ops)
+		p->d->rib_ops->update(c, &u, tw);
 	bgp_update_free(&u);
 }
 
@@ -854,10 +871,13 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 			if (!p->est)
 				return;
 		}
+		/*
+		 * Every route of fam is pending again (RFC 2918 §4, RFC 7313
+		 * §4): the EoRR follows the last of them.
+		 */
+		if (c->params.enhanced_route_refresh)
+			p->eorr_due |= BGP_FAM_BIT(fam);
 		peer_export_fam(p, (unsigned int)fam, true);
-		if (p->est && c->params.enhanced_route_refresh)
-			conn_send(c, buf, bgp_route_refresh_build(buf,
-				  sizeof(buf), rr.afi, rr.safi, BGP_RR_EORR));
 		break;
 	case BGP_RR_BORR:
 		if (!c->params.enhanced_route_refresh)
@@ -869,12 +889,12 @@ static void got_route_refresh(struct conn *c, const uint8_t *msg, size_t len)
 			     peer_fam_name((unsigned int)fam));
 			break;
 		}
-		peer_gr_refresh_begin(p, (unsigned int)fam);
+		if (p->d->rib_ops)
+			p->d->rib_ops->refresh_begin(p, (unsigned int)fam);
 		break;
 	case BGP_RR_EORR:
-		if (c->params.enhanced_route_refresh)
-			peer_gr_sweep(p, BGP_FAM_BIT(fam),
-				      "enhanced route refresh");
+		if (c->params.enhanced_route_refresh && p->d->rib_ops)
+			p->d->rib_ops->refresh_end(p, (unsigned int)fam);
 		break;
 	default:
 		/* RFC 7313 §5: other subtypes are ignored. */
@@ -1028,6 +1048,10 @@ static void conn_ready(struct io *io, uint32_t events)
 			conn_close(c, "send failed", false);
 			return;
 		}
+		/* The writer pulls what is pending (adj_out.h). */
+		if (c->peer->est == c && c->peer->export_done &&
+		    c->peer->d->hooks && c->peer->d->hooks->writable)
+			c->peer->d->hooks->writable(c->peer);
 	}
 	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 		conn_read(c);
@@ -1086,7 +1110,7 @@ static void send_hold_expired(struct timer *t)
 	struct conn *c = t->arg;
 
 	/* RFC 9687 §3: the peer reads nothing; there is no use waiting. */
-	c->wlen = 0;
+	c->woff = c->wlen = 0;
 	conn_notify(c, BGP_ERR_SEND_HOLD_TIMER, 0, NULL, 0,
 		    "send hold timer expired");
 }
@@ -1108,6 +1132,10 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
 	timer_init(&p->connect_retry, connect_retry_expired, p);
 	peer_gr_init(p);
 	peer_import_init(p);
+	if (peer_table_refresh(p)) {
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -1156,13 +1184,12 @@ void peer_free(struct peer *p, uint8_t subcode, const char *text)
 		conn_cease(p->in, subcode, text);
 	/* conn_close re-armed it. */
 	timer_stop(l, &p->connect_retry);
-	timer_stop(l, &p->gr_restart);
-	timer_stop(l, &p->gr_stale);
 	timer_stop(l, &p->deferral);
-	timer_stop(l, &p->rr_stale);
 	timer_stop(l, &p->max_prefix_restart);
-	peer_import_flush(p);
+	if (p->d->rib_ops)
+		p->d->rib_ops->gone(p);
 	event_down(p, true);
+	peer_table_clear(&p->d->peer_table, p->index);
 	for (i = 0; i < BGP_FAM_COUNT; i++)
 		free(p->orf_rx[i]);
 	free(p);
@@ -1183,10 +1210,10 @@ size_t peer_memory(const struct peer *p)
 		n += conn_memory(p->est);
 	for (fam = 0; fam < BGP_FAM_COUNT; fam++)
 		n += p->n_orf_rx[fam] * sizeof(*p->orf_rx[fam]);
-	return n + peer_import_bytes(p);
+	return n + (p->d->rib_ops ? p->d->rib_ops->bytes(p) : 0);
 }
 
 size_t peer_send_queue(const struct peer *p)
 {
-	return p->est ? p->est->wlen : 0;
+	return p->est ? p->est->wlen - p->est->woff : 0;
 }

@@ -3,10 +3,13 @@
  * BGP neighbors: the RFC 4271 §8 state machine per configured neighbor,
  * its TCP connections (one outgoing and one incoming at most, for
  * collision detection), UPDATE handling into the RIB, and the session
- * writer: UPDATEs built from what the Adj-RIB-Out (adj_out.h) asks for.
+ * writer: UPDATEs built from what the Adj-RIB-Out (adj_out.h) asks for,
+ * as the socket takes them (the writer pulls: fared_hooks' writable).
  * Four files, as peer_int.h describes: the session (peer.c), import
- * (peer_import.c), stale routes (peer_gr.c) and sending (peer_send.c);
- * the session reaches the RIB only through the other three.
+ * (peer_import.c), stale routes as refresh epochs per family and reason
+ * (peer_gr.c) and sending (peer_send.c); the session reaches the RIB
+ * only through struct peer_rib_ops, which the other side registers. The
+ * decision code sees neighbors through the peer table (peer_table.h).
  *
  * The session layer is the top of fared's one-way data flow: paths go
  * into the RIB, whose change feed goes on; the rest of the daemon hears
@@ -41,6 +44,37 @@ enum peer_state {
 const char *peer_state_name(enum peer_state s);
 
 struct fared;
+struct peer;
+
+/*
+ * Why a neighbor's routes of a family are held stale, each a refresh
+ * epoch of its own (rib_refresh_begin()): one ends only by its own
+ * event or timer, and sweeps only what has not arrived since it began.
+ */
+enum peer_refresh_reason {
+	/* The session went gracefully (RFC 4724): until its End-of-RIB. */
+	PEER_REFRESH_GR,
+	/* The neighbor's BoRR (RFC 7313): until its EoRR. */
+	PEER_REFRESH_RR,
+	/* Our import policy changed: until the routes asked for again. */
+	PEER_REFRESH_IMPORT,
+	PEER_REFRESH_REASONS
+};
+
+struct peer_epoch {
+	struct peer *p;
+	uint8_t fam, reason;
+	bool open;
+	uint32_t begin;			/* rib_refresh_begin()'s */
+	/*
+	 * Graceful restart: when its routes go whatever happens (opened
+	 * at the first graceful drop: restart-time plus stale-time), so
+	 * that repeated re-establishments with the N bit do not keep them
+	 * for ever (RFC 8538 §4.1's stale timer). 0: no such bound.
+	 */
+	uint64_t bound_ms;
+	struct timer timer;		/* its end by timeout */
+};
 
 struct conn {
 	struct peer *peer;
@@ -51,8 +85,8 @@ struct conn {
 	enum peer_state state;	/* CONNECT, OPENSENT, OPENCONFIRM, ESTABLISHED */
 	uint8_t *rbuf;
 	size_t rlen, rcap;
-	uint8_t *wbuf;
-	size_t wlen, wcap;
+	uint8_t *wbuf;			/* wbuf[woff..wlen): not sent yet */
+	size_t woff, wlen, wcap;
 	struct timer hold, keepalive, send_hold;
 	bool hold_deferred;		/* hold_expired() waited for unread input */
 	struct bgp_open open;		/* the peer's */
@@ -70,11 +104,9 @@ struct peer {
 	char name[80];
 	struct conn *out, *in, *est;
 	struct timer connect_retry;
-	struct timer gr_restart;	/* helper: peer's restart time */
-	struct timer gr_stale;		/* helper: waiting for its End-of-RIB */
+	/* Stale routes, per family and reason (peer_gr.c). */
+	struct peer_epoch epoch[BGP_FAM_COUNT][PEER_REFRESH_REASONS];
 	struct timer deferral;		/* restarting: waiting for its EoR */
-	struct timer rr_stale;		/* BoRR: waiting for its EoRR */
-	uint32_t rr_families;		/* stale since a BoRR, no EoRR yet */
 	/* max-prefix: kept Idle after a Cease 6/1, until this or a clear. */
 	struct timer max_prefix_restart;
 	bool max_prefix_idle;
@@ -83,8 +115,13 @@ struct peer {
 	struct bgp_session_params params;
 	struct bgp_caps peer_caps;
 	uint32_t peer_id;
-	uint32_t stale_families;	/* helper: marked stale, no EoR yet */
+	uint32_t stale_families;	/* families with an epoch open */
 	uint32_t eor_rx, eor_tx;
+	/*
+	 * End-of-RIB, EoRR to send once nothing of the family is pending
+	 * in the Adj-RIB-Out any more (peer_fam_sent()).
+	 */
+	uint32_t eor_due, eorr_due;
 	bool restarting;		/* our R bit for this peer's next OPEN */
 	/* Leaf: the ORF it sent us per family; families not yet exported
 	 * because its first ROUTE-REFRESH is awaited (RFC 5291 §6). */
@@ -108,6 +145,34 @@ struct peer {
 	uint64_t max_prefix_hits;	/* sessions closed by max-prefix */
 	char last_error[320];
 };
+
+/*
+ * What the session layer (peer.c) tells the RIB side, which registers it
+ * (fared.c sets d->rib_ops to &peer_rib_ops: import, graceful restart and
+ * refresh epochs, peer_import.c and peer_gr.c), so that the session calls
+ * no RIB function. NULL: the session keeps nothing (unit tests).
+ *   update         an UPDATE (tw: RFC 7606 treat-as-withdraw); may end
+ *                  the session (max-prefix)
+ *   eor            its End-of-RIB for fam
+ *   refresh_begin  its BoRR for fam (RFC 7313), accepted
+ *   refresh_end    its EoRR for fam
+ *   established    a session came up (c: its OPEN, capabilities)
+ *   down           the Established session c went (notified: a
+ *                  NOTIFICATION was sent or received)
+ *   gone           the neighbor goes: everything it gave goes
+ *   bytes          heap held for its paths
+ */
+struct peer_rib_ops {
+	void (*update)(struct conn *c, const struct bgp_update *u, bool tw);
+	void (*eor)(struct peer *p, unsigned int fam);
+	void (*refresh_begin)(struct peer *p, unsigned int fam);
+	void (*refresh_end)(struct peer *p, unsigned int fam);
+	void (*established)(struct peer *p, const struct conn *c);
+	void (*down)(struct peer *p, const struct conn *c, bool notified);
+	void (*gone)(struct peer *p);
+	size_t (*bytes)(const struct peer *p);
+};
+extern const struct peer_rib_ops peer_rib_ops;
 
 enum peer_state peer_state(const struct peer *p);
 /* Established, and End-of-RIB received for every negotiated family. */
@@ -149,10 +214,11 @@ void peer_accept(struct peer *p, int fd);
 void peers_selection_done(struct fared *d);
 /* Re-sends what export permits now, withdrawing what it no longer does. */
 void peer_reexport(struct peer *p);
-/* The neighbor whose RIB peer number is index; NULL when none. */
-struct peer *peer_by_index(const struct fared *d, unsigned int index);
-/* Whether that neighbor is configured "rnic" (a leaf's RNIC host). */
-bool peer_index_rnic(const struct fared *d, unsigned int index);
+/*
+ * p's entry in the peer table (peer_table.h) again, after its
+ * configuration changed (reload).
+ */
+int peer_table_refresh(struct peer *p);
 /* Sends the host's wanted list (orf_want.h) of each ORF family to p. */
 void peer_send_orf(struct peer *p);
 /*
@@ -188,6 +254,11 @@ bool peer_announce(struct peer *p, const struct bgp_prefix *pfx, size_t n,
 		   const struct peer_route *r);
 /* Withdraws the n prefixes pfx (one family), as few UPDATEs as fit. */
 bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n);
+/*
+ * The Adj-RIB-Out has nothing of fam pending for p any more: the
+ * End-of-RIB or EoRR that waited for it goes now.
+ */
+void peer_fam_sent(struct peer *p, unsigned int fam);
 /* Queues a whole message on p's Established session; false if gone. */
 bool peer_send_raw(struct peer *p, const uint8_t *msg, size_t len);
 /* Asks the peer to send its routes again (import policy changed). */

@@ -102,10 +102,7 @@ void peer_import_changed(struct peer *p)
 	 * stale-time. Routes the old policy denied arrive as new ones.
 	 */
 	fams &= p->est->params.families;
-	rib_peer_mark_stale(p->d->rib, p->index, fams);
-	p->stale_families |= fams;
-	p->rr_families |= fams;
-	timer_set(&p->d->loop, &p->rr_stale, p->d->cfg.gr_stale_time * 1000ull);
+	peer_gr_import_begin(p, fams);
 	plog(p, "import policy changed: %zu path%s denied now, the rest "
 	     "kept while the neighbor sends its routes again", x.n,
 	     x.n == 1 ? "" : "s");
@@ -289,3 +286,21 @@ size_t peer_import_bytes(const struct peer *p)
 {
 	return rib_peer_bytes(p->d->rib, p->index);
 }
+
+/* p goes: its stale epochs, then every path it gave the RIB. */
+static void rib_gone(struct peer *p)
+{
+	peer_gr_stop(p);
+	peer_import_flush(p);
+}
+
+const struct peer_rib_ops peer_rib_ops = {
+	.update = peer_import_update,
+	.eor = peer_gr_eor_rx,
+	.refresh_begin = peer_gr_refresh_begin,
+	.refresh_end = peer_gr_refresh_end,
+	.established = peer_gr_established,
+	.down = peer_gr_session_down,
+	.gone = rib_gone,
+	.bytes = peer_import_bytes,
+};

@@ -6,8 +6,10 @@
  *
  *   peer.c         the session: state machine, sockets, timers,
  *                  collisions, OPEN, and the dispatch of what arrives.
- *                  It calls no RIB function: paths go through import,
- *                  stale marks through the stale-route part.
+ *                  It calls no RIB function: what arrives and what
+ *                  happens to the session go through d->rib_ops
+ *                  (struct peer_rib_ops, peer.h), which the RIB side
+ *                  registers (peer_rib_ops: import and stale routes).
  *   peer_import.c  import: checks, policy, max-prefix; writes the
  *                  neighbor's paths into the RIB
  *   peer_gr.c      stale routes: graceful restart (helper, and the
@@ -80,8 +82,8 @@ size_t peer_import_bytes(const struct peer *p);
 /* peer_gr.c: stale routes. */
 
 void peer_gr_init(struct peer *p);
-/* Sweeps p's paths of families still stale (why: for the log). */
-void peer_gr_sweep(struct peer *p, uint32_t families, const char *why);
+/* p goes: its epochs close, their timers stop. */
+void peer_gr_stop(struct peer *p);
 /*
  * The session c went down (notified: a NOTIFICATION was sent or
  * received): keep the routes stale, or flush them (gr_session_down()).
@@ -96,8 +98,17 @@ void peer_gr_established(struct peer *p, const struct conn *c);
  * fared's deferred initial exports go (peers_selection_done()).
  */
 void peer_gr_eor(struct fared *d);
+/* The End-of-RIB for fam: a restart's stale routes of fam go. */
+void peer_gr_eor_rx(struct peer *p, unsigned int fam);
 /* A BoRR for fam (RFC 7313 §4): p's paths of fam stale until its EoRR. */
 void peer_gr_refresh_begin(struct peer *p, unsigned int fam);
+/* An EoRR for fam: the BoRR's stale routes go; without a BoRR, nothing. */
+void peer_gr_refresh_end(struct peer *p, unsigned int fam);
+/*
+ * p's import policy changed: its paths of families stale until it sent
+ * them again (its EoRR), or stale-time.
+ */
+void peer_gr_import_begin(struct peer *p, uint32_t families);
 
 /* peer_send.c: sending. */
 

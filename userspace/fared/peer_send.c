@@ -232,11 +232,35 @@ bool peer_withdraw(struct peer *p, const struct bgp_prefix *pfx, size_t n)
 	return withdraw_run(p->est, pfx, n) && p->est;
 }
 
-/* The Adj-RIB-Out's routes of fam to p: originated, then passed on. */
+/*
+ * The Adj-RIB-Out's routes of fam to p: originated, then passed on; the
+ * markers due (eor_due, eorr_due) follow them (peer_fam_sent()).
+ */
 void peer_export_fam(struct peer *p, unsigned int fam, bool resend)
 {
 	if (p->d->hooks && p->d->hooks->export)
 		p->d->hooks->export(p, fam, resend);
+	else
+		peer_fam_sent(p, fam);
+}
+
+void peer_fam_sent(struct peer *p, unsigned int fam)
+{
+	uint32_t bit = BGP_FAM_BIT(fam);
+	uint8_t buf[64];
+
+	if (!p->est)
+		return;
+	if (p->eorr_due & bit) {
+		p->eorr_due &= ~bit;
+		conn_send(p->est, buf, bgp_route_refresh_build(buf,
+			  sizeof(buf), bgp_family_afi(fam),
+			  bgp_family_safi(fam), BGP_RR_EORR));
+	}
+	if (p->est && (p->eor_due & bit)) {
+		p->eor_due &= ~bit;
+		peer_send_eor(p->est, fam);
+	}
 }
 
 /* The initial export, then End-of-RIB per family (RFC 4724 §2). */
@@ -250,10 +274,8 @@ void peer_initial_export(struct peer *p)
 		if (!(c->params.families & BGP_FAM_BIT(fam)) ||
 		    (p->orf_wait & BGP_FAM_BIT(fam)))
 			continue;
+		p->eor_due |= BGP_FAM_BIT(fam);
 		peer_export_fam(p, fam, false);
-		if (!p->est)
-			return;
-		peer_send_eor(c, fam);
 		if (!p->est)
 			return;
 	}
@@ -320,7 +342,6 @@ void peer_export_first(struct conn *c, unsigned int fam)
 {
 	struct peer *p = c->peer;
 
+	p->eor_due |= BGP_FAM_BIT(fam);
 	peer_export_fam(p, fam, false);
-	if (p->est)
-		peer_send_eor(c, fam);
 }

@@ -16,7 +16,7 @@
  * new array in a scratch buffer and looks it up (or makes it); arrays and
  * attribute sets are immutable and reference-counted.
  *
- * A peer's flush, mark_stale and sweep walk the family's trie: O(prefixes)
+ * A peer's flush, refresh begin and end walk the family's trie: O(prefixes)
  * for an event as rare as a session going down, instead of a per-peer
  * index of every path that would cost 16 bytes a path all the time.
  *
@@ -59,6 +59,7 @@ struct rib_pathset {
 
 struct rib_peer {
 	size_t count[BGP_FAM_COUNT];
+	uint32_t gen;			/* the latest refresh's begin */
 };
 
 struct rib {
@@ -514,6 +515,7 @@ static uint32_t set_hash(const struct rib_path *p, uint32_t n)
 		h = HASH_FIELD(h, p[i].peer);
 		h = HASH_FIELD(h, p[i].path_id);
 		h = HASH_FIELD(h, stale);
+		h = HASH_FIELD(h, p[i].gen);
 		h = HASH_FIELD(h, a);
 	}
 	return h;
@@ -530,6 +532,7 @@ static bool set_eq(const struct rib_pathset *s, const struct rib_path *p,
 		if (s->paths[i].peer != p[i].peer ||
 		    s->paths[i].path_id != p[i].path_id ||
 		    s->paths[i].stale != p[i].stale ||
+		    s->paths[i].gen != p[i].gen ||
 		    s->paths[i].attrs != p[i].attrs)
 			return false;
 	return true;
@@ -599,6 +602,7 @@ static struct rib_pathset *set_get(struct rib *rib, const struct rib_path *p,
 		s->paths[i].peer = p[i].peer;
 		s->paths[i].path_id = p[i].path_id;
 		s->paths[i].stale = p[i].stale;
+		s->paths[i].gen = p[i].gen;
 		s->paths[i].attrs = p[i].attrs;
 		p[i].attrs->refs++;
 	}
@@ -945,10 +949,12 @@ int rib_update(struct rib *rib, unsigned int peer,
 	if (np)
 		memcpy(s, n->e.paths, np * sizeof(*s));
 	if (n && find_path(&n->e, peer, prefix->path_id, &at)) {
+		/* Not stale: it arrived since the latest begin already. */
 		if (s[at].attrs == attrs && !s[at].stale)
 			return 0;
 		s[at].attrs = attrs;
 		s[at].stale = false;
+		s[at].gen = rib->peers[peer].gen;
 		if (node_set_paths(rib, n, s, np))
 			return -ENOMEM;
 		change(rib, n);
@@ -964,6 +970,7 @@ int rib_update(struct rib *rib, unsigned int peer,
 	memset(&s[at], 0, sizeof(*s));
 	s[at].peer = peer;
 	s[at].path_id = prefix->path_id;
+	s[at].gen = rib->peers[peer].gen;
 	s[at].attrs = attrs;
 	if (node_set_paths(rib, n, s, np + 1)) {
 		/* A fresh node with no paths: take it out again. */
@@ -1021,9 +1028,13 @@ void rib_withdraw(struct rib *rib, unsigned int peer,
 
 enum peer_op { PEER_FLUSH, PEER_MARK, PEER_SWEEP };
 
-/* Applies op to peer's paths of node n; returns how many it touched. */
+/*
+ * Applies op to peer's paths of node n (sweep: those of a generation
+ * below begin); returns how many it touched.
+ */
 static size_t peer_apply_node(struct rib *rib, struct rib_node *n,
-			      unsigned int peer, enum peer_op op)
+			      unsigned int peer, enum peer_op op,
+			      uint32_t begin)
 {
 	size_t at, end, i, done = 0;
 
@@ -1043,9 +1054,9 @@ static size_t peer_apply_node(struct rib *rib, struct rib_node *n,
 			return 0;
 		return end - at;
 	}
-	/* Sweep: each run of stale paths goes. */
+	/* Sweep: each run of paths older than begin goes. */
 	while (at < end) {
-		for (i = at; i < end && n->e.paths[i].stale; i++)
+		for (i = at; i < end && n->e.paths[i].gen < begin; i++)
 			;
 		if (i == at) {
 			at++;
@@ -1060,7 +1071,7 @@ static size_t peer_apply_node(struct rib *rib, struct rib_node *n,
 }
 
 static size_t peer_apply(struct rib *rib, unsigned int peer,
-			 uint32_t families, enum peer_op op)
+			 uint32_t families, enum peer_op op, uint32_t begin)
 {
 	struct trie_iter it;
 	struct rib_node *n;
@@ -1079,26 +1090,37 @@ static size_t peer_apply(struct rib *rib, unsigned int peer,
 		iter_start(&it, rib->root[f]);
 		while ((n = iter_next(&it)))
 			if (n->e.n_paths)
-				done += peer_apply_node(rib, n, peer, op);
+				done += peer_apply_node(rib, n, peer, op,
+							begin);
 	}
 	return done;
 }
 
 size_t rib_peer_flush(struct rib *rib, unsigned int peer, uint32_t families)
 {
-	return peer_apply(rib, peer, families, PEER_FLUSH);
+	return peer_apply(rib, peer, families, PEER_FLUSH, 0);
 }
 
-size_t rib_peer_mark_stale(struct rib *rib, unsigned int peer,
-			   uint32_t families)
+uint32_t rib_refresh_begin(struct rib *rib, unsigned int peer,
+			   uint32_t families, size_t *stale)
 {
-	return peer_apply(rib, peer, families, PEER_MARK);
+	size_t n = 0;
+	uint32_t begin = 0;
+
+	/* The peer's entry first: its paths to come need the generation. */
+	if (peer_get(rib, peer)) {
+		begin = ++rib->peers[peer].gen;
+		n = peer_apply(rib, peer, families, PEER_MARK, 0);
+	}
+	if (stale)
+		*stale = n;
+	return begin;
 }
 
-size_t rib_peer_sweep_stale(struct rib *rib, unsigned int peer,
-			    uint32_t families)
+size_t rib_refresh_end(struct rib *rib, unsigned int peer, uint32_t families,
+		       uint32_t begin)
 {
-	return peer_apply(rib, peer, families, PEER_SWEEP);
+	return peer_apply(rib, peer, families, PEER_SWEEP, begin);
 }
 
 size_t rib_peer_count(const struct rib *rib, unsigned int peer,

@@ -68,7 +68,14 @@ struct rib_attrs {
 struct rib_path {
 	unsigned int peer;
 	uint32_t path_id;		/* ADD-PATH id, 0 without */
-	bool stale;			/* kept for a restarting peer (RFC 4724) */
+	/*
+	 * The peer's refresh generation when the path last arrived
+	 * (rib_refresh_begin()); stale: it has not arrived again since the
+	 * latest refresh of its family began (graceful restart, route
+	 * refresh), and goes at that refresh's end unless it does.
+	 */
+	uint32_t gen;
+	bool stale;
 	struct rib_attrs *attrs;
 };
 
@@ -101,7 +108,8 @@ void rib_attrs_put(struct rib *rib, struct rib_attrs *attrs);
 /*
  * Adds or replaces peer's path (prefix->path_id) to prefix. The RIB takes
  * its own reference on attrs. Replacing a path by an equal one is not a
- * change. Clears the path's stale mark. Returns 0, or -ENOMEM (nothing
+ * change. Clears the path's stale mark and gives it the peer's current
+ * refresh generation. Returns 0, or -ENOMEM (nothing
  * changed then), or -EINVAL for a family or length out of range.
  */
 int rib_update(struct rib *rib, unsigned int peer,
@@ -122,14 +130,25 @@ void rib_withdraw(struct rib *rib, unsigned int peer,
  */
 size_t rib_peer_flush(struct rib *rib, unsigned int peer, uint32_t families);
 /*
- * Graceful restart helper: marks peer's paths in families stale; returns
- * how many paths of peer in families are stale now.
+ * Refresh epochs, as BIRD's rt_refresh_begin()/rt_refresh_end(): the
+ * caller keeps one per reason (a graceful restart, an enhanced route
+ * refresh, an import change), each ended on its own, so that the end of
+ * one never sweeps what another holds.
+ *
+ * rib_refresh_begin: a new generation for peer; its paths in families
+ * are marked stale (*stale, if not NULL: how many). Returns the epoch's
+ * begin: every path that arrives from now on has a generation at least
+ * that. 0 without memory (an epoch that sweeps nothing).
  */
-size_t rib_peer_mark_stale(struct rib *rib, unsigned int peer,
-			   uint32_t families);
-/* Removes peer's paths in families still stale (End-of-RIB or timeout). */
-size_t rib_peer_sweep_stale(struct rib *rib, unsigned int peer,
-			    uint32_t families);
+uint32_t rib_refresh_begin(struct rib *rib, unsigned int peer,
+			   uint32_t families, size_t *stale);
+/*
+ * The epoch that began at begin ends (its End-of-RIB, EoRR, or timeout):
+ * peer's paths in families that have not arrived since go. Returns how
+ * many went.
+ */
+size_t rib_refresh_end(struct rib *rib, unsigned int peer, uint32_t families,
+		       uint32_t begin);
 
 /* The number of paths peer has in families, stale ones included. */
 size_t rib_peer_count(const struct rib *rib, unsigned int peer,

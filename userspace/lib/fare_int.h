@@ -217,7 +217,14 @@ struct nlmsghdr *fare_rtnl_msg_unreachable(void *buf, size_t buflen,
 					   uint16_t type, uint32_t seq,
 					   const struct fare_prefix *dst);
 struct nlmsghdr *fare_rtnl_msg_rule(void *buf, size_t buflen, uint32_t seq,
-				    uint8_t family);
+				    uint8_t family, uint32_t uid_lo,
+				    uint32_t uid_hi);
+/*
+ * The uids a user namespace maps, as /proc/self/uid_map (MAP) lists them:
+ * the lowest and the highest, at most FARE_RULE_UID_MAX. -EINVAL when MAP
+ * maps none.
+ */
+int fare_uid_span(const char *map, uint32_t *lo, uint32_t *hi);
 /* Whether nlh is one of fare's unreachable routes; if so, its prefix. */
 bool fare_rtnl_parse_unreachable(const struct nlmsghdr *nlh,
 				 struct fare_prefix *out);

@@ -5,13 +5,14 @@
  * scope link [src SRC]" in table FARE_RT_TABLE, and removes it with the
  * route. Before the first route of a family it adds the rule that
  * consults that table ("pref FARE_RULE_PREF uidrange
- * 0-FARE_RULE_UID_MAX lookup FARE_RT_TABLE"); the rule stays, harmless
- * once the table is empty. fare.ko's fallback lookups (no usable plane)
+ * 0-FARE_RULE_UID_MAX lookup FARE_RT_TABLE", or the uids a user namespace
+ * maps inside one); the rule stays, harmless once the table is empty. fare.ko's fallback lookups (no usable plane)
  * use a uid above the range, skip the table and find the normal route.
  * A prefix no plane can deliver to gets "unreachable PREFIX proto
  * FARE_RTPROT" in the same table instead (fare_route_unreachable()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,9 +125,10 @@ static struct nlmsghdr *rule_msg_start(void *buf, uint32_t seq,
 }
 
 struct nlmsghdr *fare_rtnl_msg_rule(void *buf, size_t buflen, uint32_t seq,
-				    uint8_t family)
+				    uint8_t family, uint32_t uid_lo,
+				    uint32_t uid_hi)
 {
-	struct fib_rule_uid_range uids = { 0, FARE_RULE_UID_MAX };
+	struct fib_rule_uid_range uids = { uid_lo, uid_hi };
 	struct fib_rule_hdr *frh;
 	struct nlmsghdr *nlh;
 
@@ -164,20 +166,78 @@ static int rule_add(struct fare *f, struct nlmsghdr *nlh, const char *what,
 			    reason[0] ? reason : strerror(-ret));
 }
 
+int fare_uid_span(const char *map, uint32_t *lo, uint32_t *hi)
+{
+	unsigned long long inside, outside, count, last;
+	bool any = false;
+	int used;
+
+	while (sscanf(map, "%llu %llu %llu%n", &inside, &outside, &count,
+		      &used) == 3) {
+		map += used;
+		if (!count || inside > FARE_RULE_UID_MAX)
+			continue;
+		last = inside + count - 1;
+		if (last > FARE_RULE_UID_MAX)
+			last = FARE_RULE_UID_MAX;
+		if (!any || inside < *lo)
+			*lo = inside;
+		if (!any || last > *hi)
+			*hi = last;
+		any = true;
+	}
+	return any ? 0 : -EINVAL;
+}
+
+/*
+ * The rule's uid range is read in the caller's user namespace, where only
+ * mapped uids exist (the kernel refuses the rule otherwise: "Invalid uid
+ * range"): every uid of the namespace, which in the initial one is every
+ * uid but the last, the one fare.ko's fallback lookups use.
+ */
+static int rule_uid_span(uint32_t *lo, uint32_t *hi, struct fare_err *err)
+{
+	char map[4096];
+	ssize_t len;
+	int fd;
+
+	fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		/* No /proc: a namespace that is not the initial one is rare. */
+		*lo = 0;
+		*hi = FARE_RULE_UID_MAX;
+		return 0;
+	}
+	len = read(fd, map, sizeof(map) - 1);
+	close(fd);
+	if (len < 0)
+		return fare_err_set(err, -errno, "reading /proc/self/uid_map: %s",
+				    strerror(errno));
+	map[len] = '\0';
+	if (fare_uid_span(map, lo, hi))
+		return fare_err_set(err, -EINVAL,
+				    "this user namespace maps no uid (/proc/self/uid_map is empty)");
+	return 0;
+}
+
 int fare_rtnl_rule_ensure(struct fare *f, uint8_t family,
 			  struct fare_err *err)
 {
 	bool *done = family == AF_INET ? &f->rule4 : &f->rule6;
+	uint32_t lo, hi;
 	char what[96];
 	int ret;
 
 	if (*done)
 		return 0;
-	snprintf(what, sizeof(what), "%s pref %d uidrange 0-%u lookup %d",
-		 family == AF_INET ? "-4" : "-6", FARE_RULE_PREF,
-		 FARE_RULE_UID_MAX, FARE_RT_TABLE);
+	ret = rule_uid_span(&lo, &hi, err);
+	if (ret)
+		return ret;
+	snprintf(what, sizeof(what), "%s pref %d uidrange %u-%u lookup %d",
+		 family == AF_INET ? "-4" : "-6", FARE_RULE_PREF, lo, hi,
+		 FARE_RT_TABLE);
 	ret = rule_add(f, fare_rtnl_msg_rule(f->tx, sizeof(f->tx),
-					     fare_next_seq(f), family),
+					     fare_next_seq(f), family, lo, hi),
 		       what, err);
 	if (ret)
 		return ret;
