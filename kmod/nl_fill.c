@@ -35,7 +35,8 @@ int fare_plane_fill(struct sk_buff *skb, struct fare_plane *plane,
 	    (plane->has_gw6 &&
 	     nla_put_in6_addr(skb, FARE_A_PLANE_GW6, &plane->gw6)) ||
 	    nla_put_u32(skb, FARE_A_PLANE_FLAGS,
-			READ_ONCE(plane->oper_up) ? FARE_PLANE_F_OPER_UP : 0) ||
+			(READ_ONCE(plane->oper_up) ? FARE_PLANE_F_OPER_UP : 0) |
+			(plane->admin_down ? FARE_PLANE_F_ADMIN_DOWN : 0)) ||
 	    nla_put_u64_64bit(skb, FARE_A_PLANE_TX_PACKETS, packets,
 			      FARE_A_PAD) ||
 	    nla_put_u64_64bit(skb, FARE_A_PLANE_TX_BYTES, bytes, FARE_A_PAD)) {

@@ -163,6 +163,7 @@ struct fare_plane *fare_nl_parse_plane(struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "no memory for the plane");
 		return ERR_PTR(-ENOMEM);
 	}
+	plane->admin_down = nla_get_flag(attrs[FARE_A_PLANE_ADMIN_DOWN]);
 	return plane;
 }
 

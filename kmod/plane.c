@@ -31,7 +31,9 @@ static void fare_plane_set_oper(struct fare_plane *plane, bool up)
 
 static void fare_plane_update_oper(struct fare_plane *plane)
 {
-	bool up = netif_running(plane->dev) && netif_carrier_ok(plane->dev);
+	/* Administratively down is carrier loss that no device event ends. */
+	bool up = !plane->admin_down && netif_running(plane->dev) &&
+		  netif_carrier_ok(plane->dev);
 
 	fare_plane_set_oper(plane, up);
 }

@@ -22,6 +22,12 @@ struct fare_plane {
 	bool has_gw6;
 	__be32 gw4;
 	struct in6_addr gw6;
+	/*
+	 * FARE_A_PLANE_ADMIN_DOWN (a daemon's failure detection, BFD): the
+	 * plane is never oper up. Fixed for the object's life: a change is a
+	 * new plane (PLANE_NEW with FARE_A_REPLACE).
+	 */
+	bool admin_down;
 	bool oper_up;			/* READ_ONCE: set by the notifier */
 	/*
 	 * FARE_PLANE_C_*: which gateways the plane can send to now (none

@@ -81,6 +81,7 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] __maybe_unused = {
 	[FARE_A_PLANE_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[FARE_A_PLANE_GW4] = NLA_POLICY_EXACT_LEN(sizeof(__be32)),
 	[FARE_A_PLANE_GW6] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[FARE_A_PLANE_ADMIN_DOWN] = { .type = NLA_FLAG },
 	[FARE_A_ROUTE_FAMILY] = { .type = NLA_U8 },
 	[FARE_A_ROUTE_DST] = { .type = NLA_BINARY,
 			       .len = sizeof(struct in6_addr) },

@@ -62,6 +62,8 @@ static const struct policy_case policy_cases[] = {
 	  "invalid attribute length" },
 	{ "replace flag with data", FARE_A_REPLACE, 4, 1, -ERANGE,
 	  "Attribute failed policy validation" },
+	{ "admin-down flag with data", FARE_A_PLANE_ADMIN_DOWN, 4, 1, -ERANGE,
+	  "Attribute failed policy validation" },
 	{ "nexthops not nested", FARE_A_ROUTE_NEXTHOPS, 4, 0, -EINVAL,
 	  "NLA_F_NESTED is missing" },
 	{ "read only: plane flags", FARE_A_PLANE_FLAGS, 4, 1, -EINVAL,

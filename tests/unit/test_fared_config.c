@@ -62,12 +62,16 @@ TEST(config_example_file_parses_to_its_stated_values)
 	CHECK_INT(nb->import_policy, 0);
 	CHECK_INT(nb->export_policy, 1);
 	CHECK(!nb->passive);
+	CHECK(nb->bfd);
+	CHECK_INT(nb->bfd_interval_ms, 100);
+	CHECK_INT(nb->bfd_multiplier, 3);
 	nb = &cfg.neighbors[1];
 	CHECK_INT(nb->plane, 2);
 	CHECK_INT(nb->family, BGP_FAM_IPV6_UNICAST);
 	CHECK_INT(nb->hold_time, 30);
 	CHECK_INT(nb->connect_retry, 5);
 	CHECK(nb->passive);
+	CHECK(!nb->bfd);
 	fared_config_free(&cfg);
 }
 

@@ -162,6 +162,23 @@ TEST(plane_new_carries_only_the_gateways_given)
 	CHECK_INT(back.ifindex, 42);
 	CHECK(!back.has_gw4 && back.has_gw6);
 	CHECK(!memcmp(&back.gw6, &p.gw6, 16));
+	CHECK(!find(nlh, FARE_A_PLANE_ADMIN_DOWN));
+	CHECK(!back.admin_down);
+}
+
+TEST(plane_new_admin_down_is_a_flag)
+{
+	struct fare_plane p = { .id = 2, .ifindex = 7, .has_gw4 = true,
+				.admin_down = true };
+	struct fare_plane back;
+	struct nlmsghdr *nlh;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_PLANE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_plane(nlh, sizeof(buf), &p, NULL), 0);
+	CHECK_INT(mnl_attr_get_payload_len(find(nlh, FARE_A_PLANE_ADMIN_DOWN)),
+		  0);
+	CHECK_INT(fare_msg_parse_plane(nlh, &back, NULL), 0);
+	CHECK(back.admin_down);
 }
 
 TEST(builders_refuse_what_the_kernel_would)

@@ -78,7 +78,7 @@ TEST(plane_json_has_every_field)
 	fc_out_plane(&o, &p, "eth-p1", true, 0.75);
 	CHECK_STR(capture_text(&c),
 		  "{\"id\":1,\"dev\":\"eth-p1\",\"ifindex\":4,\"gw4\":\"10.1.0.1\","
-		  "\"up\":true,\"flags\":1,\"tx_packets\":3000,\"tx_bytes\":120000,"
+		  "\"up\":true,\"admin_down\":false,\"flags\":1,\"tx_packets\":3000,\"tx_bytes\":120000,"
 		  "\"share\":0.75}");
 	capture_end(&c);
 }
@@ -401,6 +401,11 @@ TEST(monitor_text_lines_are_batch_commands)
 	ev.plane.flags = 0;
 	CHECK_STR(event_text(&ev, false, NULL),
 		  "plane replace 1 dev if4 via 10.1.0.1 via fe80::1 # down\n");
+	ev.plane.admin_down = true;
+	ev.plane.flags = FARE_PLANE_F_ADMIN_DOWN;
+	CHECK_STR(event_text(&ev, false, NULL),
+		  "plane replace 1 dev if4 via 10.1.0.1 via fe80::1 "
+		  "# admin-down\n");
 	ev.type = FARE_EVENT_PLANE_DEL;
 	CHECK_STR(event_text(&ev, false, "eth-p1"), "plane del 1\n");
 
@@ -450,7 +455,7 @@ TEST(monitor_json_is_one_object_per_line)
 	ev.plane = plane();
 	CHECK_STR(event_text(&ev, true, "eth-p1"),
 		  "{\"event\":\"plane_del\",\"plane\":{\"id\":1,\"dev\":\"eth-p1\","
-		  "\"ifindex\":4,\"gw4\":\"10.1.0.1\",\"up\":true,\"flags\":1,"
+		  "\"ifindex\":4,\"gw4\":\"10.1.0.1\",\"up\":true,\"admin_down\":false,\"flags\":1,"
 		  "\"tx_packets\":3000,\"tx_bytes\":120000}}\n");
 	ev.type = FARE_EVENT_ROUTE_DEL;
 	fare_prefix_parse("2001:db8::/32", &ev.route.dst, NULL);

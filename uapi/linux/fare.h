@@ -183,6 +183,10 @@ enum fare_attr {
 					 * for; none: the namespace's
 					 */
 	FARE_A_IFNAME,			/* string, the same by name */
+	FARE_A_PLANE_ADMIN_DOWN,	/* flag: a PLANE_NEW's plane carries
+					 * nothing, as if its carrier were
+					 * lost, until a PLANE_NEW without it
+					 */
 	__FARE_A_MAX,
 };
 
@@ -234,7 +238,10 @@ enum fare_tier_attr {
 
 /* FARE_A_PLANE_FLAGS */
 enum fare_plane_flags {
-	FARE_PLANE_F_OPER_UP = 1,	/* device up with carrier */
+	FARE_PLANE_F_OPER_UP = 1,	/* device up with carrier, not
+					 * administratively down
+					 */
+	FARE_PLANE_F_ADMIN_DOWN = 2,	/* FARE_A_PLANE_ADMIN_DOWN was set */
 };
 
 #endif /* _UAPI_LINUX_FARE_H */

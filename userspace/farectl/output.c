@@ -78,6 +78,7 @@ void fc_out_plane(struct fc_out *o, const struct fare_plane *p,
 				       addr_str(AF_INET6, &p->gw6, addr,
 						sizeof(addr)));
 		json_kv_bool(&o->j, "up", up);
+		json_kv_bool(&o->j, "admin_down", p->admin_down);
 		json_kv_u64(&o->j, "flags", p->flags);
 		json_kv_u64(&o->j, "tx_packets", p->tx_packets);
 		json_kv_u64(&o->j, "tx_bytes", p->tx_bytes);
@@ -95,7 +96,8 @@ void fc_out_plane(struct fc_out *o, const struct fare_plane *p,
 		fprintf(o->f, " via %s",
 			addr_str(AF_INET6, &p->gw6, addr, sizeof(addr)));
 	fprintf(o->f, " %s tx %" PRIu64 " packets %" PRIu64 " bytes",
-		up ? "up" : "down", p->tx_packets, p->tx_bytes);
+		up ? "up" : p->admin_down ? "admin-down" : "down",
+		p->tx_packets, p->tx_bytes);
 	if (with_share) {
 		fputs(" share ", o->f);
 		print_share(o->f, share);
@@ -503,7 +505,8 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 			fprintf(o->f, " via %s",
 				addr_str(AF_INET6, &p->gw6, addr, sizeof(addr)));
 		fprintf(o->f, " # %s\n",
-			p->flags & FARE_PLANE_F_OPER_UP ? "up" : "down");
+			p->flags & FARE_PLANE_F_OPER_UP ? "up" :
+			p->admin_down ? "admin-down" : "down");
 		break;
 	case FARE_EVENT_PLANE_DEL:
 		fprintf(o->f, "plane del %u\n", p->id);

@@ -1381,6 +1381,54 @@ static void ttl_security_statement(struct parser *ps, struct fared_auth *a,
 	a->ttl_line = ps->line;
 }
 
+/*
+ * bfd | bfd off | bfd [interval MS] [multiplier N]: the neighbor's BFD
+ * session (bfd.h), 100 ms x 3 unless said otherwise.
+ */
+static void bfd_statement(struct parser *ps, struct fared_neighbor *nb,
+			  char **argv, int argc)
+{
+	uint32_t v;
+	int i;
+
+	nb->bfd = true;
+	nb->bfd_interval_ms = FARED_BFD_INTERVAL_MS;
+	nb->bfd_multiplier = FARED_BFD_MULTIPLIER;
+	if (argc == 2 && !strcmp(argv[1], "off")) {
+		nb->bfd = false;
+		return;
+	}
+	if (argc == 2 && !strcmp(argv[1], "on"))
+		return;
+	if (argc % 2 == 0) {
+		problem(ps, ps->line, "expected \"bfd\", \"bfd off\" or "
+			"\"bfd [interval MS] [multiplier N]\"");
+		return;
+	}
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "interval")) {
+			if (!parse_u32(argv[i + 1], FARED_BFD_INTERVAL_MIN_MS,
+				       FARED_BFD_INTERVAL_MAX_MS, &v))
+				problem(ps, ps->line, "bfd interval must be "
+					"%u..%u ms, not \"%s\"",
+					FARED_BFD_INTERVAL_MIN_MS,
+					FARED_BFD_INTERVAL_MAX_MS, argv[i + 1]);
+			else
+				nb->bfd_interval_ms = v;
+		} else if (!strcmp(argv[i], "multiplier")) {
+			/* RFC 5880 §4.1: Detect Mult is one octet, not 0. */
+			if (!parse_u32(argv[i + 1], 1, 255, &v))
+				problem(ps, ps->line, "bfd multiplier must be "
+					"1..255, not \"%s\"", argv[i + 1]);
+			else
+				nb->bfd_multiplier = (uint8_t)v;
+		} else {
+			problem(ps, ps->line, "unknown bfd option \"%s\" "
+				"(interval, multiplier)", argv[i]);
+		}
+	}
+}
+
 /* passive, upstream, rnic: the neighbor's flag, or NULL. */
 static bool *neighbor_flag(struct fared_neighbor *nb, const char *word)
 {
@@ -1431,6 +1479,8 @@ static void neighbor_statement(struct parser *ps, char **argv, int argc)
 		add_path_statement(ps, nb, argv, argc);
 	} else if (!strcmp(argv[0], "max-prefix")) {
 		max_prefix_statement(ps, nb, argv, argc);
+	} else if (!strcmp(argv[0], "bfd")) {
+		bfd_statement(ps, nb, argv, argc);
 	} else if (!strcmp(argv[0], "enforce-neighbor-as")) {
 		expect_args(ps, argc, 2, "enforce-neighbor-as yes|no", &ok);
 		if (ok && strcmp(argv[1], "yes") && strcmp(argv[1], "no"))

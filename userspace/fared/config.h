@@ -111,6 +111,13 @@ struct fared_neighbor {
 	bool max_prefix_warning_only;
 	uint16_t max_prefix_restart;	/* seconds; 0: until cleared */
 	struct fared_auth auth;
+	/*
+	 * "bfd [interval MS] [multiplier N]" (bfd.h): a BFD session with
+	 * these Desired Min TX and Required Min RX, and Detect Mult.
+	 */
+	bool bfd;
+	uint32_t bfd_interval_ms;
+	uint8_t bfd_multiplier;
 	int import_policy;		/* index into policies, -1 for none */
 	int export_policy;
 	int line;
@@ -161,6 +168,11 @@ struct fared_multihome {
 /* add-path max-paths: FARE_NEXTHOP_MAX by default (see add_path_max_paths). */
 #define FARED_ADD_PATH_MAX_PATHS_DEFAULT	64u
 #define FARED_ADD_PATH_MAX_PATHS_MAX		4096u
+/* BFD: "bfd" alone is 100 ms x 3 (issue 26 §3's 300 ms to detect). */
+#define FARED_BFD_INTERVAL_MS		100
+#define FARED_BFD_MULTIPLIER		3
+#define FARED_BFD_INTERVAL_MIN_MS	10
+#define FARED_BFD_INTERVAL_MAX_MS	60000
 
 struct fared_config {
 	uint32_t router_id;		/* host order */

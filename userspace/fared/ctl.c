@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "adj_out.h"
+#include "bfd.h"
 #include "ctl.h"
 #include "fare_best.h"
 #include "fare_sync.h"
@@ -108,6 +109,41 @@ static const char *max_prefix_state(const struct peer *p)
 	return p->max_prefix_warned ? "exceeded" : "ok";
 }
 
+/* The neighbor's BFD session (bfd.h); "enabled": false without one. */
+static void bfd_json(struct json *j, const struct peer *p)
+{
+	const struct bfd_session *s = bfd_find(p->d->bfd, p->nb->family,
+					       p->nb->addr);
+	struct bfd_info i;
+
+	json_key(j, "bfd");
+	json_open_object(j);
+	json_kv_bool(j, "enabled", s != NULL);
+	if (s) {
+		bfd_session_info(s, &i);
+		json_kv_string(j, "state", bfd_state_name(i.state));
+		json_kv_string(j, "remote_state",
+			       bfd_state_name(i.remote_state));
+		json_kv_string(j, "diagnostic", bfd_diag_name(i.local_diag));
+		json_kv_string(j, "remote_diagnostic",
+			       bfd_diag_name(i.remote_diag));
+		json_kv_u64(j, "local_discriminator", i.local_discr);
+		json_kv_u64(j, "remote_discriminator", i.remote_discr);
+		json_kv_u64(j, "interval_ms", p->nb->bfd_interval_ms);
+		json_kv_u64(j, "multiplier", i.mult);
+		json_kv_u64(j, "tx_interval_us", i.tx_us);
+		json_kv_u64(j, "detection_time_us", i.detect_us);
+		json_kv_bool(j, "holds_plane", i.failed);
+		json_kv_u64(j, "since_ms", loop_now_ms() - i.since_ms);
+		json_kv_u64(j, "ups", i.ups);
+		json_kv_u64(j, "failures", i.failures);
+		json_kv_u64(j, "packets_rx", i.rx);
+		json_kv_u64(j, "packets_tx", i.tx);
+		json_kv_u64(j, "packets_refused", i.rx_refused);
+	}
+	json_close_object(j);
+}
+
 static void neighbor_json(struct json *j, const struct peer *p)
 {
 	const struct fared_neighbor *nb = p->nb;
@@ -181,6 +217,7 @@ static void neighbor_json(struct json *j, const struct peer *p)
 	json_kv_u64(j, "entries_rx", p->n_orf_rx[BGP_FAM_IPV4_UNICAST] +
 		    p->n_orf_rx[BGP_FAM_IPV6_UNICAST]);
 	json_close_object(j);
+	bfd_json(j, p);
 	json_kv_string(j, "last_error", p->last_error);
 	json_close_object(j);
 }

@@ -16,6 +16,7 @@
 
 #include "adj_out.h"
 #include "export.h"
+#include "bfd.h"
 #include "fare_sync.h"
 #include "fared.h"
 #include "fib_sync.h"
@@ -79,17 +80,34 @@ static int apply(void *arg, const struct fare_op *ops, size_t n,
 	return ret;
 }
 
+/* Programs plane i as fs->planes[i] has it; false when it failed. */
+static bool program_plane(struct fare_sync *fs, size_t i)
+{
+	struct fare_err err;
+
+	if (!fs->nl)
+		return true;
+	if (!fs->planes[i].ifindex) {
+		fared_log("fare: plane %zu: no such device", i);
+		return false;
+	}
+	if (fare_plane_add(fs->nl, &fs->planes[i], true, &err)) {
+		fared_log("fare: plane %zu: %s", i, err.msg);
+		return false;
+	}
+	return true;
+}
+
 /* Link bandwidths and fare.ko planes from the configuration. */
 static void setup_planes(struct fare_sync *fs)
 {
 	const struct fared_config *cfg = &fs->d->cfg;
-	struct fare_plane planes[FARE_PLANE_ID_MAX + 1];
+	struct fare_plane *planes = fs->planes;
 	bool used[FARE_PLANE_ID_MAX + 1] = { false };
-	struct fare_err err;
 	size_t i, k;
 
 	memset(fs->link_bps, 0, sizeof(fs->link_bps));
-	memset(planes, 0, sizeof(planes));
+	memset(fs->planes, 0, sizeof(fs->planes));
 	for (i = 0; i < cfg->n_neighbors; i++) {
 		const struct fared_neighbor *nb = &cfg->neighbors[i];
 		struct fare_plane *pl = &planes[nb->plane];
@@ -100,6 +118,8 @@ static void setup_planes(struct fare_sync *fs)
 			used[nb->plane] = true;
 			pl->id = nb->plane;
 			pl->ifindex = if_nametoindex(nb->interface);
+			/* A reload keeps what BFD holds out. */
+			pl->admin_down = bfd_plane_held(fs->d->bfd, nb->plane);
 			for (k = 0; k < cfg->n_interfaces; k++)
 				if (!strcmp(cfg->interfaces[k].name,
 					    nb->interface))
@@ -123,13 +143,30 @@ static void setup_planes(struct fare_sync *fs)
 			memcpy(&pl->gw6, nb->addr, 16);
 		}
 	}
-	for (i = 1; fs->nl && i <= FARE_PLANE_ID_MAX; i++) {
-		if (!used[i])
+	for (i = 1; i <= FARE_PLANE_ID_MAX; i++)
+		if (used[i])
+			program_plane(fs, i);
+}
+
+void fare_sync_planes_held(struct fared *d)
+{
+	struct fare_sync *fs = d->fare;
+	bool held;
+	size_t i;
+
+	if (!fs)
+		return;
+	for (i = 1; i <= FARE_PLANE_ID_MAX; i++) {
+		if (!fs->planes[i].id)
 			continue;
-		if (!planes[i].ifindex)
-			fared_log("fare: plane %zu: no such device", i);
-		else if (fare_plane_add(fs->nl, &planes[i], true, &err))
-			fared_log("fare: plane %zu: %s", i, err.msg);
+		held = bfd_plane_held(d->bfd, (unsigned int)i);
+		if (held == fs->planes[i].admin_down)
+			continue;
+		fs->planes[i].admin_down = held;
+		if (program_plane(fs, i))
+			fared_log("fare: plane %zu %s", i, held ?
+				  "out: administratively down (BFD down)" :
+				  "back: BFD up");
 	}
 }
 

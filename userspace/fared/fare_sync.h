@@ -41,6 +41,11 @@ struct fare_sync {
 	struct fare_fib *fib;
 	struct fare_fib_cfg cfg;
 	uint64_t link_bps[FARE_PLANE_ID_MAX + 1];
+	/*
+	 * The planes as last programmed (id 0: not configured), with BFD's
+	 * hold (admin_down): fare_sync_planes_held() sends what changed.
+	 */
+	struct fare_plane planes[FARE_PLANE_ID_MAX + 1];
 	uint64_t batches, ops, failed;
 	/* Host: prefixes with UPA paths, programmed from their aggregate. */
 	struct bgp_prefix *upa;
@@ -129,6 +134,13 @@ bool fare_sync_final_planes(const struct fared_config *cfg,
 unsigned int fare_sync_wait_s(const struct fared_config *cfg, size_t adopted);
 /* The configuration was reloaded: planes again, every prefix again. */
 void fare_sync_reload(struct fared *d);
+/*
+ * BFD's holds (bfd_plane_held()) into fare.ko: each plane whose hold
+ * changed is replaced, administratively down or up again, in ONE
+ * request (FARE_A_PLANE_ADMIN_DOWN): fare.ko stops choosing it for every
+ * route at once, as on carrier loss, before any route is reprogrammed.
+ */
+void fare_sync_planes_held(struct fared *d);
 /*
  * p's End-of-RIB arrived: the start-up wait may be over. When it is,
  * the neighbors whose initial export waited for it get it

@@ -29,6 +29,7 @@
 #endif
 
 #include "adj_out.h"
+#include "bfd.h"
 #include "config.h"
 #include "ctl.h"
 #include "fare_sync.h"
@@ -126,6 +127,27 @@ static const struct fared_hooks hooks = {
 	.forwarding = fare_sync_forwarding,
 	.selecting = fare_sync_selecting,
 };
+
+static struct peer *peer_by_addr(struct fared *d, int family,
+				 const uint8_t *addr);
+
+/*
+ * A BFD session changed (bfd.h): BFD's holds go to fare.ko first, one
+ * request per plane, and only then does a failed neighbor's BGP session
+ * end, whose routes then leave fare.ko in the next batch. s NULL: a
+ * session went with a reload.
+ */
+static void bfd_changed(struct fared *d, struct bfd_session *s, bool failed)
+{
+	struct peer *p;
+
+	fare_sync_planes_held(d);
+	if (!s || !failed)
+		return;
+	p = peer_by_addr(d, bfd_session_family(s), bfd_session_addr(s));
+	if (p)
+		peer_bfd_down(p);
+}
 
 static void idle(struct loop *l)
 {
@@ -430,6 +452,7 @@ static void reload(struct fared *d)
 	fared_config_free(&old);
 	free(keep);
 	free(used);
+	bfd_sync(d->bfd);
 	fare_sync_reload(d);
 	fared_log("reload: %s: %zu neighbor%s", config_path, d->n_peers,
 		  d->n_peers == 1 ? "" : "s");
@@ -492,7 +515,8 @@ static int start(struct fared *d, bool force_restart)
 	d->out = adj_out_new(d);
 	d->hooks = &hooks;
 	d->rib_ops = &peer_rib_ops;
-	if (!d->rib || !d->out) {
+	d->bfd = bfd_new(d, bfd_changed);
+	if (!d->rib || !d->out || !d->bfd) {
 		fared_log("out of memory");
 		return 1;
 	}
@@ -538,6 +562,9 @@ static void stop(struct fared *d, bool leave)
 	/* Before the peers go: their routes leaving must not touch fare.ko. */
 	if (leave)
 		fare_sync_stop(d, true);
+	/* AdminDown first: the peers' BFD must not see a failure. */
+	bfd_free(d->bfd);
+	d->bfd = NULL;
 	for (i = 0; i < d->n_peers; i++)
 		if (leave)
 			peer_restart_leave(d->peers[i]);
@@ -580,6 +607,7 @@ static int run(struct fared *d, bool force_restart)
 		return 1;
 	for (i = 0; i < d->cfg.n_neighbors; i++)
 		add_peer(d, &d->cfg.neighbors[i]);
+	bfd_sync(d->bfd);
 	fared_log("running: AS %u, %zu neighbor%s", d->cfg.local_as,
 		  d->n_peers, d->n_peers == 1 ? "" : "s");
 	notify("READY=1");

@@ -22,6 +22,7 @@
 #include "rib.h"
 
 struct adj_out;
+struct bfd;
 struct fared;
 struct fare_sync;
 struct peer;
@@ -72,6 +73,7 @@ struct fared {
 	struct peer_table peer_table;
 	struct fare_sync *fare;		/* with a role: see fare_sync.h */
 	struct adj_out *out;		/* the Adj-RIB-Out, every role */
+	struct bfd *bfd;		/* BFD sessions (bfd.h) */
 	const struct fared_hooks *hooks;
 	/* What the sessions tell the RIB side (peer.h). */
 	const struct peer_rib_ops *rib_ops;

@@ -42,6 +42,8 @@ bool gr_cease_is_hard(uint8_t subcode)
 	case BGP_CEASE_ADMIN_SHUTDOWN:
 	case BGP_CEASE_PEER_DECONFIGURED:
 	case BGP_CEASE_HARD_RESET:
+	/* The neighbor's forwarding failed: nothing to keep (fared.8, BFD). */
+	case BGP_CEASE_BFD_DOWN:
 		return true;
 	default:
 		/* 4, Administrative Reset: fared's planned restart. */

@@ -1174,6 +1174,16 @@ void peer_restart_leave(struct peer *p)
 	peer_free(p, BGP_CEASE_ADMIN_SHUTDOWN, NULL);
 }
 
+void peer_bfd_down(struct peer *p)
+{
+	if (p->est)
+		conn_cease(p->est, BGP_CEASE_BFD_DOWN, "BFD session down");
+	if (p->out)
+		conn_cease(p->out, BGP_CEASE_BFD_DOWN, "BFD session down");
+	if (p->in)
+		conn_cease(p->in, BGP_CEASE_BFD_DOWN, "BFD session down");
+}
+
 void peer_free(struct peer *p, uint8_t subcode, const char *text)
 {
 	struct loop *l = &p->d->loop;

@@ -209,6 +209,13 @@ void peer_start(struct peer *p);
  * routes, and one hostile peer ends every session.
  */
 void peers_keepalives_due(struct fared *d);
+/*
+ * p's BFD session failed (bfd.h): every connection ends with a Cease
+ * "BFD Down" (RFC 9384), inside a Hard Reset when RFC 8538's N bit was
+ * exchanged, so that neither side keeps the other's routes stale; p
+ * connects again after its connect-retry time.
+ */
+void peer_bfd_down(struct peer *p);
 /* Sends a Cease (subcode, RFC 9003 text) on any session and frees p. */
 void peer_free(struct peer *p, uint8_t subcode, const char *text);
 /*

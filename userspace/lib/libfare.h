@@ -46,6 +46,11 @@ struct fare_plane {
 	bool has_gw6;
 	struct in_addr gw4;
 	struct in6_addr gw6;
+	/*
+	 * Added administratively down (FARE_A_PLANE_ADMIN_DOWN): carries
+	 * nothing, as if its carrier were lost; get and dump fill it too.
+	 */
+	bool admin_down;
 	/* filled by get and dump only */
 	uint32_t flags;		/* FARE_PLANE_F_* */
 	uint64_t tx_packets;

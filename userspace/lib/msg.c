@@ -126,6 +126,10 @@ int fare_msg_put_plane(struct nlmsghdr *nlh, size_t buflen,
 	    !mnl_attr_put_check(nlh, buflen, FARE_A_PLANE_GW6,
 				sizeof(plane->gw6), &plane->gw6))
 		return too_long(err);
+	/* Only when set: a fare.ko without it refuses what it does not know. */
+	if (plane->admin_down &&
+	    !mnl_attr_put_check(nlh, buflen, FARE_A_PLANE_ADMIN_DOWN, 0, ""))
+		return too_long(err);
 	return 0;
 }
 
@@ -429,6 +433,8 @@ int fare_msg_parse_plane(const struct nlmsghdr *nlh, struct fare_plane *out,
 	}
 	if (tb[FARE_A_PLANE_FLAGS])
 		out->flags = mnl_attr_get_u32(tb[FARE_A_PLANE_FLAGS]);
+	out->admin_down = (out->flags & FARE_PLANE_F_ADMIN_DOWN) ||
+			  tb[FARE_A_PLANE_ADMIN_DOWN];
 	out->tx_packets = get_u64(tb[FARE_A_PLANE_TX_PACKETS]);
 	out->tx_bytes = get_u64(tb[FARE_A_PLANE_TX_BYTES]);
 	return 0;
