@@ -91,6 +91,8 @@ echo "$J" | jq -r '.[0].fib_suppress' |
 	chain_fail "the spine would not program the aggregate $A"
 ctl_at s routes "$X" | grep -q "fare: suppressed (FIB-Suppress 23456:$L_ID)" ||
 	chain_fail "the text explanation lacks the suppression"
+fare_expect_planes "the spine's $A" "$NS_S" "$A" 1
+fare_expect_planes "the spine's $X" "$NS_S" "$X" ""
 echo "ok: the spine keeps $X in BGP, not in fare.ko; $A is programmed"
 
 # The leaf tags what it passes on, not its own RIB path from the RNIC.
@@ -101,13 +103,16 @@ echo "ok: the spine keeps $X in BGP, not in fare.ko; $A is programmed"
 wait_for 60 "h2 learns $X" h2_x_is ".paths | length" 1
 [ "$(h2_x .suppressed)" = true ] || chain_fail "h2 does not suppress $X"
 [ "$(h2_x '.nexthops | length')" = 0 ] || chain_fail "h2 would program $X"
+fare_expect_planes "h2's $X (suppressed)" "$EXTRA_NS" "$X" ""
 [ "$(ctl_at h2 orf add "$X")" = ok ] || chain_fail "orf add"
 wait_for 30 "h2 to program $X it asks for" h2_x_is ".nexthops | length" 1
+fare_expect_planes "h2's $X (asked for by ORF)" "$EXTRA_NS" "$X" 1
 h2_x .fib_suppress | grep -q "asked for by ORF" ||
 	chain_fail "h2 does not explain why it keeps $X"
 [ "$(ctl_at h2 orf del "$X")" = ok ] || chain_fail "orf del"
 wait_for 30 "h2 to suppress $X again" h2_x_is ".suppressed" true
 [ "$(h2_x '.nexthops | length')" = 0 ] || chain_fail "h2 still programs $X"
+fare_expect_planes "h2's $X (suppressed again)" "$EXTRA_NS" "$X" ""
 echo "ok: a host suppresses $X unless it asks for it by ORF"
 
 # Without "honour" the spine programs X.
@@ -118,6 +123,7 @@ spine_programs_x()
 	[ "$(ctl_at s routes json "$X" | jq -r '.[0].nexthops | length')" = 1 ]
 }
 wait_for 30 "the spine to program $X again" spine_programs_x
+fare_expect_planes "the spine's $X without honour" "$NS_S" "$X" 1
 ctl_at s routes json "$X" | jq -r '.[0].fib_suppress' |
 	grep -q "not honoured" || chain_fail "explanation without honour"
 echo "ok: without \"fib-suppress honour\" the spine programs $X"

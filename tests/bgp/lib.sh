@@ -209,8 +209,52 @@ start_fared()
 
 # fared_under_valgrind: start_fared runs fared under valgrind from now on;
 # stop_fared_clean then fails the scenario on any error or leak.
+# With fare.ko (FBGP_KERNEL=1: tests/lab/bgp-kernel.sh runs scenarios in
+# a guest with the module loaded), fared programs it, and what a scenario
+# says fared programs is read from fare.ko. valgrind is left out there:
+# under an emulator it would take most of the run, and the same scenarios
+# run under it on the host.
+kernel_mode() { [ "${FBGP_KERNEL:-0}" = 1 ]; }
+
+# fare_nhs NETNS PREFIX: fare.ko's next hops for PREFIX in NETNS,
+# "plane:weight:tier ..." in plane order ("" when it has no such route).
+fare_nhs()
+{
+	"$FARECTL" -n "$1" -j route show | jq -r --arg p "$2" \
+		'[.[] | select(.dst == $p) | .nexthops[] |
+		  "\(.plane):\(.weight):\(.tier)"] | sort | join(" ")'
+}
+# fare_planes NETNS PREFIX: only the planes, "1 2" ("" without a route).
+fare_planes()
+{
+	"$FARECTL" -n "$1" -j route show | jq -r --arg p "$2" \
+		'[.[] | select(.dst == $p) | .nexthops[] | .plane] | sort |
+		 map(tostring) | join(" ")'
+}
+
+# fare_expect WHAT NETNS PREFIX WANT: with fare.ko, it holds WANT
+# ("plane:weight:tier ...") for PREFIX in NETNS within 30 s (fared
+# programs from a thread of its own). fare_expect_planes: WANT is only
+# the planes ("1 2"; "" for no route).
+fare_expect() { fare_expect_by fare_nhs "$@"; }
+fare_expect_planes() { fare_expect_by fare_planes "$@"; }
+fare_expect_by()
+{
+	local get=$1 end=$((SECONDS + 30 * FBGP_WAIT_SCALE))
+
+	shift
+	kernel_mode || return 0
+	until [ "$("$get" "$2" "$3")" = "$4" ]; do
+		[ $SECONDS -lt $end ] ||
+			fail "fare.ko: $1: got \"$("$get" "$2" "$3")\", want \"$4\""
+		sleep 0.2
+	done
+	echo "ok: fare.ko: $1: ${4:-no route}"
+}
+
 fared_under_valgrind()
 {
+	kernel_mode && return 0
 	command -v valgrind >/dev/null || fail "valgrind is not installed"
 	FARED_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=all
 		--error-exitcode=99 --log-file=$DIR/valgrind.log"
@@ -233,7 +277,9 @@ stop_fared_clean()
 # does not answer within CTL_TIMEOUT seconds (60).
 ctl()
 {
-	python3 - "$CTL" "$*" <<'EOP'
+	# -S: no site module, which costs most of python's start-up (seconds
+	# in an emulated guest, where tests/lab/bgp-kernel.sh runs this).
+	python3 -S - "$CTL" "$*" <<'EOP'
 import os, socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(float(os.environ.get("CTL_TIMEOUT", "60")))

@@ -183,16 +183,22 @@ EOC
 
 birdc_at() { local n=$1; shift; birdc -s "$DIR/$n.bird.ctl" "$@"; }
 
-# fared_start l|s|NAME: under valgrind, in $NS_L, $NS_S or $PFX-NAME.
+# fared_start l|s|NAME: under valgrind (not with fare.ko: lib.sh's
+# kernel_mode), in $NS_L, $NS_S or $PFX-NAME.
 fared_start()
 {
 	local ns=$PFX-$1
 	[ "$1" = l ] && ns=$NS_L
 	[ "$1" = s ] && ns=$NS_S
-	ip netns exec "$ns" valgrind -q --leak-check=full \
-		--errors-for-leak-kinds=all --error-exitcode=99 \
-		--log-file="$DIR/$1.valgrind" "$FARED" -c "$DIR/$1.conf" \
-		>>"$DIR/$1.log" 2>&1 &
+	if kernel_mode; then
+		ip netns exec "$ns" "$FARED" -c "$DIR/$1.conf" \
+			>>"$DIR/$1.log" 2>&1 &
+	else
+		ip netns exec "$ns" valgrind -q --leak-check=full \
+			--errors-for-leak-kinds=all --error-exitcode=99 \
+			--log-file="$DIR/$1.valgrind" "$FARED" -c "$DIR/$1.conf" \
+			>>"$DIR/$1.log" 2>&1 &
+	fi
 	PIDS[fared-$1]=$!
 }
 

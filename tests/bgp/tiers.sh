@@ -3,7 +3,9 @@
 # Dragonfly+ tiers from BGP communities (draft-agt-rtgwg-dragonfly-
 # routing-01 §5.2, PROTOCOL.md §8.3, §8.5): fared as a host with two
 # planes, under valgrind, no fare.ko on the host (what would be
-# programmed is what "routes json" reports as nexthops). Two BIRDs, one
+# programmed is what "routes json" reports as nexthops); in a guest with
+# fare.ko (tests/lab/bgp-kernel.sh) each of those is also read from
+# fare.ko. Two BIRDs, one
 # per plane, each send several paths per prefix by ADD-PATH, tagged
 # C1 = 65000:1, C2 = 65000:2, C3 = the large community 65000:0:3, and a
 # Path Bandwidth each (links 100G = 12.5 GB/s, above every PB here):
@@ -177,6 +179,7 @@ ctl routes
 	fail "plane 1's two paths to $T do not have two path ids"
 
 expect "T's next hops" "1:2:0 2:1:1" nhs $T
+fare_expect "T's next hops" "$NS_F" $T "1:2:0 2:1:1"
 # fare.ko is told min(link, PB) in bytes/s with each next hop.
 [ "$(ctl routes json $T | jq -c '[.[0].nexthops[].bandwidth]')" = \
   "[4000000000,2000000000]" ] || fail "T's next-hop bandwidths"
@@ -193,6 +196,7 @@ explain $T 2 4000 | grep -q "^plane 2: tier 1 LGGL (C2 transit 65000:2): PB 2 GB
 echo "ok: per plane the lowest tier, with that path's weight (2:1, tiers 0 and 1)"
 
 expect "I's next hops" "1:1:0" nhs $I
+fare_expect "I's next hops" "$NS_F" $I "1:1:0"
 [ "$(ctl routes json $I | jq '.[0].intra_group')" = true ] ||
 	fail "I is not intra-group"
 explain $I 1 4400 | grep -q "^plane 1: intra-group (none of C1, C2, C3): minimal, tier 0: PB 4 GB/s" ||
@@ -206,6 +210,7 @@ ctl routes $I | grep -q "^  fare: dragonfly tiers, intra-group: minimal only: pl
 echo "ok: an intra-group prefix is minimal only, its tiered paths unused"
 
 expect "R's next hops" "1:1:2 2:1:1" nhs $R
+fare_expect "R's next hops" "$NS_F" $R "1:1:2 2:1:1"
 [ "$(ctl routes json $R | jq -c '.[0].paths[] | select(.fare.plane == 1) |
 	[.communities, .large_communities, .fare.tier, .fare.tier_community]')" = \
   '[["65000:1"],["65000:0:3"],2,"65000:0:3"]' ] ||
@@ -218,20 +223,27 @@ echo "ok: a reflected path (large C3) is tier 2"
 birdc -s "$DIR/p1.ctl" disable intra >/dev/null || fail "birdc disable"
 wait_for 30 "I's untagged path to go" paths_are $I 2
 expect "I's next hops without its intra-group path" "1:4:0 2:1:0" nhs $I
+fare_expect "I's next hops without its intra-group path" "$NS_F" $I "1:4:0 2:1:0"
 echo "ok: without its intra-group path the prefix uses its tiers again"
 
 # A reload without tier-community: every tier 0; with them: back.
 fared_conf
 kill -HUP "$FARED_PID"
 wait_for 30 "tiers off after a reload" nhs_are $R "1:1:0 2:1:0"
+fare_expect "R's next hops, tiers off" "$NS_F" $R "1:1:0 2:1:0"
 [ "$(ctl routes json $R | jq '.[0].tiers')" = false ] ||
 	fail "R still says tiers after the reload"
 fared_conf "$TIERS"
 kill -HUP "$FARED_PID"
 wait_for 30 "tiers back after a reload" nhs_are $R "1:1:2 2:1:1"
+fare_expect "R's next hops, tiers back" "$NS_F" $R "1:1:2 2:1:1"
 fared_established $B4 && fared_established $R4 ||
 	fail "a reload of tier-community reset a session"
 echo "ok: SIGHUP re-evaluates the tiers, sessions stay up"
 
 stop_fared_clean
-echo "ok: under valgrind, no error, no leak"
+if kernel_mode; then
+	echo "ok: fared stopped with status 0"
+else
+	echo "ok: under valgrind, no error, no leak"
+fi

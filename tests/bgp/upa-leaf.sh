@@ -33,6 +33,7 @@ wait_for 60 "the observer gets $A" obs_has "$A"
 obs_lacks "$X" || { obs_route "$X"; chain_fail "$X went past the leaf"; }
 [ "$(ctl_at s routes json "$X" | jq 'length')" = 0 ] ||
 	chain_fail "the spine has $X"
+fare_expect_planes "the spine's $X (held back by the leaf)" "$NS_S" "$X" ""
 echo "ok: $X is held back by the leaf, $A stands for it"
 
 # The RNIC goes away: a UPA route for X, with D, from the leaf.
@@ -56,6 +57,8 @@ ctl_at l routes | grep -q "^$X .*originated UPA (D) under $A" ||
 # The spine: X has a UPA path only; it is not programmed.
 [ "$(ctl_at s routes json "$X" | jq -r '.[0].nexthops | length')" = 0 ] ||
 	chain_fail "the spine would program the UPA route"
+fare_expect_planes "the spine's UPA-only $X" "$NS_S" "$X" ""
+fare_expect_planes "the spine's $A" "$NS_S" "$A" 1
 echo "ok: H down: UPA $UPA for $X from the leaf, $A kept"
 
 # H is back: the UPA route is withdrawn, X is held back again.

@@ -24,8 +24,10 @@
 #     device would be lost on the host).
 #  4. No bandwidth on the route but a tbf on plane 1's own device: its real
 #     qdisc backlog makes new flowlets spill as well.
-#  5. A bias of 4294967295 keeps everything on tier 0; flow and packet
-#     mode over the two tiers spill like flowlet mode.
+#  5. A bias of 4294967295 keeps everything on tier 0 (plane 2's leaf
+#     gets nothing); flow and packet mode over the two tiers keep a light
+#     load on tier 0 (counted at the leaves) and spill like flowlet mode
+#     under the overload.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -158,7 +160,12 @@ else
 	pass "tier-hops 0 refused: $(cat "$work/err")"
 fi
 s0=$(tier 1 spills)
+p2=$(rx_packets leaf2 eth-host)
 send 5 150 $BURST
+expect_eq "bias U32_MAX: plane 2's leaf received" \
+	$(($(rx_packets leaf2 eth-host) - p2)) 0
+expect_eq "bias U32_MAX: the receiver got over plane 1" \
+	"$(sink_iface "$work/sink5" eth-leaf1)" 150
 expect_eq "bias U32_MAX: no spill" $(($(tier 1 spills) - s0)) 0
 
 # ---- flow and packet mode over the two tiers spill as well ----
@@ -168,6 +175,18 @@ for mode in flow packet; do
 	fc route replace 198.51.100.0/24 mode $mode src 192.0.2.7 \
 		nexthop plane 1 weight 1 tier 0 bandwidth 125000 \
 		nexthop plane 2 weight 1 tier 1
+	# The light-load control: below tier 0's bandwidth nothing may reach
+	# tier 1 (a route that ignored its tiers would spray half of it there).
+	# The previous overload's virtual queue holds at most a second of the
+	# rate: it is empty after one.
+	sleep 1
+	p1=$(rx_packets leaf1 eth-host)
+	p2=$(rx_packets leaf2 eth-host)
+	send "$mode-light" 100 1 --interval-us 20000
+	expect_eq "$mode, light: plane 1's leaf received" \
+		$(($(rx_packets leaf1 eth-host) - p1)) 100
+	expect_eq "$mode, light: plane 2's leaf received" \
+		$(($(rx_packets leaf2 eth-host) - p2)) 0
 	s0=$(tier 1 spills)
 	p1=$(rx_packets leaf1 eth-host)
 	p2=$(rx_packets leaf2 eth-host)
