@@ -16,24 +16,7 @@ CAP=64
 fared_under_valgrind
 setup_net
 raw_spine_conf "add-path receive"
-cat >"$DIR/bird.conf" <<EOC
-router id 10.201.0.2;
-log "$DIR/bird.log" all;
-protocol device { scan time 1; }
-protocol bgp far4 {
-	local $B4 as $B_AS;
-	neighbor $F4 as $F_AS;
-	strict bind on;
-	hold time 6;
-	connect retry time 1;
-	connect delay time 1;
-	error wait time 1, 2;
-	ipv4 { import all; export none; };
-}
-EOC
-start_bird
-start_fared
-wait_for 20 "fared Established with BIRD" fared_established $B4
+raw_spine_bird far4 none
 hostile_bg addpaths $N
 wait_for 20 "the raw peer Established" fared_established $R4
 wait_for 60 "BIRD gets 100.64.0.2/32, sent after the paths" \

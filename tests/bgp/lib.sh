@@ -566,6 +566,41 @@ spine_start()
 	wait_for 10 "the far BIRD gets $SPINE_PFX" far_has
 }
 
+# raw_spine_bird PROTO leaf|none [OPTION]: BIRD, fared's plane-1 peer in
+# the raw_spine_conf fixture: a session PROTO that imports everything and
+# exports a static 10.202.1.0/24 ("leaf") or nothing ("none"), with
+# OPTION (a line such as "passive on;") added; then BIRD and fared start
+# and fared's session with BIRD is Established.
+raw_spine_bird()
+{
+	local static= export=none
+
+	if [ "$2" = leaf ]; then
+		static='protocol static leaf { ipv4; route 10.202.1.0/24 blackhole; }'
+		export='where source = RTS_STATIC'
+	fi
+	cat >"$DIR/bird.conf" <<EOC
+router id 10.201.0.2;
+log "$DIR/bird.log" all;
+protocol device { scan time 1; }
+$static
+protocol bgp $1 {
+	local $B4 as $B_AS;
+	neighbor $F4 as $F_AS;
+	strict bind on;
+	${3:-}
+	hold time 6;
+	connect retry time 1;
+	connect delay time 1;
+	error wait time 1, 2;
+	ipv4 { import all; export $export; };
+}
+EOC
+	start_bird
+	start_fared
+	wait_for 20 "fared Established with BIRD" fared_established $B4
+}
+
 # raw_spine_conf [NEIGHBOR-LINE]: fared.conf for fared as a spine between
 # BIRD (B4, plane 1) and the raw peer (R4, AS 65003, plane 2, passive),
 # passing 100.64.0.0/10 and 10.202.0.0/16 on; NEIGHBOR-LINE goes into the

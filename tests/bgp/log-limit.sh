@@ -17,25 +17,7 @@ REFILL_S=6
 fared_under_valgrind
 setup_net
 raw_spine_conf
-cat >"$DIR/bird.conf" <<EOC
-router id 10.201.0.2;
-log "$DIR/bird.log" all;
-protocol device { scan time 1; }
-protocol static leaf { ipv4; route 10.202.1.0/24 blackhole; }
-protocol bgp fared4 {
-	local $B4 as $B_AS;
-	neighbor $F4 as $F_AS;
-	strict bind on;
-	hold time 6;
-	connect retry time 1;
-	connect delay time 1;
-	error wait time 1, 2;
-	ipv4 { import all; export where source = RTS_STATIC; };
-}
-EOC
-start_bird
-start_fared
-wait_for 20 "fared Established with BIRD" fared_established $B4
+raw_spine_bird fared4 leaf
 started=$(date +%s)
 hostile_bg badflood $N
 wait_for 20 "the raw peer Established" fared_established $R4

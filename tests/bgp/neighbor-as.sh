@@ -14,25 +14,7 @@ set -uo pipefail
 
 setup_net
 raw_spine_conf
-cat >"$DIR/bird.conf" <<EOC
-router id 10.201.0.2;
-log "$DIR/bird.log" all;
-protocol device { scan time 1; }
-protocol static leaf { ipv4; route 10.202.1.0/24 blackhole; }
-protocol bgp fared4 {
-	local $B4 as $B_AS;
-	neighbor $F4 as $F_AS;
-	strict bind on;
-	hold time 6;
-	connect retry time 1;
-	connect delay time 1;
-	error wait time 1, 2;
-	ipv4 { import all; export where source = RTS_STATIC; };
-}
-EOC
-start_bird
-start_fared
-wait_for 20 "fared Established with BIRD" fared_established $B4
+raw_spine_bird fared4 leaf
 wait_for 10 "BIRD Established" bird_established fared4
 
 hostile_bg speak v4 100.64.0.2/32 ibgp v4 100.64.0.3/32
