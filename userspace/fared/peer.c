@@ -608,6 +608,19 @@ static bool peer_established_on(const struct conn *c)
 	       marker_ok(b + BGP_HEADER_LEN);
 }
 
+/*
+ * §6.8: whether the connection fared opened survives a collision with
+ * a peer whose BGP Identifier is PEER_ID: the higher identifier's, and
+ * between equal ones (an eBGP peer may share fared's, RFC 6286 §2.2) the
+ * higher AS number's.
+ */
+static bool fared_wins_collision(const struct peer *p, uint32_t peer_id)
+{
+	if (p->d->cfg.router_id != peer_id)
+		return p->d->cfg.router_id > peer_id;
+	return p->d->cfg.local_as > p->nb->remote_as;
+}
+
 /* §6.8: which of two connections survives; false if c lost. */
 static bool collision(struct conn *c)
 {
@@ -625,10 +638,10 @@ static bool collision(struct conn *c)
 	 */
 	if (peer_established_on(other))
 		loser = c;
-	else if (p->d->cfg.router_id < c->open.bgp_id)
-		loser = c->outgoing ? c : other;
-	else
+	else if (fared_wins_collision(p, c->open.bgp_id))
 		loser = c->outgoing ? other : c;
+	else
+		loser = c->outgoing ? c : other;
 	plog(p, "connection collision: closing the %s connection",
 	     loser->outgoing ? "outgoing" : "incoming");
 	conn_cease(loser, BGP_CEASE_COLLISION, NULL);
@@ -675,9 +688,10 @@ static void got_open(struct conn *c, const uint8_t *msg, size_t len)
 			    "peer AS is not the configured remote-as");
 		return;
 	}
-	if (c->open.bgp_id == p->d->cfg.router_id) {
+	/* RFC 6286 §2.2: unique within an AS, so only iBGP must differ. */
+	if (c->open.bgp_id == p->d->cfg.router_id && peer_is_ibgp(p)) {
 		conn_notify(c, BGP_ERR_OPEN, BGP_OPEN_BAD_BGP_ID, NULL, 0,
-			    "peer uses our BGP identifier");
+			    "an internal peer uses our BGP identifier");
 		return;
 	}
 	c->open_rx = true;
