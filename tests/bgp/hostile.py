@@ -13,6 +13,9 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          refused with Cease 6/5; LIMIT 0: expect no
                          NOTIFICATION (warning-only), stay 5 s
   connect-rejected       one connection: expect Cease 6/5 right away
+  nofamily               an OPEN whose only Multiprotocol capability is
+                         IPv6 unicast: expect NOTIFICATION 2/7 listing
+                         fared's IPv4 unicast capability, not Established
   connect [WAIT]         connect (retrying for WAIT s, default 20) until
                          Established, send 10 /32s, stay until killed
   silent RCVBUF          connect with a RCVBUF-byte receive buffer, read
@@ -299,6 +302,22 @@ def flood():
     s.close()
     # At once, well inside any restart time: held Idle.
     connect_rejected()
+
+
+def nofamily():
+    # An OPEN whose only Multiprotocol capability is IPv6 unicast, to a
+    # neighbor fared runs for IPv4 only: nothing in common.
+    s = Session(mp=False, extra_caps=b"\x01\x04\x00\x02\x00\x01")
+    check("no family in common: NOTIFICATION 2/7, never Established",
+          not s.established and s.notif is not None and
+          s.notif[:2] == bytes([2, 7]), "(got %s%s)" % (
+              notif_text(s.notif),
+              ", Established" if s.established else ""))
+    if s.notif is not None and s.notif[:2] == bytes([2, 7]):
+        check("its data lists fared's IPv4 unicast capability",
+              s.notif[2:] == b"\x01\x04\x00\x01\x00\x01",
+              "(data %s)" % s.notif[2:].hex())
+    s.close()
 
 
 def connect_rejected():
@@ -742,6 +761,7 @@ def gr():
 
 
 {"gr": gr, "flood": flood, "connect-rejected": connect_rejected, "connect": connect,
+ "nofamily": nofamily,
  "silent": silent, "oversize": oversize, "flaps": flaps,
  "attrs": attrs, "aggr": aggr, "badflood": badflood, "addpaths": addpaths,
  "orfmany": orfmany,

@@ -663,6 +663,33 @@ static uint8_t fsm_subcode(const struct conn *c)
 	}
 }
 
+/*
+ * A session with no address family in common would carry nothing: RFC
+ * 5492 §3's Unsupported Capability, its data the Multiprotocol
+ * capabilities fared offered (which the peer lacks).
+ */
+static void no_common_family(struct conn *c, const struct bgp_open *local)
+{
+	uint8_t data[BGP_FAM_COUNT * 6];
+	size_t n = 0;
+	int fam;
+
+	for (fam = 0; fam < BGP_FAM_COUNT; fam++) {
+		uint16_t afi = bgp_family_afi(fam);
+
+		if (!(local->caps.families & BGP_FAM_BIT(fam)))
+			continue;
+		data[n++] = 1;			/* Multiprotocol Extensions */
+		data[n++] = 4;
+		data[n++] = (uint8_t)(afi >> 8);
+		data[n++] = (uint8_t)afi;
+		data[n++] = 0;
+		data[n++] = bgp_family_safi(fam);
+	}
+	conn_notify(c, BGP_ERR_OPEN, BGP_OPEN_UNSUPPORTED_CAP, data, n,
+		    "no address family in common");
+}
+
 static void got_open(struct conn *c, const uint8_t *msg, size_t len)
 {
 	struct peer *p = c->peer;
@@ -697,6 +724,10 @@ static void got_open(struct conn *c, const uint8_t *msg, size_t len)
 	c->open_rx = true;
 	local_open(p, &local);
 	bgp_negotiate(&local, &c->open, &c->params);
+	if (!c->params.families) {
+		no_common_family(c, &local);
+		return;
+	}
 	if (!collision(c))
 		return;
 	c->state = PEER_OPENCONFIRM;
