@@ -376,6 +376,14 @@ static void connect_retry_expired(struct timer *t)
 
 	if (p->max_prefix_idle)
 		return;
+	/*
+	 * RFC 4271 §8.2.2, Connect state: the expiry drops a connection
+	 * still being set up and starts another, rather than wait out the
+	 * kernel's SYN retransmissions (minutes, with a silent peer).
+	 */
+	if (p->out && p->out->state == PEER_CONNECT && !p->est)
+		conn_close(p->out, "connect did not complete within "
+			   "connect-retry", false);
 	if (!p->nb->passive && !p->out && !p->est)
 		try_connect(p);
 	timer_set(&p->d->loop, &p->connect_retry,
