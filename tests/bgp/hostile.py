@@ -13,6 +13,10 @@ usage: hostile.py LOCAL_ADDR FARED_ADDR MODE [ARGS]
                          refused with Cease 6/5; LIMIT 0: expect no
                          NOTIFICATION (warning-only), stay 5 s
   connect-rejected       one connection: expect Cease 6/5 right away
+  grnoafi                Established with a graceful restart capability
+                         listing no AFI/SAFI, then a bare second TCP
+                         connection: expect Cease 6/7 on it and the first
+                         session kept
   nofamily               an OPEN whose only Multiprotocol capability is
                          IPv6 unicast: expect NOTIFICATION 2/7 listing
                          fared's IPv4 unicast capability, not Established
@@ -318,6 +322,44 @@ def nofamily():
               s.notif[2:] == b"\x01\x04\x00\x01\x00\x01",
               "(data %s)" % s.notif[2:].hex())
     s.close()
+
+
+def grnoafi():
+    # Graceful restart with no AFI/SAFI in the capability (a restart time
+    # only): RFC 4724 §4.2 makes a new connection a restart only with one
+    # or more, so fared must keep the Established session and close the
+    # new, bare connection as a collision (Cease 6/7).
+    gr_cap = struct.pack("!H", 60)
+    s = Session(retry_for=30, extra_caps=b"\x40" + bytes([len(gr_cap)]) +
+                gr_cap)
+    check("session Established (graceful restart, no AFI/SAFI)",
+          s.established, notif_text(s.notif))
+    if not s.established:
+        return
+    stop = threading.Event()
+    threading.Thread(target=s.keepalives, args=(stop,), daemon=True).start()
+    b = socket.socket()
+    b.bind((LOCAL, 0))
+    b.connect((FARED, 179))
+    b.settimeout(10)
+    data = b""
+    try:
+        while len(data) < 21:
+            x = b.recv(4096)
+            if not x:
+                break
+            data += x
+    except OSError:
+        pass
+    b.close()
+    check("the bare new connection is closed with Cease 6/7",
+          len(data) >= 21 and data[18] == 3 and data[19:21] == b"\x06\x07",
+          "(got %s)" % (data.hex() or "nothing"))
+    time.sleep(3)
+    check("the Established session stays up",
+          not s.closed.is_set() and s.notif is None,
+          "(NOTIFICATION %s)" % notif_text(s.notif))
+    stop.set()
 
 
 def connect_rejected():
@@ -761,7 +803,7 @@ def gr():
 
 
 {"gr": gr, "flood": flood, "connect-rejected": connect_rejected, "connect": connect,
- "nofamily": nofamily,
+ "nofamily": nofamily, "grnoafi": grnoafi,
  "silent": silent, "oversize": oversize, "flaps": flaps,
  "attrs": attrs, "aggr": aggr, "badflood": badflood, "addpaths": addpaths,
  "orfmany": orfmany,

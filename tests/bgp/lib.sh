@@ -601,10 +601,12 @@ EOC
 	wait_for 20 "fared Established with BIRD" fared_established $B4
 }
 
-# raw_spine_conf [NEIGHBOR-LINE]: fared.conf for fared as a spine between
-# BIRD (B4, plane 1) and the raw peer (R4, AS 65003, plane 2, passive),
-# passing 100.64.0.0/10 and 10.202.0.0/16 on; NEIGHBOR-LINE goes into the
-# raw peer's neighbor block.
+# raw_spine_conf [NEIGHBOR-LINE [GLOBAL-LINES [IMPORT]]]: fared.conf for
+# fared as a spine between BIRD (B4, plane 1) and the raw peer (R4, AS
+# 65003, plane 2, passive), passing 100.64.0.0/10 and 10.202.0.0/16 on;
+# NEIGHBOR-LINE goes into the raw peer's neighbor block, GLOBAL-LINES
+# (graceful restart, another policy) before the planes, and the raw
+# peer's routes go through policy IMPORT (default all).
 raw_spine_conf()
 {
 	cat >"$DIR/fared.conf" <<EOC
@@ -620,6 +622,7 @@ policy all {
 	permit 100.64.0.0/10 le 32
 	permit 10.202.0.0/16 le 32
 }
+${2:-}
 plane 1 {
 	neighbor $B4 {
 		remote-as $B_AS
@@ -633,7 +636,7 @@ plane 2 {
 		remote-as 65003
 		interface veth0
 		passive
-		import all
+		import ${3:-all}
 		export all
 		${1:-}
 	}

@@ -22,42 +22,11 @@ set -uo pipefail
 # conf STALE-TIME EXTRA-IMPORT-RULE
 conf()
 {
-	cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
-role spine
-graceful-restart restart-time 60 stale-time $1
-interface veth0 bandwidth 100G
-policy all {
-	permit 100.64.0.0/10 le 32
-	permit 10.202.0.0/16 le 32
-}
+	raw_spine_conf "" "graceful-restart restart-time 60 stale-time $1
 policy in {
 	permit 100.64.0.0/10 le 32
 	${2:-}
-}
-plane 1 {
-	neighbor $B4 {
-		remote-as $B_AS
-		interface veth0
-		import all
-		export all
-	}
-}
-plane 2 {
-	neighbor $R4 {
-		remote-as 65003
-		interface veth0
-		passive
-		import in
-		export all
-	}
-}
-EOC
+}" in
 }
 
 setup_net

@@ -558,10 +558,12 @@ void peer_accept(struct peer *p, int fd)
 	if (p->est) {
 		/*
 		 * RFC 4724 §4.2: a graceful restart peer that connects again
-		 * has restarted, and its old session is gone. Anyone else
+		 * has restarted, and its old session is gone, if its
+		 * capability listed one or more AFI/SAFI. Anyone else
 		 * collides with the Established session and loses (§6.8).
 		 */
-		if (!p->params.graceful_restart) {
+		if (!p->params.graceful_restart ||
+		    !p->est->open.caps.gr_families) {
 			n = bgp_notification_build(buf, sizeof(buf),
 						   BGP_ERR_CEASE,
 						   BGP_CEASE_COLLISION, NULL, 0);
