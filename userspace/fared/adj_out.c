@@ -192,6 +192,16 @@ static bool set_sent(struct adj_route *a, unsigned int peer,
 	return true;
 }
 
+/*
+ * A record that p was sent a (what on): without it fared would send a
+ * again or never withdraw it, so a failure is fared_out_of_memory().
+ */
+static void note_sent(struct adj_route *a, struct peer *p, unsigned int what)
+{
+	if (!set_sent(a, p->index, what, true))
+		fared_out_of_memory(p->d, "the Adj-RIB-Out");
+}
+
 /* Whether any neighbor has what (ADJ_* bits) of a. */
 static bool sent_any(const struct adj_route *a, unsigned int what)
 {
@@ -314,7 +324,7 @@ static void adj_to(struct adj_route *a, struct peer *p, bool resend)
 	if (adj_wants(a, p, resend, &withdraw)) {
 		adj_attrs(a, &r);
 		if (peer_announce(p, &a->prefix, 1, &r))
-			set_sent(a, p->index, ADJ_SENT_LEARNED, true);
+			note_sent(a, p, ADJ_SENT_LEARNED);
 	} else if (withdraw) {
 		peer_withdraw(p, &a->prefix, 1);
 	}
@@ -432,8 +442,7 @@ static size_t adj_to_many(struct adj_route **v, size_t n, struct peer *p,
 		adj_attrs(v[i], &r);
 		if (peer_announce(p, pfx, m, &r))
 			for (m = i; m < k; m++)
-				set_sent(v[m], p->index, ADJ_SENT_LEARNED,
-					 true);
+				note_sent(v[m], p, ADJ_SENT_LEARNED);
 	}
 	free(pfx);
 	/* v[i..na) to come; the rest of v is not needed by the caller. */
@@ -784,7 +793,7 @@ static void export_originated(struct peer *p, unsigned int fam)
 		}
 		a = adj_get(p->d->out, &og->prefix);
 		if (a)
-			set_sent(a, p->index, ADJ_SENT_ORIG, true);
+			note_sent(a, p, ADJ_SENT_ORIG);
 	}
 }
 

@@ -234,7 +234,7 @@ static void rnic_changed(void *arg, const struct bgp_prefix *x)
 	if (e && e->n_paths)
 		fare_sync_changed(d, e);
 	else if (export_update(d, &fs->leaf, &none, &fr))
-		fared_log("fare: out of memory");
+		fared_out_of_memory(d, "a leaf's RNIC route");
 }
 
 static bool unreach_wanted(struct fare_sync *fs, const struct fare_prefix *x)
@@ -761,8 +761,7 @@ static void unreach_sync(struct fared *d, const struct fare_route *want,
 	ret = pfx_set_track(&fs->unreach, &fs->n_unreach, x, unreach);
 	if (ret <= 0) {
 		if (ret)
-			fared_log("fare: %s: out of memory",
-				  bgp_prefix_str(x, pfx, sizeof(pfx)));
+			fared_out_of_memory(d, "an unreachable route");
 		return;
 	}
 	if (!unreach && want->n_nexthops)

@@ -495,6 +495,21 @@ static void state_file_open(struct fared *d, bool force_restart)
 	}
 }
 
+/*
+ * For tests only (tests/bgp/out-of-memory.sh, fared.8 ENVIRONMENT):
+ * FARED_FAULT_RIB_ALLOC=N fails the RIB's Nth allocation from now on.
+ */
+static void fault_injection(void)
+{
+	const char *n = getenv("FARED_FAULT_RIB_ALLOC");
+
+	if (n && *n) {
+		rib_fault_countdown = strtoul(n, NULL, 10);
+		fared_log("FARED_FAULT_RIB_ALLOC: the RIB's allocation %lu "
+			  "will fail", rib_fault_countdown);
+	}
+}
+
 /* Everything but the sessions; 0, or 1 when fared cannot run. */
 static int start(struct fared *d, bool force_restart)
 {
@@ -520,6 +535,7 @@ static int start(struct fared *d, bool force_restart)
 		fared_log("out of memory");
 		return 1;
 	}
+	fault_injection();
 	/* Made as root, owned by the user fared becomes, which removes them. */
 	make_parent(d->cfg.state_file);
 	make_parent(d->cfg.control_socket);
@@ -614,8 +630,13 @@ static int run(struct fared *d, bool force_restart)
 	err = loop_run(&d->loop);
 	if (err)
 		fared_log("event loop: %s", strerror(-err));
-	leave = !err && stop_signal == SIGTERM && d->cfg.gr_restart_time;
+	leave = !err && ((stop_signal == SIGTERM && d->cfg.gr_restart_time) ||
+			 d->out_of_memory);
+	if (d->out_of_memory)
+		notify("STOPPING=1");
 	stop(d, leave);
+	if (d->out_of_memory)
+		return FARED_EXIT_NOMEM;
 	return err ? 1 : 0;
 }
 

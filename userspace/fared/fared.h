@@ -80,8 +80,18 @@ struct fared {
 	/* Host: the remote hosts asked for by ORF, see orf_sess.h. */
 	struct bgp_prefix *orf_want;
 	size_t n_orf_want;
+	bool out_of_memory;		/* fared_out_of_memory() was called */
 };
 
 void fared_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * fared could not record a change for want of memory (WHAT): rather than
+ * run on with a RIB that no longer says what the peers sent, it leaves as
+ * for a restart (fare.ko keeps its routes, graceful-restart peers keep
+ * fared's) and exits FARED_EXIT_NOMEM, which the units restart; the new
+ * fared rebuilds every table from the peers and adopts fare.ko's routes.
+ */
+void fared_out_of_memory(struct fared *d, const char *what);
+#define FARED_EXIT_NOMEM	75	/* EX_TEMPFAIL */
 
 #endif /* FARED_FARED_H */

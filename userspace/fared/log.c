@@ -25,3 +25,14 @@ void fared_log(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 }
+
+void fared_out_of_memory(struct fared *d, const char *what)
+{
+	if (d->out_of_memory)
+		return;
+	d->out_of_memory = true;
+	fared_log("out of memory (%s): leaving for a restart, so that a new "
+		  "fared rebuilds every table from the peers and adopts "
+		  "fare.ko's routes (exit status %d)", what, FARED_EXIT_NOMEM);
+	d->loop.stop = true;
+}

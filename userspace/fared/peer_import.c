@@ -5,6 +5,7 @@
  * policy, no route) and max-prefix (RFC 4486); an import policy changed
  * by a reload; the ROUTE-REFRESH that asks the neighbor again.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "fared.h"
@@ -89,7 +90,8 @@ void peer_import_changed(struct peer *p)
 	}
 	/* What the new policy denies goes at once. */
 	for (i = 0; i < x.n; i++)
-		rib_withdraw(p->d->rib, p->index, &x.v[i]);
+		if (rib_withdraw(p->d->rib, p->index, &x.v[i]))
+			fared_out_of_memory(p->d, "withdrawing a denied route");
 	free(x.v);
 	if (!p->est || !p->est->params.route_refresh) {
 		peer_refresh_in(p);
@@ -169,21 +171,24 @@ static void import_run(struct peer *p, const struct bgp_update *u,
 				loop_detected = true;
 		if (!loop_detected) {
 			ra = rib_attrs_get(p->d->rib, &u->attrs, run->family);
-			if (!ra)
-				plog_limited(p, "out of memory: UPDATE "
-					     "treated as withdraw");
+			if (!ra) {
+				fared_out_of_memory(p->d, "an UPDATE's attributes");
+				return;
+			}
 		}
 	}
 	while (bgp_nlri_next(run, &pos, &pfx)) {
 		if (!withdraw)
 			p->prefixes_rx++;
 		if (ra && fared_policy_permits(pol, &pfx)) {
-			if (add_path_room(p, &pfx))
-				rib_update(p->d->rib, p->index, &pfx, ra);
+			if (add_path_room(p, &pfx) &&
+			    rib_update(p->d->rib, p->index, &pfx, ra) == -ENOMEM)
+				fared_out_of_memory(p->d, "a route");
 		} else {
 			if (!withdraw)
 				p->prefixes_denied++;
-			rib_withdraw(p->d->rib, p->index, &pfx);
+			if (rib_withdraw(p->d->rib, p->index, &pfx))
+				fared_out_of_memory(p->d, "a withdrawal");
 		}
 	}
 	if (ra)

@@ -1054,14 +1054,15 @@ static int paths_edit(struct rib *rib, struct rib_node *n, size_t at,
 	return 0;
 }
 
-void rib_withdraw(struct rib *rib, unsigned int peer,
-		  const struct bgp_prefix *prefix)
+int rib_withdraw(struct rib *rib, unsigned int peer,
+		 const struct bgp_prefix *prefix)
 {
 	struct rib_node *n = trie_find(rib, prefix);
 	size_t at;
 
 	if (n && find_path(&n->e, peer, prefix->path_id, &at))
-		paths_edit(rib, n, at, 1, false);
+		return paths_edit(rib, n, at, 1, false);
+	return 0;
 }
 
 enum peer_op { PEER_FLUSH, PEER_MARK, PEER_SWEEP };

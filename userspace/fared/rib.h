@@ -119,12 +119,15 @@ void rib_attrs_put(struct rib *rib, struct rib_attrs *attrs);
  */
 int rib_update(struct rib *rib, unsigned int peer,
 	       const struct bgp_prefix *prefix, struct rib_attrs *attrs);
+/* Non-zero: the RIB's allocations count it down; the one to 0 fails. */
+extern unsigned long rib_fault_countdown;
 /*
  * Removes peer's path (prefix->path_id); a missing path is not an error
- * and not a change.
+ * and not a change. -ENOMEM when the prefix's new path array could not
+ * be made: the path is still there.
  */
-void rib_withdraw(struct rib *rib, unsigned int peer,
-		  const struct bgp_prefix *prefix);
+int rib_withdraw(struct rib *rib, unsigned int peer,
+		 const struct bgp_prefix *prefix);
 
 /*
  * Every path of peer in families (BGP_FAM_BIT()s) goes: session down.
