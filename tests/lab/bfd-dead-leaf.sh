@@ -112,6 +112,7 @@ done
 expect_eq "plane 1 up in fare.ko" "$(plane_field 1 up)" true
 routes_in_fare() { "$FARECTL" -n host -j route show | jq length; }
 routes_are() { [ "$(routes_in_fare)" = "$1" ]; }
+sampler_started() { grep -q sampling "$LAB_DIR/dropped"; }
 wait_for 60 routes_are $((EXTRA + 1)) || true
 expect_eq "routes in fare.ko" "$(routes_in_fare)" $((EXTRA + 1))
 host_monitor_start plane route
@@ -132,8 +133,10 @@ wait_for 30 leaf_bfd_up 1 || fail "leaf 1's BFD not Up before the freeze"
 wait_for 30 leaf_bfd_up 2 || fail "leaf 2's BFD not Up before the freeze"
 # Leaf 1's datagrams it could not forward, timestamped by a sampler in its
 # namespace: "MS COUNT" whenever Ip InAddrErrors changes (every 10 ms,
-# around the freeze only: a TCG guest has little CPU to spare).
-ip netns exec leaf1 python3 -c '
+# around the freeze only: a TCG guest has little CPU to spare). Python
+# without site (-S): its start-up reads little over 9p, and its errors go
+# to the same file, so a sampler that died says why.
+ip netns exec leaf1 python3 -S -c '
 import sys, time
 def count():
     with open("/proc/net/snmp") as f:
@@ -147,11 +150,14 @@ while True:
         print(int(time.time() * 1000), c, flush=True)
         last = c
     time.sleep(0.01)
-' >"$LAB_DIR/dropped" &
+' >"$LAB_DIR/dropped" 2>&1 &
 sampler=$!
 LAB_PIDS+=("$sampler")
-wait_for 60 grep -q sampling "$LAB_DIR/dropped" ||
-	{ cat "$LAB_DIR/dropped"; fail "the sampler in leaf1 did not start"; }
+wait_for 120 sampler_started || {
+	cat "$LAB_DIR/dropped"
+	fail "the sampler in leaf1 did not start in 120 s" \
+		"($(kill -0 "$sampler" 2>/dev/null && echo running || echo exited))"
+}
 
 bird1=$(cat "$LAB_DIR/bird1.pid")
 mark_events
