@@ -7,6 +7,7 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FARED=${FBGP_FARED:-$TOP/userspace/fared/fared}
 FARECTL=$TOP/userspace/farectl/farectl
+CTL_REQUEST=$TOP/tests/tools/ctl-request
 PFX=${FBGP_PREFIX:-fbgp$$}
 NS_F=$PFX-f
 NS_B=$PFX-b
@@ -274,26 +275,10 @@ stop_fared_clean()
 }
 
 # ctl COMMAND...: fared's answer on its control socket; fails when fared
-# does not answer within CTL_TIMEOUT seconds (60).
-ctl()
-{
-	# -S: no site module, which costs most of python's start-up (seconds
-	# in an emulated guest, where tests/lab/bgp-kernel.sh runs this).
-	python3 -S - "$CTL" "$*" <<'EOP'
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(float(os.environ.get("CTL_TIMEOUT", "60")))
-s.connect(sys.argv[1])
-s.sendall(sys.argv[2].encode() + b"\n")
-out = b""
-while True:
-	b = s.recv(65536)
-	if not b:
-		break
-	out += b
-sys.stdout.write(out.decode())
-EOP
-}
+# does not answer within CTL_TIMEOUT seconds (60). A C client: the waits
+# poll it, and Python's start-up alone takes seconds in an emulated guest
+# (tests/lab/bgp-kernel.sh, tests/bgp/guest/).
+ctl() { "$CTL_REQUEST" "$CTL" "$*"; }
 
 # wait_for SECONDS DESCRIPTION CMD...: polls CMD every 0.2 s, for SECONDS
 # times FBGP_WAIT_SCALE (tests/bgp/run sets 3 under CI=true, where the
