@@ -30,7 +30,7 @@ expect_refusal "duplicate plane" "plane already exists" \
 fc plane replace 1 dev eth-a via 10.1.0.9
 
 # NLM_F_ECHO and NLM_F_DUMP_INTR, seen on a raw socket (genl-echo-dump.py).
-if ip netns exec gh python3 "$(dirname "$0")/genl-echo-dump.py" 2 |
+if ip netns exec gh python3 -S "$(dirname "$0")/genl-echo-dump.py" 2 |
 	sed 's/^/lab: /'; then
 	pass "echo and dump consistency marks"
 else

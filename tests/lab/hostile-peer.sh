@@ -65,11 +65,11 @@ nb_field()
 raw_paths_above() { [ "$(nb_field 10.3.0.1 paths)" -gt "$1" ]; }
 raw_paths_none() { [ "$(nb_field 10.3.0.1 paths)" = 0 ]; }
 
-hostile() { ip netns exec leaf3 python3 "$HOSTILE" 10.3.0.1 10.3.0.2 "$@"; }
+hostile() { ip netns exec leaf3 python3 -S "$HOSTILE" 10.3.0.1 10.3.0.2 "$@"; }
 
 hostile_bg()
 {
-	ip netns exec leaf3 python3 "$HOSTILE" 10.3.0.1 10.3.0.2 "$@" \
+	ip netns exec leaf3 python3 -S "$HOSTILE" 10.3.0.1 10.3.0.2 "$@" \
 		>"$LAB_DIR/hostile.log" 2>&1 &
 	HOSTILE_PID=$!
 	LAB_PIDS+=("$HOSTILE_PID")

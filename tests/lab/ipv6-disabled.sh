@@ -45,7 +45,7 @@ rx() { ip -n np -j -s link show "$1" | jq '.[0].stats64.rx.packets'; }
 # send N: datagrams from a non-blocking socket, prints how many it sent.
 send()
 {
-	ip netns exec n6 python3 - "$1" <<'PY'
+	ip netns exec n6 python3 -S - "$1" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setblocking(False)

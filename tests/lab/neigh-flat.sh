@@ -49,7 +49,7 @@ table_entries() { echo $((16#$(awk 'NR == 2 { print $1 }' "/proc/net/stat/$1")))
 # prefix of that family; prints how many the socket took.
 send_to_many()
 {
-	ip netns exec nh python3 - "$N" "$1" "$2" <<'PY'
+	ip netns exec nh python3 -S - "$N" "$1" "$2" <<'PY'
 import socket, sys
 n, fam, src = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 s = socket.socket(socket.AF_INET if fam == "4" else socket.AF_INET6,

@@ -69,7 +69,7 @@ gen()
 # minute over 100k routes in an emulated guest.
 dumped()
 {
-	python3 -c 'import json, sys
+	python3 -S -c 'import json, sys
 for r in json.load(open(sys.argv[1])):
 	print(r["dst"], r["mode"], *("%d:%d:%d" % (n["plane"], n["weight"],
 		n["tier"]) for n in r["nexthops"]))' "$1" | sort

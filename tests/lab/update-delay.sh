@@ -128,7 +128,7 @@ bird3=$(cat "$LAB_DIR/bird3.pid")
 kill "$bird3"
 wait_for 10 bash -c "! kill -0 $bird3 2>/dev/null" || true
 mark_events
-ip netns exec leaf3 env HOSTILE_AS=65103 HOSTILE_RETRY=60 python3 \
+ip netns exec leaf3 env HOSTILE_AS=65103 HOSTILE_RETRY=60 python3 -S \
 	"$FARE_ROOT/tests/bgp/hostile.py" 10.3.0.1 10.3.0.2 \
 	speak v4 "$DST" v4 "$DST3" >"$LAB_DIR/raw.log" 2>&1 &
 LAB_PIDS+=("$!")
