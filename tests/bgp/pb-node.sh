@@ -17,7 +17,8 @@
 #
 # The split over the two planes reaches fare.ko only (in a guest with
 # FBGP_KERNEL=1, read by fare_expect): 1:1, then plane 1 alone, then by
-# link 5:2, then with "path-bandwidth node-split even" 1:1.
+# link 5:2, then with "path-bandwidth node-split even" 1:1; with
+# "node-split off" fared goes back to per-session minima (7:4, 1.375 GB/s).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -170,6 +171,12 @@ split_even()
 }
 wait_for 20 "fared to take the reload (node_split even)" split_even
 expect_pb 15104 0.875 "split evenly, the same node"
+
+# node-split off: fare-04's per-session minima again, 7 + 4 = 11 Gb/s.
+fared_conf 4G "path-bandwidth node-split off"
+kill -HUP "$FARED_PID"
+expect_pb 15744 1.375 "node-split off: per session, min(10, 7) + min(4, 7)"
+fare_expect "per session" "$NS_F" "$SPINE_PFX" "1:7:0 2:4:0"
 
 stop_fared_clean
 echo "ok: under valgrind, no error, no leak"

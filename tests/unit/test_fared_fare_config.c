@@ -114,6 +114,11 @@ TEST(config_fare_transit_roles_and_options)
 	capture_end(&cap);
 	CHECK_INT(cfg.node_split, FARE_SPLIT_EVEN);
 	fared_config_free(&cfg);
+	CHECK_INT(parse(HEAD "role leaf\npath-bandwidth node-split off\n",
+			&cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.node_split, FARE_SPLIT_OFF);
+	fared_config_free(&cfg);
 	CHECK_INT(parse(HEAD "role leaf\npath-bandwidth node-split half\n",
 			&cfg, &cap), 1);
 	capture_end(&cap);
@@ -150,7 +155,7 @@ TEST(config_fare_errors_name_file_and_line)
 		  "t.conf:4: expected \"path-bandwidth sub-type N\" (N "
 		  "0..255), \"path-bandwidth attach-non-transitive\", "
 		  "\"path-bandwidth lower-to-next-next-hop\" or "
-		  "\"path-bandwidth node-split link|even\"\n"
+		  "\"path-bandwidth node-split link|even|off\"\n"
 		  "t.conf:5: expected \"link-bandwidth accept\" or "
 		  "\"link-bandwidth ignore\"\n"
 		  "t.conf:6: expected \"mode packet|flow|flowlet "

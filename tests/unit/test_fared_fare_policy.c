@@ -200,6 +200,15 @@ TEST(fare_05_node_split_by_link_or_evenly)
 	CHECK_STR(weights(out, 2), "5:2");
 	CHECK_INT(out[0].bw_bps, 100 * G);
 	CHECK_INT(r.adv_t_value, fare_pb_from_bps(140 * G));
+	/* off: fare-04's per-session minima, 70 + 40 passed on. */
+	o.node_split = FARE_SPLIT_OFF;
+	in[0] = node_path(70 * G, 100 * G, 1);
+	in[1] = node_path(70 * G, 40 * G, 1);
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_STR(weights(out, 2), "7:4");
+	CHECK_INT(out[0].node_paths, 0);
+	CHECK_INT(out[0].rule, FARE_RULE_MIN_LINK_PB);
+	CHECK_INT(r.adv_t_value, fare_pb_from_bps(110 * G));
 }
 
 /*

@@ -127,7 +127,7 @@ static void node_shares(const struct fare_policy_opts *opts,
 {
 	size_t i, j;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; opts->node_split != FARE_SPLIT_OFF && i < n; i++) {
 		uint64_t links = 0, pb = FARE_BW_INF, bw;
 		enum fare_node_split split = opts->node_split;
 		unsigned int k = 0;

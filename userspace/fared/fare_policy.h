@@ -53,6 +53,8 @@
  *    has) or evenly (FARE_SPLIT_EVEN, -05's first option; also when a
  *    link is unknown). Each path's share stands for its min(link, PB)
  *    from then on: its weight, its bandwidth and the re-advertised sum.
+ *    FARE_SPLIT_OFF keeps fare-04's per-session rule, for planes that
+ *    are separate networks whose switches reuse BGP Identifiers.
  *  - Multi-homing (fare-04 §4.1, §4.2, LEAF/SPINE/SUPER_SPINE/HOST): with
  *    multihomed = n >= 2 the received transitive PB is divided by n before
  *    the minimum; with multihome_multiply_link, the link bandwidth is
@@ -88,6 +90,7 @@ enum fare_role {
 enum fare_node_split {
 	FARE_SPLIT_LINK,		/* in proportion to each link */
 	FARE_SPLIT_EVEN,		/* the same share each */
+	FARE_SPLIT_OFF,			/* no nodes: each path by itself */
 };
 
 struct fare_policy_opts {
