@@ -599,3 +599,22 @@ TEST(explain_names_the_pb_link_min_weight_and_rule)
 		  "no PB: not every path carries one");
 	CHECK_STR(fare_role_name(FARE_ROLE_REMOTE_SPINE), "remote-spine");
 }
+
+TEST(explain_names_the_node_its_links_and_the_share)
+{
+	struct fare_policy_opts o = { .role = FARE_ROLE_LEAF };
+	struct fare_path_in in[2] = {
+		node_path(70 * G, 100 * G, 1),
+		node_path(70 * G, 40 * G, 1),
+	};
+	struct fare_path_out out[2];
+	struct fare_result r;
+	char buf[320];
+
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_STR(fare_explain(&out[1], buf, sizeof(buf)),
+		  "PB 8.75 GB/s (transitive), link 40 Gb/s; node of 2 links, "
+		  "140 Gb/s: min 8.75 GB/s, this path's share (by link) "
+		  "2.5 GB/s, weight 2: fare-05 weight = the node's min(sum of "
+		  "its links, PB), split over its paths");
+}
