@@ -100,6 +100,7 @@ TEST(config_fare_transit_roles_and_options)
 	CHECK_INT(cfg.role, FARE_ROLE_SPINE);
 	CHECK(cfg.lower_to_next_next_hop);
 	CHECK(cfg.attach_nontransitive);
+	CHECK_INT(cfg.node_split, FARE_SPLIT_LINK);
 	CHECK(cfg.neighbors[0].upstream);
 	bgp_prefix_parse("10.100.1.0/24", &p);
 	CHECK_INT(fared_multihome_of(&cfg, &p)->leaves, 2);
@@ -108,6 +109,20 @@ TEST(config_fare_transit_roles_and_options)
 	CHECK(!fared_multihome_of(&cfg, &p));
 	fared_config_free(&cfg);
 
+	CHECK_INT(parse(HEAD "role leaf\npath-bandwidth node-split even\n",
+			&cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.node_split, FARE_SPLIT_EVEN);
+	fared_config_free(&cfg);
+	CHECK_INT(parse(HEAD "role leaf\npath-bandwidth node-split off\n",
+			&cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(cfg.node_split, FARE_SPLIT_OFF);
+	fared_config_free(&cfg);
+	CHECK_INT(parse(HEAD "role leaf\npath-bandwidth node-split half\n",
+			&cfg, &cap), 1);
+	capture_end(&cap);
+	fared_config_free(&cfg);
 	CHECK_INT(parse(HEAD "role super-spine\n", &cfg, &cap), 0);
 	capture_end(&cap);
 	CHECK_INT(cfg.role, FARE_ROLE_SUPER_SPINE);
@@ -138,8 +153,9 @@ TEST(config_fare_errors_name_file_and_line)
 	CHECK_STR(capture_text(&cap),
 		  "t.conf:3: expected \"role host|leaf|spine|super-spine\"\n"
 		  "t.conf:4: expected \"path-bandwidth sub-type N\" (N "
-		  "0..255), \"path-bandwidth attach-non-transitive\" or "
-		  "\"path-bandwidth lower-to-next-next-hop\"\n"
+		  "0..255), \"path-bandwidth attach-non-transitive\", "
+		  "\"path-bandwidth lower-to-next-next-hop\" or "
+		  "\"path-bandwidth node-split link|even|off\"\n"
 		  "t.conf:5: expected \"link-bandwidth accept\" or "
 		  "\"link-bandwidth ignore\"\n"
 		  "t.conf:6: expected \"mode packet|flow|flowlet "

@@ -123,6 +123,131 @@ TEST(fare_04_4_1_leaf_l8_weighs_four_spines_by_min_link_pb)
 	CHECK_INT(bps, 1100 * G);
 }
 
+/* path() through node id of AS 65001, tier 0. */
+static struct fare_path_in node_path(uint64_t t, uint64_t link, uint32_t id)
+{
+	struct fare_path_in p = path(t, NONE, link);
+
+	p.node.as = 65001;
+	p.node.id = id;
+	return p;
+}
+
+/*
+ * draft-xu-idr-fare-05, several sessions per switch pair: S1 (id 1) over
+ * two 100G links and S2 (id 2) over one, each advertising PB 150 Gb/s.
+ * S1's bandwidth is min(100 + 100, 150) = 150, 75 per link; S2's
+ * min(100, 150) = 100: weights 75:75:100 = 3:3:4, and 250 Gb/s passed on
+ * (per session it would be 100:100:100 and 300).
+ */
+TEST(fare_05_parallel_links_to_one_node_share_its_bandwidth)
+{
+	struct fare_policy_opts o = { .role = FARE_ROLE_LEAF };
+	struct fare_path_in in[3] = {
+		node_path(150 * G, 100 * G, 1),
+		node_path(150 * G, 100 * G, 1),
+		node_path(150 * G, 100 * G, 2),
+	};
+	struct fare_path_out out[3];
+	struct fare_result r;
+	uint64_t bps;
+
+	fare_policy_compute(&o, in, 3, out, &r);
+	CHECK(r.weighted);
+	CHECK_STR(weights(out, 3), "3:3:4");
+	CHECK_INT(out[0].rule, FARE_RULE_NODE);
+	CHECK_INT(out[0].node_paths, 2);
+	CHECK_INT(out[0].node_links_bps, 200 * G);
+	CHECK_INT(out[0].node_bw_bps, 150 * G);
+	CHECK_INT(out[0].bw_bps, 75 * G);
+	CHECK_INT(out[2].rule, FARE_RULE_MIN_LINK_PB);
+	CHECK_INT(out[2].node_paths, 0);
+	CHECK_INT(fare_pb_from_bps(250 * G), r.adv_t_value);
+	CHECK_INT(fare_pb_to_bps(r.adv_t_value, &bps), 0);
+	CHECK_INT(bps, 250 * G);
+}
+
+/*
+ * Unequal links to one node, 100G and 40G, PB 70 Gb/s: the node has
+ * min(140, 70) = 70; by link 50:20 (5:2), evenly 35:35, and 70 passed
+ * on either way. A PB above the links' sum leaves each its link.
+ */
+TEST(fare_05_node_split_by_link_or_evenly)
+{
+	struct fare_policy_opts o = { .role = FARE_ROLE_SPINE };
+	struct fare_path_in in[2] = {
+		node_path(70 * G, 100 * G, 1),
+		node_path(70 * G, 40 * G, 1),
+	};
+	struct fare_path_out out[2];
+	struct fare_result r;
+
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_STR(weights(out, 2), "5:2");
+	CHECK_INT(out[0].bw_bps, 50 * G);
+	CHECK_INT(out[1].bw_bps, 20 * G);
+	CHECK_INT(r.adv_t_value, fare_pb_from_bps(70 * G));
+	o.node_split = FARE_SPLIT_EVEN;
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_STR(weights(out, 2), "1:1");
+	CHECK_INT(out[1].bw_bps, 35 * G);
+	CHECK_INT(out[1].node_split, FARE_SPLIT_EVEN);
+	CHECK_INT(r.adv_t_value, fare_pb_from_bps(70 * G));
+	o.node_split = FARE_SPLIT_LINK;
+	in[0] = node_path(pb_max(), 100 * G, 1);
+	in[1] = node_path(pb_max(), 40 * G, 1);
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_STR(weights(out, 2), "5:2");
+	CHECK_INT(out[0].bw_bps, 100 * G);
+	CHECK_INT(r.adv_t_value, fare_pb_from_bps(140 * G));
+	/* off: fare-04's per-session minima, 70 + 40 passed on. */
+	o.node_split = FARE_SPLIT_OFF;
+	in[0] = node_path(70 * G, 100 * G, 1);
+	in[1] = node_path(70 * G, 40 * G, 1);
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_STR(weights(out, 2), "7:4");
+	CHECK_INT(out[0].node_paths, 0);
+	CHECK_INT(out[0].rule, FARE_RULE_MIN_LINK_PB);
+	CHECK_INT(r.adv_t_value, fare_pb_from_bps(110 * G));
+}
+
+/*
+ * Not one node: another AS with the same id, another tier, a neighbor
+ * never up (id 0). A link of unknown bandwidth has no proportion: even.
+ * The node's PB is the smallest its sessions sent.
+ */
+TEST(fare_05_node_is_as_id_and_tier_and_takes_the_smallest_pb)
+{
+	struct fare_policy_opts o = { .role = FARE_ROLE_LEAF };
+	struct fare_path_in in[2] = {
+		node_path(150 * G, 100 * G, 1),
+		node_path(150 * G, 100 * G, 1),
+	};
+	struct fare_path_out out[2];
+	struct fare_result r;
+
+	in[1].node.as = 65002;
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_INT(out[0].node_paths, 0);
+	CHECK_INT(r.adv_t_value, fare_pb_from_bps(200 * G));
+	in[1].node.as = 65001;
+	in[1].node.tier = 1;
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_INT(out[0].node_paths, 0);
+	in[1].node.tier = 0;
+	in[0].node.id = in[1].node.id = 0;
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_INT(out[0].node_paths, 0);
+	in[0] = node_path(150 * G, 0, 1);
+	in[1] = node_path(120 * G, 100 * G, 1);
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_INT(out[0].node_paths, 2);
+	CHECK_INT(out[0].node_bw_bps, 120 * G);
+	CHECK_INT(out[0].node_split, FARE_SPLIT_EVEN);
+	CHECK_STR(weights(out, 2), "1:1");
+	CHECK_INT(r.adv_t_value, fare_pb_from_bps(120 * G));
+}
+
 /*
  * fare-04 §4.1: a prefix multi-homed to two leaves; PB 100 and 50 GB/s
  * over 400G (50 GB/s) links. Dividing the PB by 2: min(50, 50) and
@@ -473,4 +598,23 @@ TEST(explain_names_the_pb_link_min_weight_and_rule)
 	CHECK_STR(fare_adv_rule_text(r.adv_rule),
 		  "no PB: not every path carries one");
 	CHECK_STR(fare_role_name(FARE_ROLE_REMOTE_SPINE), "remote-spine");
+}
+
+TEST(explain_names_the_node_its_links_and_the_share)
+{
+	struct fare_policy_opts o = { .role = FARE_ROLE_LEAF };
+	struct fare_path_in in[2] = {
+		node_path(70 * G, 100 * G, 1),
+		node_path(70 * G, 40 * G, 1),
+	};
+	struct fare_path_out out[2];
+	struct fare_result r;
+	char buf[320];
+
+	fare_policy_compute(&o, in, 2, out, &r);
+	CHECK_STR(fare_explain(&out[1], buf, sizeof(buf)),
+		  "PB 8.75 GB/s (transitive), link 40 Gb/s; node of 2 links, "
+		  "140 Gb/s: min 8.75 GB/s, this path's share (by link) "
+		  "2.5 GB/s, weight 2: fare-05 weight = the node's min(sum of "
+		  "its links, PB), split over its paths");
 }

@@ -523,7 +523,7 @@ static void role_statement(struct parser *ps, char **argv, int argc)
 
 /*
  * path-bandwidth sub-type N | attach-non-transitive |
- * lower-to-next-next-hop
+ * lower-to-next-next-hop | node-split link|even|off
  */
 static void path_bandwidth_statement(struct parser *ps, char **argv,
 				     int argc)
@@ -535,12 +535,19 @@ static void path_bandwidth_statement(struct parser *ps, char **argv,
 		cfg->attach_nontransitive = true;
 	} else if (argc == 2 && !strcmp(argv[1], "lower-to-next-next-hop")) {
 		cfg->lower_to_next_next_hop = true;
+	} else if (argc == 3 && !strcmp(argv[1], "node-split") &&
+		   (!strcmp(argv[2], "link") || !strcmp(argv[2], "even") ||
+		    !strcmp(argv[2], "off"))) {
+		cfg->node_split = !strcmp(argv[2], "even") ? FARE_SPLIT_EVEN :
+				  !strcmp(argv[2], "off") ? FARE_SPLIT_OFF :
+							    FARE_SPLIT_LINK;
 	} else if (argc != 3 || strcmp(argv[1], "sub-type") ||
 		   !parse_u32(argv[2], 0, 255, &v)) {
 		problem(ps, ps->line, "expected \"path-bandwidth "
 			"sub-type N\" (N 0..255), \"path-bandwidth "
-			"attach-non-transitive\" or \"path-bandwidth "
-			"lower-to-next-next-hop\"");
+			"attach-non-transitive\", \"path-bandwidth "
+			"lower-to-next-next-hop\" or \"path-bandwidth "
+			"node-split link|even|off\"");
 	} else {
 		cfg->ec.pb_subtype = (uint8_t)v;
 	}

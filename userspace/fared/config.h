@@ -230,6 +230,8 @@ struct fared_config {
 	size_t n_multihomes;
 	bool attach_nontransitive;	/* super-spine */
 	bool lower_to_next_next_hop;	/* spine, for upstream routes */
+	/* "path-bandwidth node-split link|even|off" (fare_policy.h) */
+	enum fare_node_split node_split;
 	/* Route-table suppression (suppress.h); fs sub-type in ec. */
 	bool upa_originate;		/* leaf: "upa originate [drop]" */
 	bool upa_drop;

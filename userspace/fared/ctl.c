@@ -409,6 +409,22 @@ static void fare_json(struct json *j, const struct fare_tier_cfg *t,
 			json_kv_u64(j, "pb_bps", fp->out.pb_bps);
 		if (fp->out.link_bps != FARE_BW_INF)
 			json_kv_u64(j, "link_bps", fp->out.link_bps);
+		/* One node's parallel links (fare_policy.h). */
+		json_kv_u64(j, "node_paths", fp->out.node_paths);
+		if (fp->out.node_paths) {
+			if (fp->out.node_links_bps != FARE_BW_INF)
+				json_kv_u64(j, "node_links_bps",
+					    fp->out.node_links_bps);
+			if (fp->out.node_bw_bps != FARE_BW_INF)
+				json_kv_u64(j, "node_bw_bps",
+					    fp->out.node_bw_bps);
+			json_kv_string(j, "node_split",
+				       fp->out.node_split == FARE_SPLIT_EVEN ?
+				       "even" : "link");
+		}
+		if (fp->out.bw_bps != FARE_BW_INF &&
+		    fp->out.origin != FARE_BW_NONE)
+			json_kv_u64(j, "bw_bps", fp->out.bw_bps);
 	}
 	fare_why(t, fp, why, sizeof(why));
 	json_kv_string(j, "explain", why);

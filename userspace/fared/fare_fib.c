@@ -281,6 +281,10 @@ static void path_fates(const struct fare_fib_cfg *cfg,
 			wv->peer[m] = fp.peer;
 			/* Intra-group paths are minimal: tier 0. */
 			wv->tier[m] = fp.tier == FARE_TIER_INTRA ? 0 : fp.tier;
+			/* draft-xu-idr-fare-05: one node, several links. */
+			wv->in[m].node.as = fp.peer.remote_as;
+			wv->in[m].node.id = fp.peer.router_id;
+			wv->in[m].node.tier = wv->tier[m];
 			wv->idx[m] = i;
 			if (fr->best < 0 || better(cfg, e, i, (size_t)fr->best))
 				fr->best = (int)i;

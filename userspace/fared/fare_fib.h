@@ -11,6 +11,10 @@
  * Nothing here opens sockets: the caller passes an apply function
  * (fare_routes_apply() in fared, a recorder in the unit tests).
  *
+ * Paths on several planes from one neighbor node (the same AS and BGP
+ * Identifier, and the same tier) are that node's parallel links: they
+ * share the node's bandwidth (fare_policy.h, draft-xu-idr-fare-05).
+ *
  * Equal cost is fare_best.h's multipath set: the paths equal to the best
  * in LOCAL_PREF, AS path length and ORIGIN (RFC 4271 §9.1.2.2 a to c).
  * Per plane one path of that set counts: a plane is one next hop in
@@ -50,6 +54,8 @@ struct fare_fib_peer {
 	uint32_t router_id;		/* its BGP Identifier */
 	uint8_t addr_family;		/* enum bgp_family of addr */
 	uint8_t addr[16];
+	/* With router_id, the node behind the link (fare_policy.h). */
+	uint32_t remote_as;
 };
 
 typedef void (*fare_fib_peer_fn)(void *arg, unsigned int peer,

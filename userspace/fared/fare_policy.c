@@ -111,6 +111,65 @@ struct minima {
 	bool any_inf, any_pos;	/* a minimum unbounded, one above zero */
 };
 
+static bool same_node(const struct fare_node *a, const struct fare_node *b)
+{
+	return a->id && a->id == b->id && a->as == b->as && a->tier == b->tier;
+}
+
+/*
+ * draft-xu-idr-fare-05: the paths through one node (same struct
+ * fare_node, each with its PB) get the node's min(sum of their links,
+ * smallest PB), split as opts says, in place of their own minima.
+ */
+static void node_shares(const struct fare_policy_opts *opts,
+			const struct fare_path_in *in, size_t n,
+			struct fare_path_out *out)
+{
+	size_t i, j;
+
+	for (i = 0; opts->node_split != FARE_SPLIT_OFF && i < n; i++) {
+		uint64_t links = 0, pb = FARE_BW_INF, bw;
+		enum fare_node_split split = opts->node_split;
+		unsigned int k = 0;
+
+		if (out[i].origin == FARE_BW_NONE || out[i].node_paths)
+			continue;
+		for (j = i; j < n; j++) {
+			if (out[j].origin == FARE_BW_NONE ||
+			    !same_node(&in[i].node, &in[j].node))
+				continue;
+			k++;
+			links = add_sat(links, out[j].link_bps);
+			if (out[j].pb_bps < pb)
+				pb = out[j].pb_bps;
+		}
+		if (k < 2)
+			continue;
+		bw = pb < links ? pb : links;
+		/* An unknown link has no proportion. */
+		if (links == FARE_BW_INF)
+			split = FARE_SPLIT_EVEN;
+		for (j = i; j < n; j++) {
+			struct fare_path_out *o = &out[j];
+
+			if (o->origin == FARE_BW_NONE ||
+			    !same_node(&in[i].node, &in[j].node))
+				continue;
+			o->node_paths = k;
+			o->node_links_bps = links;
+			o->node_bw_bps = bw;
+			o->node_split = split;
+			if (bw == FARE_BW_INF)
+				o->bw_bps = FARE_BW_INF;
+			else if (split == FARE_SPLIT_EVEN)
+				o->bw_bps = bw / k;
+			else
+				o->bw_bps = (uint64_t)((unsigned __int128)bw *
+						       o->link_bps / links);
+		}
+	}
+}
+
 /*
  * fare-04 §4.1: each path's min(link, PB) into out, from the transitive
  * PB or (use_nt) the non-transitive one; mh: the multi-homing factor.
@@ -128,7 +187,7 @@ static void path_minima(const struct fare_policy_opts *opts,
 						       : &in[i].bw.t;
 		struct fare_path_out *o = &out[i];
 		uint64_t link = in[i].link_bps ? in[i].link_bps : FARE_BW_INF;
-		uint64_t pb = src->bps, bw;
+		uint64_t pb = src->bps;
 
 		memset(o, 0, sizeof(*o));
 		o->used_nt = use_nt;
@@ -147,7 +206,14 @@ static void path_minima(const struct fare_policy_opts *opts,
 		}
 		o->pb_bps = pb;
 		o->link_bps = link;
-		o->bw_bps = bw = pb < link ? pb : link;
+		o->bw_bps = pb < link ? pb : link;
+	}
+	node_shares(opts, in, n, out);
+	for (i = 0; i < n; i++) {
+		uint64_t bw = out[i].bw_bps;
+
+		if (out[i].origin == FARE_BW_NONE)
+			continue;
 		if (bw == FARE_BW_INF)
 			m->any_inf = true;
 		else if (bw)
@@ -181,6 +247,7 @@ static void path_weights(struct fare_path_out *out, size_t n, bool have,
 		      sizeof(*out), n);
 		for (i = 0; i < n; i++) {
 			out[i].rule = !out[i].weight ? FARE_RULE_ZERO :
+				      out[i].node_paths ? FARE_RULE_NODE :
 				      use_nt ? FARE_RULE_MIN_LINK_PB_NT :
 					       FARE_RULE_MIN_LINK_PB;
 		}
@@ -274,6 +341,9 @@ const char *fare_rule_text(enum fare_rule rule)
 		return "fare-04 §4.1 weight = min(link, PB)";
 	case FARE_RULE_MIN_LINK_PB_NT:
 		return "fare-04 §4.2 weight = min(link, non-transitive PB)";
+	case FARE_RULE_NODE:
+		return "fare-05 weight = the node's min(sum of its links, PB), "
+		       "split over its paths";
 	case FARE_RULE_ZERO:
 		return "bandwidth 0: unused while other paths have some";
 	case FARE_RULE_ECMP_MISSING:
@@ -343,6 +413,19 @@ char *fare_explain(const struct fare_path_out *p, char *buf, size_t len)
 	}
 	fmt_bw(pb, sizeof(pb), p->pb_bps, true);
 	fmt_bw(bw, sizeof(bw), p->bw_bps, true);
+	if (p->node_paths) {
+		char links[32], node[32];
+
+		fmt_bw(links, sizeof(links), p->node_links_bps, false);
+		fmt_bw(node, sizeof(node), p->node_bw_bps, true);
+		snprintf(buf, len, "%s %s (%s), link %s; node of %u links, "
+			 "%s: min %s, this path's share (%s) %s, weight %u: "
+			 "%s", p->origin == FARE_BW_LB ? "LB" : "PB", pb,
+			 kind, link, p->node_paths, links, node,
+			 p->node_split == FARE_SPLIT_EVEN ? "even" :
+			 "by link", bw, p->weight, fare_rule_text(p->rule));
+		return buf;
+	}
 	snprintf(buf, len, "%s %s (%s), link %s: min %s, weight %u: %s",
 		 p->origin == FARE_BW_LB ? "LB" : "PB", pb, kind, link, bw,
 		 p->weight, fare_rule_text(p->rule));

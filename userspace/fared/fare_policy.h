@@ -42,6 +42,19 @@
  *    another path has bandwidth; if all are 0, ECMP.
  *  - A path whose bandwidth is unbounded (no link bandwidth configured and
  *    a PB of +infinity) cannot be weighed against others: ECMP.
+ *  - One node, several links (draft-xu-idr-fare-05, "Multiple BGP
+ *    sessions per switch pair": path bandwidth at node granularity):
+ *    the paths whose struct fare_node is the same (the daemon fills it
+ *    from the neighbor's AS and BGP Identifier, and the path's tier) are
+ *    one node's parallel links. The node's bandwidth is min(sum of those
+ *    links, PB), the PB being the smallest the node sent over them, and
+ *    it is split over its paths in proportion to their links
+ *    (FARE_SPLIT_LINK, the default: no link is asked for more than it
+ *    has) or evenly (FARE_SPLIT_EVEN, -05's first option; also when a
+ *    link is unknown). Each path's share stands for its min(link, PB)
+ *    from then on: its weight, its bandwidth and the re-advertised sum.
+ *    FARE_SPLIT_OFF keeps fare-04's per-session rule, for planes that
+ *    are separate networks whose switches reuse BGP Identifiers.
  *  - Multi-homing (fare-04 §4.1, §4.2, LEAF/SPINE/SUPER_SPINE/HOST): with
  *    multihomed = n >= 2 the received transitive PB is divided by n before
  *    the minimum; with multihome_multiply_link, the link bandwidth is
@@ -73,23 +86,43 @@ enum fare_role {
 	FARE_ROLE_REMOTE_SPINE,
 };
 
+/* How a node's bandwidth is split over its parallel links' paths. */
+enum fare_node_split {
+	FARE_SPLIT_LINK,		/* in proportion to each link */
+	FARE_SPLIT_EVEN,		/* the same share each */
+	FARE_SPLIT_OFF,			/* no nodes: each path by itself */
+};
+
 struct fare_policy_opts {
 	enum fare_role role;
+	enum fare_node_split node_split;
 	unsigned int multihomed;	/* leaves the prefix is homed to */
 	bool multihome_multiply_link;
 	bool attach_nontransitive;	/* SUPER_SPINE */
 	bool lower_to_next_next_hop;	/* REMOTE_SPINE */
 };
 
+/*
+ * The node a path comes through: paths with equal values are one node's
+ * parallel links. id 0: a node of its own (a neighbor never up).
+ */
+struct fare_node {
+	uint32_t as;			/* the neighbor's AS */
+	uint32_t id;			/* its BGP Identifier */
+	uint8_t tier;			/* the path's tier */
+};
+
 struct fare_path_in {
 	struct fare_path_bw bw;
 	uint64_t link_bps;		/* toward the neighbor; 0: unknown */
+	struct fare_node node;
 };
 
 /* Why a path got its weight, for `farectl bgp routes PREFIX`. */
 enum fare_rule {
 	FARE_RULE_MIN_LINK_PB,		/* weight = min(link, PB) */
 	FARE_RULE_MIN_LINK_PB_NT,	/* weight = min(link, non-trans. PB) */
+	FARE_RULE_NODE,			/* node: min(links, PB), split */
 	FARE_RULE_ZERO,			/* bandwidth 0: unused */
 	FARE_RULE_ECMP_MISSING,		/* some path lacks PB: ECMP */
 	FARE_RULE_ECMP_MISSING_NT,	/* some path lacks non-trans. PB */
@@ -104,7 +137,12 @@ struct fare_path_out {
 	enum fare_bw_origin origin;	/* of the PB weighed by */
 	uint64_t pb_bps;		/* that PB, after the ÷ n rule */
 	uint64_t link_bps;		/* after the × n rule; INF: unknown */
-	uint64_t bw_bps;		/* min(link, PB) */
+	uint64_t bw_bps;		/* min(link, PB), or the node's share */
+	/* With other paths through the same node (FARE_RULE_NODE): */
+	unsigned int node_paths;	/* its paths, this one included */
+	uint64_t node_links_bps;	/* the sum of their links */
+	uint64_t node_bw_bps;		/* min(that sum, PB) */
+	enum fare_node_split node_split;
 };
 
 /* What to attach when re-advertising the prefix. */

@@ -39,6 +39,7 @@ static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 	out->upstream = pi->upstream;
 	out->ibgp = pi->ibgp;
 	out->router_id = pi->router_id;
+	out->remote_as = pi->remote_as;
 	out->addr_family = pi->addr_family;
 	memcpy(out->addr, pi->addr, sizeof(out->addr));
 	if (out->plane <= FARE_PLANE_ID_MAX)
@@ -179,6 +180,7 @@ static void set_opts(struct fare_sync *fs)
 	fs->cfg.opts.role = cfg->role;
 	fs->cfg.opts.attach_nontransitive = cfg->attach_nontransitive;
 	fs->cfg.opts.lower_to_next_next_hop = cfg->lower_to_next_next_hop;
+	fs->cfg.opts.node_split = cfg->node_split;
 	fs->cfg.tiers = cfg->tiers;
 	fs->cfg.route_stats = cfg->route_stats ? FARE_ROUTE_STATS_ON :
 						 FARE_ROUTE_STATS_OFF;

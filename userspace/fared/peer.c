@@ -358,6 +358,7 @@ int peer_table_refresh(struct peer *p)
 		.rnic = nb->rnic,
 		.plane = nb->plane,
 		.router_id = p->peer_id,
+		.remote_as = nb->remote_as,
 		.addr_family = nb->family,
 	};
 

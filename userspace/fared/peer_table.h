@@ -24,6 +24,7 @@ struct peer_info {
 	bool rnic;			/* a leaf's RNIC host */
 	unsigned int plane;		/* its fare.ko plane; 0: none */
 	uint32_t router_id;		/* its BGP Identifier; 0: never up */
+	uint32_t remote_as;		/* its AS */
 	uint8_t addr_family;		/* enum bgp_family of addr */
 	uint8_t addr[16];
 };
