@@ -16,9 +16,17 @@
 # plane the RDMA device that "rdma link" shows on its device, and a GID
 # index that ibv_devinfo -v (libibverbs' ibv_query_gid) and the sysfs GID
 # table both show holding the route's source address as a RoCE v2 GID.
-# Then what changes the answer: plane 2's device down, an unreachable
-# route fared would leave for the prefix (UPA), no RDMA device on a plane;
-# and the refusals (no route, N out of bounds, no usable plane).
+# RDMA CM bound to a plane device's own address (rdma.md) must take that
+# plane's RDMA device (the kernel's cm_id table) and send over that plane
+# only (the remote's interfaces), and send nothing once the oif rules of
+# table 248 are gone (the fix reverted); unbound, it must fail with
+# ENODEV, as rdma.md says. Then what changes the answer: plane 2's device
+# down, an unreachable route fared would leave for the prefix (UPA), no
+# RDMA device on a plane; and the refusals (no route, N out of bounds, no
+# usable plane).
+#
+#   leafI eth-remote 10.1I.0.1/30 -- remote eth-leafI 10.1I.0.2/30
+#   remote lo 198.51.100.1 (IPv4 only)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -61,6 +69,10 @@ modprobe rdma_rxe || { fail "modprobe rdma_rxe"; lab_result; }
 modprobe ib_uverbs || { fail "modprobe ib_uverbs"; lab_result; }
 
 load_fare
+# The remote has no IPv6, so that its plane interfaces receive nothing but
+# what the leaves forward to 198.51.100.1.
+netns_add remote
+ip -n remote addr add 198.51.100.1/32 dev lo
 ip addr add 192.0.2.7/32 dev lo
 ip addr add 2001:db8:7::7/128 dev lo
 for i in 1 2; do
@@ -74,6 +86,9 @@ for i in 1 2; do
 	ip -n leaf$i addr add 10.$i.0.1/30 dev eth-host
 	ip -n leaf$i addr add 2001:db8:$i::1/64 dev eth-host nodad
 	ip -n leaf$i link set eth-host up
+	veth_link leaf$i eth-remote 10.1$i.0.1/30 remote eth-leaf$i 10.1$i.0.2/30
+	ip -n leaf$i route add 198.51.100.1/32 via 10.1$i.0.2
+	neigh_pin leaf$i eth-remote 10.1$i.0.2 remote eth-leaf$i
 	rdma link add rxe$i type rxe netdev eth-p$i
 	"$FARECTL" plane add $i dev eth-p$i via 10.$i.0.1 via 2001:db8:$i::1
 done
@@ -181,6 +196,74 @@ expect_eq "IPv6 pick 8 over 3:1: plane, device, count, source" \
 for i in 1 2; do
 	check_plane IPv6 "$pick6" $i 2001:db8:7::7 $FULL6
 done
+
+# rping_bound I: RDMA CM bound to plane I's own address (10.I.0.2) toward
+# the remote; nothing answers RDMA there, so its connection request is
+# retried until rping is stopped. Sets RPING to its pid.
+rping_bound()
+{
+	timeout 20 rping -c -I 10.$1.0.2 -a $DST4 -C 1 -v \
+		>"$LAB_DIR/rping$1" 2>&1 &
+	RPING=$!
+	LAB_PIDS+=("$RPING")
+}
+
+# cm_dev SRC: the RDMA device and port of the kernel's cm_id bound to SRC.
+cm_dev()
+{
+	rdma res show cm_id | awk -v s="src-addr $1:" \
+		'index($0, s) { print $2; exit }'
+}
+
+remote_rx_above() { rx_above remote eth-leaf$1 "$2"; }
+
+for i in 1 2; do
+	o=$((3 - i))
+	b_i=$(rx_packets remote eth-leaf$i)
+	b_o=$(rx_packets remote eth-leaf$o)
+	rping_bound $i
+	wait_for 10 test -n "$(cm_dev 10.$i.0.2)" || true
+	expect_eq "RDMA CM bound to 10.$i.0.2: the cm_id's RDMA device" \
+		"$(cm_dev 10.$i.0.2)" "rxe$i/1"
+	wait_for 15 remote_rx_above $i "$b_i" || true
+	kill "$RPING" 2>/dev/null || true
+	wait "$RPING" 2>/dev/null || true
+	d_i=$(($(rx_packets remote eth-leaf$i) - b_i))
+	d_o=$(($(rx_packets remote eth-leaf$o) - b_o))
+	if [ "$d_i" -gt 0 ] && [ "$d_o" -eq 0 ]; then
+		pass "RDMA CM bound to 10.$i.0.2: the remote got $d_i over plane $i, $d_o over plane $o"
+	else
+		fail "RDMA CM bound to 10.$i.0.2: the remote got $d_i over plane $i, $d_o over plane $o (expected > 0 and 0)"
+		cat "$LAB_DIR/rping$i"
+	fi
+done
+
+# The fix reverted: without the oif rules a lookup bound to eth-p1 does
+# not find the plane route, and the connection request goes nowhere.
+ip rule del pref 32764 oif eth-p1
+b_1=$(rx_packets remote eth-leaf1)
+rping_bound 1
+sleep 5
+kill "$RPING" 2>/dev/null || true
+wait "$RPING" 2>/dev/null || true
+log "without table 248's rule: $(host_lookup_init $DST4 eth-p1)"
+expect_eq "RDMA CM bound to 10.1.0.2 without the oif rule: the remote got" \
+	$(($(rx_packets remote eth-leaf1) - b_1)) 0
+# A new handle puts the rule back with the route.
+"$FARECTL" route replace 198.51.100.0/24 src 192.0.2.7 \
+	nexthop plane 1 weight 3 nexthop plane 2 weight 1
+expect_eq "IPv4 bound to eth-p1 once the route is replaced" \
+	"$(host_lookup_init $DST4 eth-p1 | grep -o 'via 10.1.0.1 dev eth-p1')" \
+	"via 10.1.0.1 dev eth-p1"
+
+# Unbound, RDMA CM resolves to fare0, which has no GID: ENODEV (rdma.md).
+rc=0
+out=$(timeout 20 rping -c -a $DST4 -C 1 -v 2>&1) || rc=$?
+if [ $rc -ne 0 ] && grep -q "RDMA_CM_EVENT_ADDR_ERROR, error -19" <<<"$out"; then
+	pass "RDMA CM with no address bound fails with ENODEV: $(head -1 <<<"$out")"
+else
+	fail "RDMA CM with no address bound: exit $rc: $out (expected ADDR_ERROR -19)"
+fi
 
 # N below the number of planes: the larger weight first.
 expect_eq "IPv4 pick 1: plane 1 only" \
