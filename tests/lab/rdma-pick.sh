@@ -297,8 +297,10 @@ else
 fi
 
 # A prefix every plane reported lost (UPA): fared deletes its fare route
-# and libfare leaves this unreachable route in table 249; the kernel
-# answers "unreachable" however a lookup is bound, so nothing is placed.
+# and libfare's fare_route_unreachable() leaves this unreachable route in
+# table 249 (tests/lab/upa.sh drives it through fared); the kernel answers
+# "No route to host" to an unbound lookup, and nothing is placed. (A bound
+# lookup still follows the /24's plane route: logged, datapath.md.)
 ip route add unreachable 198.51.100.1/32 proto 249 table 249
 expect_eq "the kernel's lookup toward the unreachable prefix" \
 	"$({ ip route get $DST4 2>&1 || true; } | head -1 |
