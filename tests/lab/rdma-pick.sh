@@ -148,7 +148,7 @@ check_plane()
 	dev=$(jq -r ".planes[] | select(.plane == $i) | .rdma.dev" <<<"$json")
 	gid=$(jq -r ".planes[] | select(.plane == $i) | .rdma.gid_index" \
 		<<<"$json")
-	want=$(rdma_dev_of eth-p$i)
+	want=$(rdma_dev_of "eth-p$i")
 	expect_eq "$fam plane $i: RDMA device (rdma link: $want)" "$dev" "$want"
 	if ! is_int "$gid"; then
 		fail "$fam plane $i: GID index '$gid'"
@@ -202,7 +202,7 @@ done
 # retried until rping is stopped. Sets RPING to its pid.
 rping_bound()
 {
-	timeout 20 rping -c -I 10.$1.0.2 -a $DST4 -C 1 -v \
+	timeout 20 rping -c -I "10.$1.0.2" -a $DST4 -C 1 -v \
 		>"$LAB_DIR/rping$1" 2>&1 &
 	RPING=$!
 	LAB_PIDS+=("$RPING")
@@ -215,7 +215,7 @@ cm_dev()
 		'index($0, s) { print $2; exit }'
 }
 
-remote_rx_above() { rx_above remote eth-leaf$1 "$2"; }
+remote_rx_above() { rx_above remote "eth-leaf$1" "$2"; }
 
 for i in 1 2; do
 	o=$((3 - i))
