@@ -16,8 +16,8 @@
 # plane the RDMA device that "rdma link" shows on its device, and a GID
 # index that ibv_devinfo -v (libibverbs' ibv_query_gid) and the sysfs GID
 # table both show holding the route's source address as a RoCE v2 GID.
-# RDMA CM bound to a plane device's own address (rdma.md) must take that
-# plane's RDMA device (the kernel's cm_id table) and send over that plane
+# RDMA CM bound to the plane device's own address that the pick names
+# (dev_addr; rdma.md) must take that plane's RDMA device (the kernel's cm_id table) and send over that plane
 # only (the remote's interfaces), and send nothing once the oif rules of
 # table 248 are gone (the fix reverted); unbound, it must fail with
 # ENODEV, as rdma.md says. Then what changes the answer: plane 2's device
@@ -197,12 +197,12 @@ for i in 1 2; do
 	check_plane IPv6 "$pick6" $i 2001:db8:7::7 $FULL6
 done
 
-# rping_bound I: RDMA CM bound to plane I's own address (10.I.0.2) toward
-# the remote; nothing answers RDMA there, so its connection request is
-# retried until rping is stopped. Sets RPING to its pid.
+# rping_bound I ADDR: RDMA CM bound to ADDR (plane I's own address)
+# toward the remote; nothing answers RDMA there, so its connection
+# request is retried until rping is stopped. Sets RPING to its pid.
 rping_bound()
 {
-	timeout 20 rping -c -I "10.$1.0.2" -a $DST4 -C 1 -v \
+	timeout 20 rping -c -I "$2" -a $DST4 -C 1 -v \
 		>"$LAB_DIR/rping$1" 2>&1 &
 	RPING=$!
 	LAB_PIDS+=("$RPING")
@@ -221,7 +221,13 @@ for i in 1 2; do
 	o=$((3 - i))
 	b_i=$(rx_packets remote eth-leaf$i)
 	b_o=$(rx_packets remote eth-leaf$o)
-	rping_bound $i
+	addr=$(jq -r ".planes[] | select(.plane == $i) | .dev_addr" <<<"$pick4")
+	expect_eq "IPv4 pick: plane $i's own address, for RDMA CM" "$addr" \
+		"10.$i.0.2"
+	expect_eq "IPv6 pick: plane $i's own address, for RDMA CM" \
+		"$(jq -r ".planes[] | select(.plane == $i) | .dev_addr" \
+		   <<<"$pick6")" "2001:db8:$i::2"
+	rping_bound $i "$addr"
 	wait_for 10 test -n "$(cm_dev 10.$i.0.2)" || true
 	expect_eq "RDMA CM bound to 10.$i.0.2: the cm_id's RDMA device" \
 		"$(cm_dev 10.$i.0.2)" "rxe$i/1"
@@ -242,7 +248,7 @@ done
 # not find the plane route, and the connection request goes nowhere.
 ip rule del pref 32764 oif eth-p1
 b_1=$(rx_packets remote eth-leaf1)
-rping_bound 1
+rping_bound 1 10.1.0.2
 sleep 5
 kill "$RPING" 2>/dev/null || true
 wait "$RPING" 2>/dev/null || true

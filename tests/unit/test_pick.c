@@ -368,3 +368,16 @@ TEST(pick_order_spreads_the_counts)
 	fc_pick_order(p, 2, 8, order);
 	CHECK_INT(order[0], 0);
 }
+
+/*
+ * A plane's own address is one "lo" does not also hold: every address of
+ * lo is shared by definition, and a device that does not exist has none.
+ */
+TEST(pick_dev_addr_skips_what_lo_holds)
+{
+	union fare_addr a;
+
+	CHECK_INT(fc_dev_addr("lo", AF_INET, &a), -ENOENT);
+	CHECK_INT(fc_dev_addr("lo", AF_INET6, &a), -ENOENT);
+	CHECK_INT(fc_dev_addr("fare-no-such", AF_INET, &a), -ENOENT);
+}

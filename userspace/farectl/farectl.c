@@ -242,6 +242,8 @@ struct pick_row {
 	enum fc_pick_why why;
 	char dev[IF_NAMESIZE];
 	struct fare_lookup lk;	/* the lookup bound to dev */
+	bool has_dev_addr;
+	union fare_addr dev_addr;	/* for RDMA CM: fc_dev_addr() */
 	bool has_rdma;
 	struct fc_rdma rdma;
 };
@@ -266,6 +268,9 @@ static void pick_print_text(struct ctx *c, const char *pfx,
 		if (w->lk.has_src &&
 		    inet_ntop(dst->family, &w->lk.src, a, sizeof(a)))
 			printf(" src %s", a);
+		if (w->has_dev_addr &&
+		    inet_ntop(dst->family, &w->dev_addr, a, sizeof(a)))
+			printf(" dev-addr %s", a);
 		if (w->has_rdma) {
 			printf(" rdma %s port %u", w->rdma.dev, w->rdma.port);
 			if (w->rdma.gid_index >= 0)
@@ -316,6 +321,11 @@ static void pick_print_json(struct ctx *c, const char *pfx,
 			json_kv_string(j, "src", a);
 		else
 			json_kv_null(j, "src");
+		if (w->has_dev_addr && inet_ntop(dst->family, &w->dev_addr,
+						 a, sizeof(a)))
+			json_kv_string(j, "dev_addr", a);
+		else
+			json_kv_null(j, "dev_addr");
 		if (w->has_rdma) {
 			json_key(j, "rdma");
 			json_open_object(j);
@@ -368,6 +378,7 @@ static void pick_fill(struct ctx *c, struct pick_row *w,
 	if (fare_route_lookup(c->f, dst->family, &dst->addr, plane->ifindex,
 			      &w->lk, &err))
 		memset(&w->lk, 0, sizeof(w->lk));
+	w->has_dev_addr = !fc_dev_addr(w->dev, dst->family, &w->dev_addr);
 	w->has_rdma = !fc_rdma_find(sysfs, w->dev, dst->family,
 				    w->lk.has_src ? &w->lk.src : &dst->addr,
 				    &w->rdma);

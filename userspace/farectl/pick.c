@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -132,6 +133,53 @@ void fc_pick_order(const struct fc_pick_plane *p, unsigned int np,
 		cur[best] -= n;
 		out[k] = best;
 	}
+}
+
+/* The address of an ifaddrs entry of family, NULL if another family. */
+static const void *ifa_addr_of(const struct ifaddrs *i, uint8_t family)
+{
+	if (!i->ifa_addr || i->ifa_addr->sa_family != family)
+		return NULL;
+	if (family == AF_INET)
+		return &((const struct sockaddr_in *)i->ifa_addr)->sin_addr;
+	return &((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+}
+
+static bool on_lo(const struct ifaddrs *all, uint8_t family, const void *a)
+{
+	size_t len = family == AF_INET ? 4 : 16;
+	const struct ifaddrs *i;
+	const void *b;
+
+	for (i = all; i; i = i->ifa_next) {
+		b = ifa_addr_of(i, family);
+		if (b && !strcmp(i->ifa_name, "lo") && !memcmp(a, b, len))
+			return true;
+	}
+	return false;
+}
+
+int fc_dev_addr(const char *dev, uint8_t family, union fare_addr *out)
+{
+	size_t len = family == AF_INET ? 4 : 16;
+	struct ifaddrs *all, *i;
+	int ret = -ENOENT;
+	const void *a;
+
+	if (getifaddrs(&all))
+		return -errno;
+	for (i = all; i; i = i->ifa_next) {
+		a = ifa_addr_of(i, family);
+		if (!a || strcmp(i->ifa_name, dev) ||
+		    (family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(a)) ||
+		    on_lo(all, family, a))
+			continue;
+		memcpy(out, a, len);
+		ret = 0;
+		break;
+	}
+	freeifaddrs(all);
+	return ret;
 }
 
 /* snprintf that says whether all of it fit (sysfs paths are short). */

@@ -74,6 +74,15 @@ bool fc_prefix_holds(const struct fare_prefix *p, const struct fare_prefix *a);
 void fc_pick_order(const struct fc_pick_plane *p, unsigned int np,
 		   unsigned int n, unsigned int *out);
 
+/*
+ * The first address of family on network device dev that is not on "lo"
+ * too (the shared loopback address of mpson §3.2 that a host may also put
+ * on every plane device for its GIDs) nor IPv6 link-local: the plane's
+ * own address, which RDMA CM must be bound to for its RDMA device to be
+ * the plane's (rdma.md). Returns 0, -ENOENT, or -errno.
+ */
+int fc_dev_addr(const char *dev, uint8_t family, union fare_addr *out);
+
 /* An RDMA device port on a network device, and a GID index on it. */
 struct fc_rdma {
 	char dev[64];
