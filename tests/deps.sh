@@ -18,6 +18,7 @@ PACKAGES=(
 	python3-yaml python3-jsonschema
 	dkms dh-dkms debhelper lintian libsystemd-dev systemd git debootstrap
 	bird2 iputils-ping frr
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 )
 
 # --kernel-build: only what tests/vm/build-test-kernel needs, so that

@@ -18,6 +18,11 @@
 #   6      planes 1-4, fared killed (-9): X stays unreachable until
 #          "farectl route flush" removes it.
 #
+# "farectl route pick 198.51.100.1 8" follows: 4:3:1 over planes 2-4 in
+# phase 1, 4:2:1:1 in phase 2, refused in phase 3 (UPA), 8 on plane 4 in
+# phase 4; X's plane route in table 248 (what a lookup bound to a plane
+# finds) goes in phase 3 and is plane 4's in phase 4.
+#
 # Per-packet mode sends whole periods of the smooth weighted round robin,
 # so each plane's count at the receiver is exact within 1. (120, not more:
 # a paced send costs ~10 ms a datagram under TCG.)
@@ -79,6 +84,22 @@ kroute()
 
 kroute_is() { [ "$(kroute)" = "$1" ]; }
 
+# X's plane route in table 248, which only lookups bound to a plane's
+# device consult: its next hops' devices.
+kroute248()
+{
+	ip -n host -j route show table 248 exact "$X" |
+		jq -r '[.[] | .dev // (.nexthops[]?.dev) // "-"] |
+		       if length > 0 then join(",") else "none" end'
+}
+
+# pick N: "farectl route pick" toward X, [[plane, count]...].
+pick()
+{
+	"$FARECTL" -n host -j route pick 198.51.100.1 "$1" |
+		jq -c '[.planes[] | [.plane, .count]]'
+}
+
 # settle PHASE X-WEIGHTS KROUTE: waits for fared, then checks both.
 settle()
 {
@@ -122,12 +143,17 @@ expect_eq "phase 1: why, as fared explains it" \
 	"  fare: unreachable via plane 1 (UPA): the covering aggregate's other planes 2:6 3:4 4:2"
 send 1
 split_is 1 0 60 40 20
+# 8 over 6:4:2: 4, 2.67, 1.33; the one left to plane 3.
+expect_eq "phase 1: route pick 8 toward X" "$(pick 8)" "[[2,4],[3,3],[4,1]]"
 
 # Phase 2: the UPA withdrawn; X follows the aggregate.
 upa_from "0 0 0 0"
 settle 2 none none
 send 2
 split_is 2 60 30 20 10
+# 8 over the aggregate's 6:3:2:1: 4, 2, 1.33, 0.67; the one left to plane 4.
+expect_eq "phase 2: route pick 8 toward X" "$(pick 8)" \
+	"[[1,4],[2,2],[3,1],[4,1]]"
 
 # Phase 3: every plane lost X: the kernel refuses to send to it. (IPv4
 # counts no OutNoRoutes for an unreachable route: that is ENETUNREACH only.)
@@ -145,12 +171,19 @@ out=$(ip netns exec host "$FARE_UDP" send --src 192.0.2.7 \
 	--dst 198.51.100.1 --port 9100 --count 1 2>&1) || true
 expect_eq "phase 3: why" "$out" "fare-udp: sendto #0: No route to host"
 expect_eq "phase 3: packets at the remote" $(($(remote_rx) - rx)) 0
+expect_eq "phase 3: X's plane route in table 248" "$(kroute248)" none
+expect_refusal "phase 3: route pick toward X" "unreachable (UPA)" \
+	"$FARECTL" -n host route pick 198.51.100.1 8
 
 # Phase 4: plane 4 has X again; its route replaces the unreachable one.
 upa_from "1 1 1 0"
 settle 4 "4:12" "unicast fare0"
 send 4
 split_is 4 0 0 0 120
+expect_eq "phase 4: route pick 8 toward X" "$(pick 8)" "[[4,8]]"
+expect_eq "phase 4: X's plane route in table 248" "$(kroute248)" eth-p4
+host_lookup_is "phase 4: a lookup bound to eth-p4" -4 198.51.100.1 eth-p4 \
+	"via 10.4.0.1 dev eth-p4"
 
 # Phase 5: unreachable again, then fared stops and takes it away.
 upa_from "1 1 1 1"

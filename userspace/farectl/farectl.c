@@ -204,23 +204,11 @@ struct pick_lpm {
 	bool found;
 };
 
-static bool prefix_holds(const struct fare_prefix *p,
-			 const struct fare_prefix *a)
-{
-	const uint8_t *x = (const uint8_t *)&p->addr;
-	const uint8_t *y = (const uint8_t *)&a->addr;
-	unsigned int full = p->plen / 8, bits = p->plen % 8;
-
-	if (p->family != a->family || memcmp(x, y, full))
-		return false;
-	return !bits || !((x[full] ^ y[full]) & (0xff << (8 - bits)));
-}
-
 static int pick_lpm_cb(const struct fare_route *r, void *arg)
 {
 	struct pick_lpm *l = arg;
 
-	if (!prefix_holds(&r->dst, l->addr) ||
+	if (!fc_prefix_holds(&r->dst, l->addr) ||
 	    (l->found && r->dst.plen <= l->best->dst.plen))
 		return 0;
 	*l->best = *r;
@@ -228,52 +216,89 @@ static int pick_lpm_cb(const struct fare_route *r, void *arg)
 	return 0;
 }
 
-/* One plane of the placement, with what an application binds to. */
+/* ... and the longest unreachable route (UPA) that holds it. */
+struct pick_unreach {
+	const struct fare_prefix *addr;
+	struct fare_prefix best;
+	bool found;
+};
+
+static int pick_unreach_cb(const struct fare_prefix *dst, void *arg)
+{
+	struct pick_unreach *u = arg;
+
+	if (!fc_prefix_holds(dst, u->addr) ||
+	    (u->found && dst->plen <= u->best.plen))
+		return 0;
+	u->best = *dst;
+	u->found = true;
+	return 0;
+}
+
+/* One next hop of the route, with what an application binds to. */
 struct pick_row {
 	struct fc_pick_plane p;
+	uint8_t tier;
+	enum fc_pick_why why;
 	char dev[IF_NAMESIZE];
 	struct fare_lookup lk;	/* the lookup bound to dev */
+	bool has_dev_addr;
+	union fare_addr dev_addr;	/* for RDMA CM: fc_dev_addr() */
 	bool has_rdma;
 	struct fc_rdma rdma;
 };
 
-static void pick_print(struct ctx *c, const struct fare_route *r,
-		       struct pick_row *rows, unsigned int n_rows,
-		       const unsigned int *order)
+static void pick_print_text(struct ctx *c, const char *pfx,
+			    struct pick_row *rows, unsigned int n_rows,
+			    const unsigned int *order)
 {
 	const struct fare_prefix *dst = &c->req->route.dst;
-	char a[INET6_ADDRSTRLEN], pfx[FARE_PREFIX_STRLEN];
-	struct json *j = &c->out.j;
+	char a[INET6_ADDRSTRLEN];
 	unsigned int i, k;
 
 	inet_ntop(dst->family, &dst->addr, a, sizeof(a));
-	fare_prefix_format(&r->dst, pfx, sizeof(pfx));
-	if (!c->out.json) {
-		printf("%s via route %s: %u connections\n", a, pfx,
-		       c->req->pick_n);
-		for (i = 0; i < n_rows; i++) {
-			struct pick_row *w = &rows[i];
+	printf("%s via route %s: %u connections\n", a, pfx, c->req->pick_n);
+	for (i = 0; i < n_rows; i++) {
+		struct pick_row *w = &rows[i];
 
-			printf("plane %u dev %s weight %u: %u", w->p.plane_id,
-			       w->dev, w->p.weight, w->p.count);
-			if (w->lk.has_src && inet_ntop(dst->family, &w->lk.src,
-						       a, sizeof(a)))
-				printf(" src %s", a);
-			if (w->has_rdma) {
-				printf(" rdma %s port %u", w->rdma.dev,
-				       w->rdma.port);
-				if (w->rdma.gid_index >= 0)
-					printf(" gid %d%s", w->rdma.gid_index,
-					       w->rdma.roce_v2 ? " (RoCE v2)" :
-					       "");
-			}
-			printf("\n");
+		if (w->why != FC_PICK_USED)
+			continue;
+		printf("plane %u dev %s weight %u: %u", w->p.plane_id,
+		       w->dev, w->p.weight, w->p.count);
+		if (w->lk.has_src &&
+		    inet_ntop(dst->family, &w->lk.src, a, sizeof(a)))
+			printf(" src %s", a);
+		if (w->has_dev_addr &&
+		    inet_ntop(dst->family, &w->dev_addr, a, sizeof(a)))
+			printf(" dev-addr %s", a);
+		if (w->has_rdma) {
+			printf(" rdma %s port %u", w->rdma.dev, w->rdma.port);
+			if (w->rdma.gid_index >= 0)
+				printf(" gid %d%s", w->rdma.gid_index,
+				       w->rdma.roce_v2 ? " (RoCE v2)" : "");
 		}
-		for (k = 0; k < c->req->pick_n; k++)
-			printf("connection %u plane %u dev %s\n", k,
-			       rows[order[k]].p.plane_id, rows[order[k]].dev);
-		return;
+		printf("\n");
 	}
+	for (i = 0; i < n_rows; i++)
+		if (rows[i].why != FC_PICK_USED)
+			printf("plane %u dev %s left out: %s\n",
+			       rows[i].p.plane_id,
+			       rows[i].dev[0] ? rows[i].dev : "-",
+			       fc_pick_why_name(rows[i].why));
+	for (k = 0; k < c->req->pick_n; k++)
+		printf("connection %u plane %u dev %s\n", k,
+		       rows[order[k]].p.plane_id, rows[order[k]].dev);
+}
+
+static void pick_print_json(struct ctx *c, const char *pfx,
+			    struct pick_row *rows, unsigned int n_rows,
+			    const unsigned int *order)
+{
+	const struct fare_prefix *dst = &c->req->route.dst;
+	char a[INET6_ADDRSTRLEN];
+	struct json *j = &c->out.j;
+	unsigned int i, k;
+
 	json_open_object(j);
 	inet_ntop(dst->family, &dst->addr, a, sizeof(a));
 	json_kv_string(j, "dst", a);
@@ -284,6 +309,8 @@ static void pick_print(struct ctx *c, const struct fare_route *r,
 	for (i = 0; i < n_rows; i++) {
 		struct pick_row *w = &rows[i];
 
+		if (w->why != FC_PICK_USED)
+			continue;
 		json_open_object(j);
 		json_kv_u64(j, "plane", w->p.plane_id);
 		json_kv_string(j, "dev", w->dev);
@@ -294,6 +321,11 @@ static void pick_print(struct ctx *c, const struct fare_route *r,
 			json_kv_string(j, "src", a);
 		else
 			json_kv_null(j, "src");
+		if (w->has_dev_addr && inet_ntop(dst->family, &w->dev_addr,
+						 a, sizeof(a)))
+			json_kv_string(j, "dev_addr", a);
+		else
+			json_kv_null(j, "dev_addr");
 		if (w->has_rdma) {
 			json_key(j, "rdma");
 			json_open_object(j);
@@ -311,6 +343,21 @@ static void pick_print(struct ctx *c, const struct fare_route *r,
 		json_close_object(j);
 	}
 	json_close_array(j);
+	json_key(j, "left_out");
+	json_open_array(j);
+	for (i = 0; i < n_rows; i++) {
+		if (rows[i].why == FC_PICK_USED)
+			continue;
+		json_open_object(j);
+		json_kv_u64(j, "plane", rows[i].p.plane_id);
+		if (rows[i].dev[0])
+			json_kv_string(j, "dev", rows[i].dev);
+		else
+			json_kv_null(j, "dev");
+		json_kv_string(j, "reason", fc_pick_why_name(rows[i].why));
+		json_close_object(j);
+	}
+	json_close_array(j);
 	json_key(j, "placement");
 	json_open_array(j);
 	for (k = 0; k < c->req->pick_n; k++)
@@ -320,19 +367,44 @@ static void pick_print(struct ctx *c, const struct fare_route *r,
 	json_end(j);
 }
 
+/* The device, source and RDMA port a connection on row w binds to. */
+static void pick_fill(struct ctx *c, struct pick_row *w,
+		      const struct fare_plane *plane, const char *sysfs)
+{
+	const struct fare_prefix *dst = &c->req->route.dst;
+	struct fare_err err = { 0 };
+
+	/* What a socket or QP bound to the device gets as source. */
+	if (fare_route_lookup(c->f, dst->family, &dst->addr, plane->ifindex,
+			      &w->lk, &err))
+		memset(&w->lk, 0, sizeof(w->lk));
+	w->has_dev_addr = !fc_dev_addr(w->dev, dst->family, &w->dev_addr);
+	w->has_rdma = !fc_rdma_find(sysfs, w->dev, dst->family,
+				    w->lk.has_src ? &w->lk.src : &dst->addr,
+				    &w->rdma);
+	if (w->has_rdma && !w->lk.has_src)
+		w->rdma.gid_index = -1;
+}
+
 /*
  * route pick ADDR N: the planes of ADDR's route that can carry it now
- * (up, with a gateway of the family) in its lowest tier that has one,
- * and N connections placed over them by weight.
+ * (fc_pick_usable) in its lowest tier that has one, and N connections
+ * placed over them by weight. An unreachable route (UPA) longer than the
+ * fare route wins, as it does in the kernel's lookup.
  */
 static int route_pick(struct ctx *c)
 {
 	const struct fare_prefix *dst = &c->req->route.dst;
 	struct pick_lpm l = { .addr = dst };
+	struct pick_unreach u = { .addr = dst };
+	struct fc_pick_plane p[FARE_NEXTHOP_MAX];
+	enum fc_pick_why why[FARE_NEXTHOP_MAX];
+	uint8_t tier[FARE_NEXTHOP_MAX];
+	char pfx[FARE_PREFIX_STRLEN];
 	struct pick_row *rows = NULL;
 	struct fare_plane plane;
-	unsigned int *order = NULL, i, n_rows = 0;
-	int tier = -1, ret = FC_EXIT_ERROR;
+	unsigned int *order = NULL, i, np = 0;
+	int ret = FC_EXIT_ERROR;
 	const char *sysfs = getenv("FARECTL_SYSFS");
 
 	l.best = malloc(sizeof(*l.best));
@@ -342,64 +414,67 @@ static int route_pick(struct ctx *c)
 		fare_err_set(&c->err, -ENOMEM, "%s", strerror(ENOMEM));
 		goto err;
 	}
-	if (fare_route_dump(c->f, pick_lpm_cb, &l, &c->err))
+	if (fare_route_dump(c->f, pick_lpm_cb, &l, &c->err) ||
+	    fare_route_unreachable_dump(c->f, pick_unreach_cb, &u, &c->err))
 		goto err;
+	if (u.found && (!l.found || u.best.plen > l.best->dst.plen)) {
+		fare_prefix_format(&u.best, pfx, sizeof(pfx));
+		fare_err_set(&c->err, -EHOSTUNREACH,
+			     "unreachable (UPA): every plane reported %s lost, and the kernel's route to it is unreachable",
+			     pfx);
+		goto err;
+	}
 	if (!l.found) {
 		fare_err_set(&c->err, -ENOENT, "no fare route holds this address");
 		goto err;
 	}
-	/* The lowest tier with a plane that can carry it takes it all. */
 	for (i = 0; i < l.best->n_nexthops; i++) {
 		const struct fare_nexthop *nh = &l.best->nexthops[i];
-		struct pick_row *w = &rows[n_rows];
+		struct pick_row *w = &rows[i];
 
-		if (tier >= 0 && nh->tier > tier)
-			continue;
 		if (fare_plane_get(c->f, nh->plane_id, &plane, &c->err))
 			goto err;
-		/* As the plane route: a gateway of the family (datapath.md). */
-		if (!(plane.flags & FARE_PLANE_F_OPER_UP) ||
-		    !(dst->family == AF_INET ? plane.has_gw4 : plane.has_gw6) ||
-		    !if_indextoname(plane.ifindex, w->dev))
-			continue;
-		if (tier < 0 || nh->tier < tier) {
-			tier = nh->tier;
-			memset(rows, 0, sizeof(*rows) * (n_rows + 1));
-			n_rows = 0;
-			w = &rows[0];
-			if_indextoname(plane.ifindex, w->dev);
-		}
 		w->p.plane_id = nh->plane_id;
 		w->p.weight = nh->weight;
-		/* What a socket or QP bound to the device gets as source. */
-		if (fare_route_lookup(c->f, dst->family, &dst->addr,
-				      plane.ifindex, &w->lk, &c->err))
-			memset(&w->lk, 0, sizeof(w->lk));
-		w->has_rdma = !fc_rdma_find(sysfs ? sysfs : "/sys", w->dev,
-					    dst->family,
-					    w->lk.has_src ? &w->lk.src :
-					    &dst->addr, &w->rdma);
-		if (w->has_rdma && !w->lk.has_src)
-			w->rdma.gid_index = -1;
-		n_rows++;
+		w->tier = nh->tier;
+		w->why = fc_pick_usable(nh->weight, &plane, dst->family);
+		/* A device that went away since: nothing to bind to. */
+		if (!if_indextoname(plane.ifindex, w->dev)) {
+			w->dev[0] = '\0';
+			if (w->why == FC_PICK_USED)
+				w->why = FC_PICK_DOWN;
+		}
+		if (w->why == FC_PICK_USED)
+			pick_fill(c, w, &plane, sysfs ? sysfs : "/sys");
+		tier[i] = w->tier;
+		why[i] = w->why;
 	}
-	memset(&c->err, 0, sizeof(c->err));
-	if (!n_rows) {
+	if (!fc_pick_tier(why, tier, l.best->n_nexthops)) {
 		fare_err_set(&c->err, -ENETUNREACH,
-			     "no plane of the route can carry it now");
+			     "no plane of the route can carry it now (farectl plane show says why)");
 		goto err;
 	}
-	{
-		struct fc_pick_plane p[FARE_NEXTHOP_MAX];
-
-		for (i = 0; i < n_rows; i++)
-			p[i] = rows[i].p;
-		fc_pick_counts(p, n_rows, c->req->pick_n);
-		fc_pick_order(p, n_rows, c->req->pick_n, order);
-		for (i = 0; i < n_rows; i++)
-			rows[i].p = p[i];
+	for (i = 0; i < l.best->n_nexthops; i++) {
+		rows[i].why = why[i];
+		p[i] = rows[i].p;
+		/* Only the used planes share the connections. */
+		if (why[i] != FC_PICK_USED)
+			p[i].weight = 0;
 	}
-	pick_print(c, l.best, rows, n_rows, order);
+	np = l.best->n_nexthops;
+	if (fc_pick_counts(p, np, c->req->pick_n)) {
+		fare_err_set(&c->err, -EINVAL, "cannot place %u connections",
+			     c->req->pick_n);
+		goto err;
+	}
+	fc_pick_order(p, np, c->req->pick_n, order);
+	for (i = 0; i < np; i++)
+		rows[i].p.count = p[i].count;
+	fare_prefix_format(&l.best->dst, pfx, sizeof(pfx));
+	if (c->out.json)
+		pick_print_json(c, pfx, rows, np, order);
+	else
+		pick_print_text(c, pfx, rows, np, order);
 	ret = FC_EXIT_OK;
 	goto out;
 err:

@@ -1268,7 +1268,8 @@ static const char help_route[] =
 	"Routes with the same next hops share one anonymous group.\n"
 	"stats: the route's own counters (default: config route-stats).\n"
 	"pick: N (1..65536) connections to ADDR placed over its route's planes\n"
-	"by their weights, with each plane's device and RDMA device and GID.\n";
+	"by their weights (the usable ones, lowest tier), with each plane's device,\n"
+	"source, RDMA device and GID index, and the planes left out and why.\n";
 
 static const char help_config[] =
 	"Usage: farectl config show\n"
