@@ -36,6 +36,9 @@ stranger() { setpriv --reuid=65534 --regid=65534 --clear-groups "$FARECTL" "$@";
 out=$(reader -j bgp -s "$CTL" neighbors 2>&1) || fail "a group member's neighbors: $out"
 expect "a group member's neighbors" "$(jq -r '[.[].state] | join(" ")' <<<"$out")" \
 	"Established Established"
+# Sessions up is not routes in: wait for BIRD's route as root first.
+wait_for 30 "fared to have 10.202.1.0/24" eval \
+	'ctl routes json | jq -e "any(.[]; .prefix == \"10.202.1.0/24\")"'
 out=$(reader -j bgp -s "$CTL" routes 10.202.1.0/24 2>&1) || fail "a group member's routes: $out"
 expect "a group member's routes" "$(jq -r '.[0].prefix' <<<"$out")" 10.202.1.0/24
 reader bgp -s "$CTL" orf >/dev/null 2>&1 || fail "a group member's orf list"
