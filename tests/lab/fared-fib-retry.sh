@@ -49,6 +49,10 @@ expect_eq "1: still 5 routes while the limit holds" "$(routes)" 5
 "$FARECTL" -n host config set route-limit 1000
 wait_for 90 routes_are 20 || cat "$LAB_DIR/fared.log"
 expect_eq "1: fare.ko's routes after the limit was raised" "$(routes)" 20
+# fared logs the resynchronisation after its last op is in: the routes
+# can be seen in fare.ko before the line is written.
+wait_for 30 grep -q "resynchronised with fare.ko" "$LAB_DIR/fared.log" ||
+	grep fare: "$LAB_DIR/fared.log"
 expect_eq "1: fared logged the resynchronisation" \
 	"$(grep -c "resynchronised with fare.ko: 15 ops" "$LAB_DIR/fared.log")" 1
 deleted=$(events | awk '$2 == "del" { print $3 }' | sort)
