@@ -19,6 +19,7 @@ PACKAGES=(
 	dkms dh-dkms debhelper lintian libsystemd-dev systemd git debootstrap
 	bird2 iputils-ping frr
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
+	nftables
 )
 
 # --kernel-build: only what tests/vm/build-test-kernel needs, so that
