@@ -15,7 +15,8 @@
 #   1. Traffic into plane 1 stops: the last datagram leaf 1 counts comes
 #      at most 1000 ms after the freeze (3 x 100 ms of Detection Time plus
 #      a functional slack for a TCG guest; the measured time is printed;
-#      2000 ms on the debug kernel, debug_relax). Without BFD it would
+#      4000 ms on the debug kernel, debug_relax: 2,411 ms was seen there
+#      beside another guest at host load 4-7). Without BFD it would
 #      flow into leaf 1 until the 30 s hold time ran out.
 #      fare.ko's first event after the freeze is plane 1 administratively
 #      down, and the only plane event: one request for the plane, before
@@ -40,9 +41,9 @@ PHASE=1000
 debug_kernel && PHASE=100
 BOUND_MS=1000
 if debug_kernel; then
-	debug_relax "traffic leaves plane 1 within 2000 ms, not 1000 ms" \
-		"(the debug kernel's detectors slow the guest's timers)"
-	BOUND_MS=2000
+	debug_relax "traffic leaves plane 1 within 4000 ms, not 1000 ms" \
+		"(the debug kernel's detectors and a guest beside it slow the guest's timers)"
+	BOUND_MS=4000
 fi
 
 LAB_DIR=$(mktemp -d /tmp/bfd-dead-leaf.XXXXXX)
