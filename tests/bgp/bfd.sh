@@ -30,12 +30,7 @@ set -uo pipefail
 fared_under_valgrind
 setup_net
 cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head)
 graceful-restart restart-time 60 stale-time 30
 role host
 interface veth0 bandwidth 100G

@@ -18,12 +18,7 @@ PFX=10.202.1.0/24
 
 setup_net
 cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head)
 role spine
 interface veth0 bandwidth 100G
 policy all {

@@ -82,16 +82,26 @@ setup_net()
 	ip -n "$NS_F" addr add fd00:203::1/48 dev lo
 }
 
+# fared_conf_head [HOLD-TIME]: the globals every scenario's fared.conf
+# starts with (router id, AS, timers, control socket, state file), for
+# "$(fared_conf_head)" at the top of a fared.conf heredoc.
+fared_conf_head()
+{
+	cat <<EOC
+router-id 10.201.0.1
+local-as $F_AS
+hold-time ${1:-6}
+connect-retry 1
+control-socket $CTL
+state-file $DIR/fared.state
+EOC
+}
+
 # write_fared_conf [EXTRA_GLOBAL_LINES] [EXTRA_NEIGHBORS]
 write_fared_conf()
 {
 	cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head)
 graceful-restart restart-time 60 stale-time 30
 interface veth0 bandwidth 100G
 originate 10.203.0.0/24 ext-community 0x0004fde800000064
@@ -456,12 +466,7 @@ FAR_SOCK=$DIR/far.ctl
 spine_conf()
 {
 	cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head)
 ${1:-}
 role spine
 interface veth0 bandwidth 100G
@@ -595,12 +600,7 @@ EOC
 raw_spine_conf()
 {
 	cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head)
 role spine
 interface veth0 bandwidth 100G
 policy all {

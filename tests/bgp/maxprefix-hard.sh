@@ -23,12 +23,7 @@ trap cleanup_frr EXIT
 
 setup_net
 cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head)
 graceful-restart restart-time 60 stale-time 30
 interface veth0 bandwidth 100G
 originate $FROM_FARED

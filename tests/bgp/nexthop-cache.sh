@@ -17,12 +17,7 @@ FARED_WRAP="strace -f -qq -e trace=socket -o $DIR/strace.txt"
 setup_net
 ip -n "$NS_B" addr add $FAR6/64 dev veth0 nodad
 cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head)
 role spine
 interface veth0 bandwidth 100G
 policy all {

@@ -19,12 +19,7 @@ FAR_AS=4200000005
 setup_net
 ip -n "$NS_B" addr add $FAR4/24 dev veth0
 cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 30
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head 30)
 role spine
 interface veth0 bandwidth 100G
 policy all {

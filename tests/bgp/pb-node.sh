@@ -43,12 +43,7 @@ spine_conf
 fared_conf()
 {
 	cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head)
 role leaf
 ${2:-}
 interface veth0 bandwidth 10G

@@ -22,12 +22,7 @@ ip -n "$NS_B" addr add $FAR4/24 dev veth0
 fared_conf()
 {
 	cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 6
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head)
 role spine
 interface veth0 bandwidth 100G
 policy in {

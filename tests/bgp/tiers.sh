@@ -39,12 +39,7 @@ setup_net
 fared_conf()
 {
 	cat >"$DIR/fared.conf" <<EOC
-router-id 10.201.0.1
-local-as $F_AS
-hold-time 30
-connect-retry 1
-control-socket $CTL
-state-file $DIR/fared.state
+$(fared_conf_head 30)
 role host
 interface veth0 bandwidth 100G
 ${1:-}
