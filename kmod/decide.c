@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A packet's decision: which next hop of its route's group it takes, by
- * the route's mode (flow, flowlet, packet), over the planes that are up
+ * the route's mode (flow, flowlet, packet; its TCP packets by its TCP mode
+ * if it has one), over the planes that are up
  * and carry its family, and across tiers by the spill-over of
  * datapath.md. The arithmetic is select.c's; this is the glue that feeds
  * it the planes, the flowlet table and the counters.
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/jhash.h>
 #include <linux/skbuff.h>
 #include <net/ipv6_stubs.h>
@@ -245,6 +248,18 @@ static u64 fare_group_up(struct fare_net *fn, struct fare_group *grp,
 }
 
 /*
+ * Whether @skb is TCP by its IP header (fare_xmit() pulled it): an IPv6
+ * segment behind extension headers is not looked for, so it takes the
+ * route's own mode.
+ */
+static bool fare_skb_is_tcp(const struct sk_buff *skb, u8 family)
+{
+	if (family == AF_INET)
+		return ip_hdr(skb)->protocol == IPPROTO_TCP;
+	return ipv6_hdr(skb)->nexthdr == IPPROTO_TCP;
+}
+
+/*
  * Chooses a next hop of @grp for @skb. Only planes that are up and can
  * carry the packet's family count, and of those the lowest tier, unless a
  * new flowlet spills to a higher one (fare_tier_choose()). A route of one
@@ -257,7 +272,7 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 		      struct fare_plane **planep)
 {
 	u8 family = skb->protocol == htons(ETH_P_IP) ? AF_INET : AF_INET6;
-	u8 mode, carry = fare_carry_mask(family);
+	u8 mode, tcp_mode, carry = fare_carry_mask(family);
 	struct fare_plane *plane;
 	bool rescan = false;
 	u64 usable, up;
@@ -274,6 +289,9 @@ again:
 	mode = READ_ONCE(rt->mode);
 	if (mode == FARE_MODE_DEFAULT)
 		mode = READ_ONCE(fn->default_mode);
+	tcp_mode = READ_ONCE(rt->tcp_mode);
+	if (tcp_mode != FARE_MODE_DEFAULT && fare_skb_is_tcp(skb, family))
+		mode = tcp_mode;
 	if (mode == FARE_MODE_FLOW) {
 		u32 hash = fare_flow_hash(skb_get_hash(skb),
 					  READ_ONCE(fn->hash_seed));

@@ -292,8 +292,8 @@ static int fare_nl_route_new(struct sk_buff *skb, struct genl_info *info)
 	req.grp = NULL;			/* consumed */
 	if (err)
 		goto out_unlock;
-	err = fare_route_set(fn, rt, &req.key, req.mode, stats, nhg, &rt,
-			     info->extack);
+	err = fare_route_set(fn, rt, &req.key, req.mode, req.tcp_mode, stats,
+			     nhg, &rt, info->extack);
 	if (!err) {
 		fare_dump_gen_bump(fn);
 		fare_nl_notify_route(fn, FARE_CMD_ROUTE_NEW, rt, info);

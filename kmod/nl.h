@@ -24,6 +24,7 @@ enum { FARE_MCGRP_EVENTS_IDX };
 struct fare_route_req {
 	struct fare_prefix key;
 	u8 mode;
+	u8 tcp_mode;
 	int stats;			/* 0, 1, or -1: the namespace's default */
 	struct fare_group *grp;		/* inline next hops, or NULL */
 };

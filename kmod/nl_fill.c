@@ -134,6 +134,7 @@ int fare_route_fill(struct sk_buff *skb, struct fare_route *rt,
 	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
 	rst = fare_route_stats_locked(fn, rt);
 	if (nla_put_u8(skb, FARE_A_ROUTE_MODE, rt->mode) ||
+	    nla_put_u8(skb, FARE_A_ROUTE_TCP_MODE, rt->tcp_mode) ||
 	    nla_put_u32(skb, FARE_A_ROUTE_GROUP_ID, nhg->id) ||
 	    nla_put_u8(skb, FARE_A_ROUTE_STATS, !!rst))
 		goto cancel;

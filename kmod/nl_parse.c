@@ -187,6 +187,9 @@ int fare_nl_parse_route(struct genl_info *info, struct fare_route_req *req)
 		return err;
 	req->mode = attrs[FARE_A_ROUTE_MODE] ?
 		    nla_get_u8(attrs[FARE_A_ROUTE_MODE]) : FARE_MODE_DEFAULT;
+	req->tcp_mode = attrs[FARE_A_ROUTE_TCP_MODE] ?
+			nla_get_u8(attrs[FARE_A_ROUTE_TCP_MODE]) :
+			FARE_MODE_DEFAULT;
 	req->stats = attrs[FARE_A_ROUTE_STATS] ?
 		     nla_get_u8(attrs[FARE_A_ROUTE_STATS]) : -1;
 	req->grp = NULL;

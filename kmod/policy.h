@@ -87,6 +87,7 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] __maybe_unused = {
 			       .len = sizeof(struct in6_addr) },
 	[FARE_A_ROUTE_PLEN] = NLA_POLICY_MAX(NLA_U8, 128),
 	[FARE_A_ROUTE_MODE] = NLA_POLICY_MAX(NLA_U8, FARE_MODE_MAX),
+	[FARE_A_ROUTE_TCP_MODE] = NLA_POLICY_MAX(NLA_U8, FARE_MODE_MAX),
 	[FARE_A_ROUTE_NEXTHOPS] = NLA_POLICY_NESTED(fare_nexthops_policy),
 	[FARE_A_CONFIG_MODE] = NLA_POLICY_RANGE(NLA_U8, 1, FARE_MODE_MAX),
 	[FARE_A_CONFIG_FLOWLET_US] = NLA_POLICY_FULL_RANGE(NLA_U32,

@@ -401,13 +401,13 @@ static int fare_route_stats_new(struct fare_net *fn, bool stats,
 }
 
 /*
- * @rt in place: its mode, its group @nhg (whose reference it takes, and
+ * @rt in place: its modes, its group @nhg (whose reference it takes, and
  * drops its old group's) and its counters @rst, which it must have had as
  * it has them now (NULL or not). Readers see the old group or the new
  * one, never a mix. Under the lock.
  */
 static void fare_route_update(struct fare_net *fn, struct fare_route *rt,
-			      u8 mode, struct fare_nhg *nhg,
+			      u8 mode, u8 tcp_mode, struct fare_nhg *nhg,
 			      struct fare_route_stats *rst)
 {
 	struct fare_route_stats *old_rst = fare_route_stats_locked(fn, rt);
@@ -415,6 +415,7 @@ static void fare_route_update(struct fare_net *fn, struct fare_route *rt,
 
 	old = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
 	WRITE_ONCE(rt->mode, mode);
+	WRITE_ONCE(rt->tcp_mode, tcp_mode);
 	rcu_assign_pointer(rt->nhg, nhg);
 	if (rst)
 		rcu_assign_pointer(fare_route_ext(rt)->stats, rst);
@@ -423,15 +424,16 @@ static void fare_route_update(struct fare_net *fn, struct fare_route *rt,
 }
 
 /*
- * @rt (NULL: a new route at @key) made to steer in @mode by @nhg, with
+ * @rt (NULL: a new route at @key) made to steer in @mode (its TCP packets
+ * in @tcp_mode, unless FARE_MODE_DEFAULT) by @nhg, with
  * counters of its own if @stats: in place when it keeps or lacks counters
  * as it did, else as a new object in its place. Takes the route's
  * reference on @nhg, which it drops on failure; *@rtp is the route. Under
  * the lock.
  */
 int fare_route_set(struct fare_net *fn, struct fare_route *rt,
-		   const struct fare_prefix *key, u8 mode, bool stats,
-		   struct fare_nhg *nhg, struct fare_route **rtp,
+		   const struct fare_prefix *key, u8 mode, u8 tcp_mode,
+		   bool stats, struct fare_nhg *nhg, struct fare_route **rtp,
 		   struct netlink_ext_ack *extack)
 {
 	struct fare_route_stats *rst;
@@ -445,7 +447,7 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 		return err;
 	}
 	if (rt && !!rst == !!(rt->flags & FARE_ROUTE_F_STATS)) {
-		fare_route_update(fn, rt, mode, nhg, rst);
+		fare_route_update(fn, rt, mode, tcp_mode, nhg, rst);
 		*rtp = rt;
 		return 0;
 	}
@@ -459,6 +461,7 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 	}
 	new->key = *key;
 	new->mode = mode;
+	new->tcp_mode = tcp_mode;
 	RCU_INIT_POINTER(new->nhg, nhg);
 	if (rt) {
 		/* Same place in the table and the list; dumps resume by seq. */

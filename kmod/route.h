@@ -46,6 +46,7 @@ struct fare_route {
 	};
 	struct fare_prefix key;
 	u8 mode;			/* enum fare_mode */
+	u8 tcp_mode;			/* of TCP packets; DEFAULT: mode */
 	u8 flags;			/* FARE_ROUTE_F_*, for the object's life */
 	/* Written under fare_net.lock, read under RCU. */
 	struct fare_nhg __rcu *nhg;
@@ -162,7 +163,8 @@ struct fare_route *fare_route_alloc(struct fare_route_stats *stats);
 struct fare_route_stats *fare_route_stats_locked(struct fare_net *fn,
 						 struct fare_route *rt);
 int fare_route_set(struct fare_net *fn, struct fare_route *rt,
-		   const struct fare_prefix *key, u8 mode, bool stats,
+		   const struct fare_prefix *key, u8 mode, u8 tcp_mode,
+		   bool stats,
 		   struct fare_nhg *nhg, struct fare_route **rtp,
 		   struct netlink_ext_ack *extack);
 

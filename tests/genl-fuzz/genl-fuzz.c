@@ -952,6 +952,9 @@ static void gen_request(struct slot *s, struct msg *m)
 		if (chance(70))
 			put_u8(m, FARE_A_ROUTE_MODE,
 			       chance(85) ? below(4) : any_u8());
+		if (chance(30))
+			put_u8(m, FARE_A_ROUTE_TCP_MODE,
+			       chance(85) ? below(4) : any_u8());
 		/* Inline next hops, a named group, both or neither. */
 		i = below(10);
 		if (i < 6 || i == 9)

@@ -23,12 +23,22 @@ static int parse(const char *text, struct fared_config *cfg,
 	return fared_config_parse("t.conf", text, cfg, cap->f);
 }
 
+static uint8_t tcp_mode(const struct fared_config *cfg, const char *pfx)
+{
+	struct bgp_prefix p;
+	uint8_t tcp = 0xff;
+
+	bgp_prefix_parse(pfx, &p);
+	fared_mode_of(cfg, &p, &tcp);
+	return tcp;
+}
+
 static uint8_t mode(const struct fared_config *cfg, const char *pfx)
 {
 	struct bgp_prefix p;
 
 	bgp_prefix_parse(pfx, &p);
-	return fared_mode_of(cfg, &p);
+	return fared_mode_of(cfg, &p, NULL);
 }
 
 TEST(config_fare_host_modes_subtype_and_origin_pb)
@@ -159,9 +169,9 @@ TEST(config_fare_errors_name_file_and_line)
 		  "t.conf:5: expected \"link-bandwidth accept\" or "
 		  "\"link-bandwidth ignore\"\n"
 		  "t.conf:6: expected \"mode packet|flow|flowlet "
-		  "[policy NAME]\"\n"
+		  "[tcp packet|flow|flowlet] [policy NAME]\"\n"
 		  "t.conf:8: expected \"mode packet|flow|flowlet "
-		  "[policy NAME]\"\n"
+		  "[tcp packet|flow|flowlet] [policy NAME]\"\n"
 		  "t.conf:10: warning: neighbor 10.1.0.1 has no import policy: "
 		  "it accepts no route (RFC 8212)\n"
 		  "t.conf:10: warning: neighbor 10.1.0.1 has no export policy: "
@@ -182,6 +192,43 @@ TEST(config_fare_errors_name_file_and_line)
 		  "t.conf:3: mode needs a role\n"
 		  "t.conf:5: multihomed needs a role\n");
 	CHECK_INT(errors, 4);
+	capture_end(&cap);
+	fared_config_free(&cfg);
+}
+
+TEST(config_fare_mode_keeps_tcp_apart)
+{
+	struct fared_config cfg;
+	struct capture cap;
+
+	CHECK_INT(parse(HEAD "role host\n"
+			"policy hosts {\n permit 10.0.0.0/8 ge 32\n}\n"
+			"mode packet tcp flowlet policy hosts\n"
+			"mode packet tcp flow\n", &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(mode(&cfg, "10.1.2.3/32"), FARE_MODE_PACKET);
+	CHECK_INT(tcp_mode(&cfg, "10.1.2.3/32"), FARE_MODE_FLOWLET);
+	CHECK_INT(mode(&cfg, "10.1.2.0/24"), FARE_MODE_PACKET);
+	CHECK_INT(tcp_mode(&cfg, "10.1.2.0/24"), FARE_MODE_FLOW);
+	fared_config_free(&cfg);
+
+	CHECK_INT(parse(HEAD "role host\nmode flowlet\n", &cfg, &cap), 0);
+	capture_end(&cap);
+	CHECK_INT(tcp_mode(&cfg, "10.1.2.0/24"), FARE_MODE_DEFAULT);
+	fared_config_free(&cfg);
+
+	CHECK_INT(parse(HEAD "role host\n"
+			"mode packet tcp\n"			/* 4 */
+			"mode packet tcp ecmp\n"		/* 5 */
+			"mode packet tcp flow policy\n",	/* 6 */
+			&cfg, &cap), 3);
+	CHECK_STR(capture_text(&cap),
+		  "t.conf:4: expected \"mode packet|flow|flowlet "
+		  "[tcp packet|flow|flowlet] [policy NAME]\"\n"
+		  "t.conf:5: expected \"mode packet|flow|flowlet "
+		  "[tcp packet|flow|flowlet] [policy NAME]\"\n"
+		  "t.conf:6: expected \"mode packet|flow|flowlet "
+		  "[tcp packet|flow|flowlet] [policy NAME]\"\n");
 	capture_end(&cap);
 	fared_config_free(&cfg);
 }

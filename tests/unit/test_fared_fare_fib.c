@@ -28,10 +28,13 @@ static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 }
 
 static void prefix_of(void *arg, const struct bgp_prefix *p, uint8_t *mode,
-		      struct fare_policy_opts *opts)
+		      uint8_t *tcp_mode, struct fare_policy_opts *opts)
 {
 	(void)arg;
 	*mode = p->len == 32 ? FARE_MODE_PACKET : FARE_MODE_FLOW;
+	/* The /32s of 10.7.0.0/16 keep their TCP on flowlets. */
+	*tcp_mode = p->len == 32 && p->addr[0] == 10 && p->addr[1] == 7 ?
+		    FARE_MODE_FLOWLET : FARE_MODE_DEFAULT;
 	if (p->addr[1] == 100)
 		opts->multihomed = 2;
 }
@@ -134,6 +137,7 @@ TEST(fare_fib_host_weight_is_min_of_link_and_pb_per_plane)
 	CHECK(res.res.weighted);
 	CHECK_STR(nh_str(&want), "1:2 2:2 3:1 4:2");
 	CHECK_INT(want.mode, FARE_MODE_PACKET);
+	CHECK_INT(want.tcp_mode, FARE_MODE_DEFAULT);
 	CHECK_INT(paths[2].peer.plane, 3);
 	CHECK_INT(paths[2].out.rule, FARE_RULE_MIN_LINK_PB);
 	/*
@@ -145,6 +149,23 @@ TEST(fare_fib_host_weight_is_min_of_link_and_pb_per_plane)
 	CHECK_STR(nh_str(&want), "1:4 2:4 3:2 4:1");
 	CHECK_INT(paths[3].out.bw_bps, GBPS(100));
 	entry_set(&en, "10.9.0.1/32", 0, NULL, NULL);
+}
+
+TEST(fare_fib_route_takes_the_tcp_mode_of_its_prefix)
+{
+	static const double pb[] = { 50, 50, 25, 50 };
+	static struct fare_route want;
+	struct fare_fib_path paths[4];
+	struct fare_fib_result res;
+	struct entry en = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	entry_set(&en, "10.7.0.1/32", 4, p1234, pb);
+	fare_fib_compute(&cfg, &en.e, paths, &res, &want);
+	CHECK_INT(want.mode, FARE_MODE_PACKET);
+	CHECK_INT(want.tcp_mode, FARE_MODE_FLOWLET);
+	CHECK_STR(nh_str(&want), "1:2 2:2 3:1 4:2");
+	entry_set(&en, "10.7.0.1/32", 0, NULL, NULL);
 }
 
 TEST(fare_fib_path_without_pb_makes_the_prefix_ecmp)

@@ -132,6 +132,31 @@ TEST(default_mode_is_not_sent)
 	CHECK(find(nlh, FARE_A_ROUTE_PLEN));
 }
 
+TEST(tcp_mode_is_sent_only_when_set_checked_and_read_back)
+{
+	struct fare_route back;
+	struct nlmsghdr *nlh;
+
+	make_route();
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, NULL), 0);
+	CHECK(!find(nlh, FARE_A_ROUTE_TCP_MODE));
+
+	route.mode = FARE_MODE_PACKET;
+	route.tcp_mode = FARE_MODE_FLOWLET;
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, NULL), 0);
+	CHECK_INT(mnl_attr_get_u8(find(nlh, FARE_A_ROUTE_TCP_MODE)),
+		  FARE_MODE_FLOWLET);
+	CHECK_INT(fare_msg_parse_route(nlh, &back, NULL), 0);
+	CHECK_INT(back.mode, FARE_MODE_PACKET);
+	CHECK_INT(back.tcp_mode, FARE_MODE_FLOWLET);
+
+	route.tcp_mode = FARE_MODE_MAX + 1;
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_ROUTE_NEW, 0, 1);
+	CHECK_INT(fare_msg_put_route(nlh, sizeof(buf), &route, NULL), -EINVAL);
+}
+
 TEST(ipv6_prefix_is_sent_as_16_bytes)
 {
 	struct fare_prefix p;

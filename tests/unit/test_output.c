@@ -205,7 +205,7 @@ TEST(route_json_lists_hops_with_fractions_and_null_actual)
 	fc_out_route(&o, &r);
 	CHECK_STR(capture_text(&c),
 		  "{\"dst\":\"10.0.0.0/24\",\"family\":\"inet\",\"mode\":\"packet\","
-		  "\"stats\":true,\"noplane_packets\":0,\"fallback_packets\":0,\"nexthops\":[{\"plane\":1,\"weight\":3,"
+		  "\"tcp_mode\":\"default\",\"stats\":true,\"noplane_packets\":0,\"fallback_packets\":0,\"nexthops\":[{\"plane\":1,\"weight\":3,"
 		  "\"tier\":0,\"bandwidth\":0,\"share\":1,\"actual\":null,\"tx_packets\":0,"
 		  "\"tx_bytes\":120000}]}");
 	capture_end(&c);

@@ -144,6 +144,22 @@ TEST(route_add_takes_route_keywords_after_the_nexthops)
 	CHECK_INT(req.route.mode, FARE_MODE_PACKET);
 }
 
+TEST(route_add_reads_a_tcp_mode_beside_the_mode)
+{
+	PARSE_OK("route add 10.0.0.0/24 mode packet tcp-mode flowlet nexthop plane 1 weight 1");
+	CHECK_INT(req.route.mode, FARE_MODE_PACKET);
+	CHECK_INT(req.route.tcp_mode, FARE_MODE_FLOWLET);
+	PARSE_OK("route add 10.0.0.0/24 t flow nexthop plane 1 weight 1");
+	CHECK_INT(req.route.mode, FARE_MODE_DEFAULT);
+	CHECK_INT(req.route.tcp_mode, FARE_MODE_FLOW);
+	PARSE_OK("route add 10.0.0.0/24 nexthop plane 1 weight 1");
+	CHECK_INT(req.route.tcp_mode, FARE_MODE_DEFAULT);
+	PARSE_USAGE("route add 10.0.0.0/24 tcp-mode flow tcp-mode flowlet nexthop plane 1 weight 1",
+		    "route add: tcp-mode given twice at argument 6");
+	PARSE_USAGE("route add 10.0.0.0/24 tcp-mode bogus nexthop plane 1 weight 1",
+		    "route add: unknown tcp-mode \"bogus\" (default, packet, flow, flowlet) at argument 5");
+}
+
 TEST(route_add_without_mode_uses_the_namespace_default)
 {
 	PARSE_OK("route add 2001:db8::/32 nexthop plane 1 weight 1");
@@ -471,9 +487,9 @@ TEST(modes_are_checked_and_ambiguity_named)
 TEST(unknown_keywords_list_the_choices)
 {
 	PARSE_USAGE("route add 10.0.0.0/24 metric 5",
-		    "route add: unknown keyword \"metric\" (mode, src, nexthop, group, stats) at argument 4");
+		    "route add: unknown keyword \"metric\" (mode, src, nexthop, group, stats, tcp-mode) at argument 4");
 	PARSE_USAGE("route add 10.0.0.0/24 weight 5",
-		    "route add: unknown keyword \"weight\" (mode, src, nexthop, group, stats) at argument 4");
+		    "route add: unknown keyword \"weight\" (mode, src, nexthop, group, stats, tcp-mode) at argument 4");
 	PARSE_USAGE("plane add 1 device eth0",
 		    "plane add: unknown keyword \"device\" (dev, via) at argument 4");
 	PARSE_USAGE("config set seed 1",

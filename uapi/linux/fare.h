@@ -187,6 +187,10 @@ enum fare_attr {
 					 * nothing, as if its carrier were
 					 * lost, until a PLANE_NEW without it
 					 */
+	FARE_A_ROUTE_TCP_MODE,		/* u8, enum fare_mode of the route's
+					 * TCP packets; FARE_MODE_DEFAULT (or
+					 * absent): the route's mode
+					 */
 	__FARE_A_MAX,
 };
 

@@ -175,6 +175,7 @@ void fc_out_route(struct fc_out *o, const struct fare_route *r)
 		json_kv_string(&o->j, "family",
 			       r->dst.family == AF_INET ? "inet" : "inet6");
 		json_kv_string(&o->j, "mode", fare_mode_name(r->mode));
+		json_kv_string(&o->j, "tcp_mode", fare_mode_name(r->tcp_mode));
 		if (r->group_id) {
 			json_kv_u64(&o->j, "group", r->group_id);
 			json_kv_bool(&o->j, "anonymous", !named);
@@ -192,6 +193,8 @@ void fc_out_route(struct fc_out *o, const struct fare_route *r)
 	}
 
 	fprintf(o->f, "%s mode %s", prefix, fare_mode_name(r->mode));
+	if (r->tcp_mode != FARE_MODE_DEFAULT)
+		fprintf(o->f, " tcp-mode %s", fare_mode_name(r->tcp_mode));
 	if (named)
 		fprintf(o->f, " group %u", r->group_id);
 	if (!counters)
@@ -420,6 +423,8 @@ static void route_line(FILE *f, const struct fare_route *r)
 		fare_prefix_format(&r->dst, prefix, sizeof(prefix)));
 	if (r->mode != FARE_MODE_DEFAULT)
 		fprintf(f, " mode %s", fare_mode_name(r->mode));
+	if (r->tcp_mode != FARE_MODE_DEFAULT)
+		fprintf(f, " tcp-mode %s", fare_mode_name(r->tcp_mode));
 	if (r->stats == FARE_ROUTE_STATS_OFF)
 		fputs(" stats off", f);
 	if (r->group_id && r->group_id <= FARE_GROUP_ID_MAX) {

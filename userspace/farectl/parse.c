@@ -385,7 +385,7 @@ static const struct kw on_off[] = {
 };
 
 /*
- * route add|replace PREFIX [mode M] [src ADDR] [stats on|off]
+ * route add|replace PREFIX [mode M] [tcp-mode M] [src ADDR] [stats on|off]
  *	{ group ID | nexthop plane ID weight W [tier T] [bandwidth BPS]
  *	  [nexthop ...] }
  * group add|replace ID nexthop ... (@group: req->group gets the next hops)
@@ -394,17 +394,19 @@ static int parse_route_add(struct cur *c, struct fc_request *req, bool group)
 {
 	enum {
 		K_MODE, K_SRC, K_NEXTHOP, K_PLANE, K_WEIGHT, K_TIER,
-		K_BANDWIDTH, K_GROUP, K_STATS,
+		K_BANDWIDTH, K_GROUP, K_STATS, K_TCP_MODE,
 	};
 	static const struct kw route_keys[] = {
 		KW("mode", K_MODE), KW("src", K_SRC), KW("nexthop", K_NEXTHOP),
 		KW("group", K_GROUP), KW("stats", K_STATS),
+		KW("tcp-mode", K_TCP_MODE),
 		KW_END
 	};
 	static const struct kw group_keys[] = {
 		KW("nexthop", K_NEXTHOP),
 		KW_END
 	};
+	/* Not tcp-mode: "t" after a next hop has meant tier since the start. */
 	static const struct kw nh_keys[] = {
 		KW("plane", K_PLANE), KW("weight", K_WEIGHT),
 		KW("tier", K_TIER), KW("bandwidth", K_BANDWIDTH),
@@ -421,7 +423,7 @@ static int parse_route_add(struct cur *c, struct fc_request *req, bool group)
 	struct fare_route *r = &req->route;
 	struct fare_nexthop *nh = NULL;
 	struct nh_state st = { 0 };
-	bool has_mode = false;
+	bool has_mode = false, has_tcp_mode = false;
 	uint32_t v;
 	unsigned int i;
 	int key, mode, at, ret;
@@ -480,6 +482,15 @@ static int parse_route_add(struct cur *c, struct fc_request *req, bool group)
 				return ret;
 			r->mode = mode;
 			has_mode = true;
+			break;
+		case K_TCP_MODE:
+			if (has_tcp_mode)
+				return fail_at(c, at, "tcp-mode given twice");
+			ret = expect_kw(c, route_modes, "tcp-mode", &mode);
+			if (ret)
+				return ret;
+			r->tcp_mode = mode;
+			has_tcp_mode = true;
 			break;
 		case K_SRC:
 			if (r->has_src)
@@ -1253,8 +1264,9 @@ static const char help_group[] =
 	"deleted.\n";
 
 static const char help_route[] =
-	"Usage: farectl route { add | replace } PREFIX [mode MODE] [src ADDR]\n"
-	"               [stats { on | off }] { group ID | NEXTHOP [NEXTHOP ...] }\n"
+	"Usage: farectl route { add | replace } PREFIX [mode MODE] [tcp-mode MODE]\n"
+	"               [src ADDR] [stats { on | off }]\n"
+	"               { group ID | NEXTHOP [NEXTHOP ...] }\n"
 	"       farectl route del PREFIX\n"
 	"       farectl route show [PREFIX]\n"
 	"       farectl route flush\n"

@@ -578,26 +578,38 @@ static void multihomed_statement(struct parser *ps, char **argv, int argc)
 	snprintf(mh->policy_name, sizeof(mh->policy_name), "%s", argv[3]);
 }
 
-/* mode packet|flow|flowlet [policy NAME] */
-static void mode_statement(struct parser *ps, char **argv, int argc)
+static uint8_t mode_named(const char *name)
 {
 	static const char *const modes[] = {
 		[FARE_MODE_PACKET] = "packet",
 		[FARE_MODE_FLOW] = "flow",
 		[FARE_MODE_FLOWLET] = "flowlet",
 	};
-	struct fared_config *cfg = ps->cfg;
-	struct fared_mode *m;
-	uint8_t mode = 0;
 	int i;
 
 	for (i = FARE_MODE_PACKET; i <= FARE_MODE_FLOWLET; i++)
-		if (argc >= 2 && !strcmp(argv[1], modes[i]))
-			mode = (uint8_t)i;
-	if (!mode ||
-	    (argc != 2 && (argc != 4 || strcmp(argv[2], "policy")))) {
-		problem(ps, ps->line, "expected \"mode packet|flow|"
-			"flowlet [policy NAME]\"");
+		if (!strcmp(name, modes[i]))
+			return (uint8_t)i;
+	return FARE_MODE_DEFAULT;
+}
+
+/* mode packet|flow|flowlet [tcp packet|flow|flowlet] [policy NAME] */
+static void mode_statement(struct parser *ps, char **argv, int argc)
+{
+	struct fared_config *cfg = ps->cfg;
+	uint8_t mode, tcp_mode = FARE_MODE_DEFAULT;
+	struct fared_mode *m;
+	int at = 2;
+
+	mode = argc >= 2 ? mode_named(argv[1]) : FARE_MODE_DEFAULT;
+	if (mode && argc >= 4 && !strcmp(argv[2], "tcp")) {
+		tcp_mode = mode_named(argv[3]);
+		at = tcp_mode ? 4 : argc + 1;
+	}
+	if (!mode || at > argc ||
+	    (argc != at && (argc != at + 2 || strcmp(argv[at], "policy")))) {
+		problem(ps, ps->line, "expected \"mode packet|flow|flowlet "
+			"[tcp packet|flow|flowlet] [policy NAME]\"");
 		return;
 	}
 	m = grow((void **)&cfg->modes, &cfg->n_modes, sizeof(*m));
@@ -606,11 +618,12 @@ static void mode_statement(struct parser *ps, char **argv, int argc)
 		return;
 	}
 	m->mode = mode;
+	m->tcp_mode = tcp_mode;
 	m->policy = -1;
 	m->line = ps->line;
-	if (argc == 4)
+	if (argc == at + 2)
 		snprintf(m->policy_name, sizeof(m->policy_name), "%s",
-			 argv[3]);
+			 argv[at + 1]);
 }
 
 /* The FARE statements: role, path-bandwidth, link-bandwidth, ... */
@@ -650,15 +663,20 @@ fared_multihome_of(const struct fared_config *cfg,
 }
 
 uint8_t fared_mode_of(const struct fared_config *cfg,
-		      const struct bgp_prefix *prefix)
+		      const struct bgp_prefix *prefix, uint8_t *tcp_mode)
 {
 	size_t i;
 
 	for (i = 0; i < cfg->n_modes; i++)
 		if (cfg->modes[i].policy < 0 ||
 		    fared_policy_permits(&cfg->policies[cfg->modes[i].policy],
-					 prefix))
+					 prefix)) {
+			if (tcp_mode)
+				*tcp_mode = cfg->modes[i].tcp_mode;
 			return cfg->modes[i].mode;
+		}
+	if (tcp_mode)
+		*tcp_mode = FARE_MODE_DEFAULT;
 	return FARE_MODE_DEFAULT;
 }
 

@@ -144,9 +144,13 @@ struct fared_orf_prefix {
 	int line;
 };
 
-/* "mode MODE [policy NAME]": the forwarding mode of matching prefixes. */
+/*
+ * "mode MODE [tcp MODE] [policy NAME]": the forwarding mode of matching
+ * prefixes, and that of their TCP packets.
+ */
 struct fared_mode {
 	uint8_t mode;			/* enum fare_mode */
+	uint8_t tcp_mode;		/* FARE_MODE_DEFAULT: mode's */
 	int policy;			/* -1: every prefix */
 	char policy_name[FARED_NAME_MAX];
 	int line;
@@ -248,9 +252,12 @@ const struct fared_multihome *
 fared_multihome_of(const struct fared_config *cfg,
 		   const struct bgp_prefix *prefix);
 
-/* The mode of prefix: the first "mode" line whose policy permits it. */
+/*
+ * The mode of prefix: the first "mode" line whose policy permits it; its
+ * TCP packets' mode in *tcp_mode (if not NULL).
+ */
 uint8_t fared_mode_of(const struct fared_config *cfg,
-		      const struct bgp_prefix *prefix);
+		      const struct bgp_prefix *prefix, uint8_t *tcp_mode);
 
 /* Whether policy permits prefix: the first matching rule decides. */
 bool fared_policy_permits(const struct fared_policy *pol,

@@ -681,6 +681,8 @@ static void want_json(struct routes_ctx *rc, const struct rib_entry *e,
 		json_kv_u64(rc->j, "advertise_nt_pb_bps",
 			    adv_bps(res->adv_nt_value));
 	json_kv_string(rc->j, "mode", mode_text(w->want->mode, "default"));
+	json_kv_string(rc->j, "tcp_mode",
+		       mode_text(w->want->tcp_mode, "default"));
 	if (w->ui.n_upa)
 		upa_json(rc->j, &w->ui, w->want, w->unreachable);
 	suppress_explain(rc, e);
@@ -694,11 +696,13 @@ static void want_text(struct routes_ctx *rc, const struct rib_entry *e,
 	const struct fare_result *res = &w->fr.res;
 	char nhs[FARE_FIB_NEXTHOPS_STRLEN];
 
-	fprintf(rc->f, "  fare: %s: %s, %s, mode %s\n",
+	fprintf(rc->f, "  fare: %s: %s, %s, mode %s%s%s\n",
 		fare_role_name(w->fr.role), res->weighted ?
 		"weighted by path bandwidth" : "equal weights (ECMP)",
 		fare_adv_rule_text(res->adv_rule),
-		mode_text(w->want->mode, "namespace default"));
+		mode_text(w->want->mode, "namespace default"),
+		w->want->tcp_mode ? ", tcp " : "",
+		w->want->tcp_mode ? mode_text(w->want->tcp_mode, "") : "");
 	if (w->ui.n_upa)
 		upa_text(rc->f, &w->ui, w->want, w->unreachable);
 	suppress_explain(rc, e);

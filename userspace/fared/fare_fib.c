@@ -32,6 +32,7 @@ struct fib_rt {
 	uint32_t hash;
 	uint32_t refs;
 	uint8_t mode;
+	uint8_t tcp_mode;
 	uint8_t stats;		/* FARE_ROUTE_STATS_* */
 	uint8_t n;
 	struct fib_nh nh[];
@@ -310,7 +311,8 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 	want->mode = FARE_MODE_DEFAULT;
 	want->stats = cfg->route_stats;
 	if (cfg->prefix_of)
-		cfg->prefix_of(cfg->arg, &e->prefix, &want->mode, &opts);
+		cfg->prefix_of(cfg->arg, &e->prefix, &want->mode,
+			       &want->tcp_mode, &opts);
 	fr->best = -1;
 	fr->tiers = cfg->tiers.enabled;
 	worse = e->n_paths <= sizeof(worse_small) ? worse_small :
@@ -405,7 +407,7 @@ static size_t rt_size(unsigned int n)
 	return sizeof(struct fib_rt) + n * sizeof(struct fib_nh);
 }
 
-/* mode, stats, n and the next hops: what makes two routes the same. */
+/* The modes, stats, n and the next hops: what makes two routes the same. */
 static uint32_t rt_hash(const struct fib_rt *rt)
 {
 	const uint8_t *b = &rt->mode;
@@ -456,6 +458,7 @@ static struct fib_rt *rt_from(struct fare_fib *fib, const struct fare_route *r)
 	if (!rt)
 		return NULL;
 	rt->mode = r->mode;
+	rt->tcp_mode = r->tcp_mode;
 	rt->stats = r->stats;
 	rt->n = (uint8_t)r->n_nexthops;
 	for (i = 0; i < r->n_nexthops; i++) {
@@ -508,6 +511,7 @@ static void rt_to(const struct fare_prefix *dst, const struct fib_rt *rt,
 	memset(r, 0, offsetof(struct fare_route, nexthops));
 	r->dst = *dst;
 	r->mode = rt->mode;
+	r->tcp_mode = rt->tcp_mode;
 	r->stats = rt->stats;
 	r->n_nexthops = rt->n;
 	for (i = 0; i < rt->n; i++) {
@@ -525,8 +529,8 @@ static bool rt_eq(const struct fib_rt *a, const struct fib_rt *b)
 		return a == b;
 	if (fib_stats_differ(a->stats, b->stats))
 		return false;
-	return a->mode == b->mode && a->n == b->n &&
-	       !memcmp(a->nh, b->nh, a->n * sizeof(a->nh[0]));
+	return a->mode == b->mode && a->tcp_mode == b->tcp_mode &&
+	       a->n == b->n && !memcmp(a->nh, b->nh, a->n * sizeof(a->nh[0]));
 }
 
 struct fare_fib *fare_fib_new(fare_fib_apply_fn apply, void *apply_arg)

@@ -65,7 +65,7 @@ typedef void (*fare_fib_peer_fn)(void *arg, unsigned int peer,
  * and opts->multihomed / multihome_multiply_link.
  */
 typedef void (*fare_fib_prefix_fn)(void *arg, const struct bgp_prefix *p,
-				   uint8_t *mode,
+				   uint8_t *mode, uint8_t *tcp_mode,
 				   struct fare_policy_opts *opts);
 
 struct fare_fib_cfg {

@@ -47,12 +47,12 @@ static void peer_of(void *arg, unsigned int peer, struct fare_fib_peer *out)
 }
 
 static void prefix_of(void *arg, const struct bgp_prefix *p, uint8_t *mode,
-		      struct fare_policy_opts *opts)
+		      uint8_t *tcp_mode, struct fare_policy_opts *opts)
 {
 	struct fare_sync *fs = arg;
 	const struct fared_multihome *mh;
 
-	*mode = fared_mode_of(&fs->d->cfg, p);
+	*mode = fared_mode_of(&fs->d->cfg, p, tcp_mode);
 	mh = fared_multihome_of(&fs->d->cfg, p);
 	if (mh) {
 		opts->multihomed = mh->leaves;

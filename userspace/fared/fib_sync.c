@@ -59,6 +59,7 @@ bool fib_route_equal(const struct fare_route *a, const struct fare_route *b)
 	unsigned int i;
 
 	if (fib_prefix_cmp(&a->dst, &b->dst) || a->mode != b->mode ||
+	    a->tcp_mode != b->tcp_mode ||
 	    a->has_src != b->has_src || a->n_nexthops != b->n_nexthops ||
 	    a->n_nexthops > FARE_NEXTHOP_MAX)
 		return false;

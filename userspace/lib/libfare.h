@@ -70,6 +70,8 @@ struct fare_nexthop {
 struct fare_route {
 	struct fare_prefix dst;
 	uint8_t mode;		/* enum fare_mode; FARE_MODE_DEFAULT is not sent */
+	/* The mode of the route's TCP packets; FARE_MODE_DEFAULT: mode's. */
+	uint8_t tcp_mode;
 	/*
 	 * Preferred source of the kernel route that fare_route_add() installs.
 	 * fare.ko does not store it, so get and dump leave has_src false.

@@ -202,6 +202,10 @@ int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
 	if (route->mode > FARE_MODE_MAX)
 		return fare_err_set(err, -EINVAL, "mode %u out of range (0..%u)",
 				    route->mode, FARE_MODE_MAX);
+	if (route->tcp_mode > FARE_MODE_MAX)
+		return fare_err_set(err, -EINVAL,
+				    "tcp-mode %u out of range (0..%u)",
+				    route->tcp_mode, FARE_MODE_MAX);
 	if (route->n_nexthops > FARE_NEXTHOP_MAX)
 		return fare_err_set(err, -E2BIG,
 				    "%u next hops, at most %u allowed",
@@ -219,6 +223,10 @@ int fare_msg_put_route(struct nlmsghdr *nlh, size_t buflen,
 	if (route->mode != FARE_MODE_DEFAULT &&
 	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_ROUTE_MODE,
 				   route->mode))
+		return too_long(err);
+	if (route->tcp_mode != FARE_MODE_DEFAULT &&
+	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_ROUTE_TCP_MODE,
+				   route->tcp_mode))
 		return too_long(err);
 	if (route->stats != FARE_ROUTE_STATS_DEFAULT &&
 	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_ROUTE_STATS,
@@ -510,6 +518,7 @@ int fare_msg_parse_route(const struct nlmsghdr *nlh, struct fare_route *out,
 	if (out->dst.plen > alen * 8)
 		return malformed(err, "route prefix length out of range");
 	if (bad_len(tb[FARE_A_ROUTE_MODE], 1) ||
+	    bad_len(tb[FARE_A_ROUTE_TCP_MODE], 1) ||
 	    bad_len(tb[FARE_A_ROUTE_NOPLANE_PACKETS], 8) ||
 	    bad_len(tb[FARE_A_ROUTE_FALLBACK_PACKETS], 8) ||
 	    bad_len(tb[FARE_A_ROUTE_GROUP_ID], 4) ||
@@ -517,6 +526,8 @@ int fare_msg_parse_route(const struct nlmsghdr *nlh, struct fare_route *out,
 		return malformed(err, "route attribute of the wrong size");
 	if (tb[FARE_A_ROUTE_MODE])
 		out->mode = mnl_attr_get_u8(tb[FARE_A_ROUTE_MODE]);
+	if (tb[FARE_A_ROUTE_TCP_MODE])
+		out->tcp_mode = mnl_attr_get_u8(tb[FARE_A_ROUTE_TCP_MODE]);
 	if (tb[FARE_A_ROUTE_GROUP_ID])
 		out->group_id = mnl_attr_get_u32(tb[FARE_A_ROUTE_GROUP_ID]);
 	/* A kernel without the attribute always has the counters. */
