@@ -18,6 +18,7 @@
 #include "plane.h"
 #include "route.h"
 #include "stats.h"
+#include "fare_trace.h"
 
 /*
  * Whether the kernel has IPv6 neighbour discovery: not when IPv6 is
@@ -82,8 +83,10 @@ static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 		hops[i] = READ_ONCE(fn->tier_hops[i]);
 	mask = fare_tier_spill(grp->tiers, up, q, grp->num_nh, hops, n_hops,
 			       READ_ONCE(fn->spill_bias), &spilled);
-	if (spilled && mask)
+	if (spilled && mask) {
 		fare_count_spill(fn, grp->tiers[__ffs64(mask)]);
+		trace_fare_tier_spill(grp->tiers[__ffs64(mask)]);
+	}
 	return mask;
 }
 
@@ -144,6 +147,8 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 				      grp->num_nh);
 	if (idx >= 0)
 		fare_slot_set(fl, hash, grp->nh[idx].plane_id, now);
+	trace_fare_flowlet_new(hash, idx >= 0 ? grp->nh[idx].plane_id : 0,
+			       idx);
 	return idx;
 }
 

@@ -5,6 +5,7 @@
  * counters, and how it follows its planes' MTU, GSO limits and offloads.
  */
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
@@ -187,6 +188,19 @@ static void fare_dev_free(struct net_device *dev)
 	dev->tstats = NULL;
 }
 
+/* `ethtool -i`: the driver and the release it was built from. */
+static void fare_get_drvinfo(struct net_device *dev,
+			     struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, KBUILD_MODNAME, sizeof(info->driver));
+	strscpy(info->version, FARE_VERSION, sizeof(info->version));
+}
+
+static const struct ethtool_ops fare_ethtool_ops = {
+	.get_drvinfo = fare_get_drvinfo,
+	.get_link = ethtool_op_get_link,
+};
+
 static const struct net_device_ops fare_netdev_ops = {
 	.ndo_init = fare_dev_init,
 	.ndo_start_xmit = fare_xmit,
@@ -201,6 +215,7 @@ static void fare_setup(struct net_device *dev)
 					   FARE_FEATURES_SHARED;
 
 	dev->netdev_ops = &fare_netdev_ops;
+	dev->ethtool_ops = &fare_ethtool_ops;
 	dev->type = ARPHRD_NONE;
 	dev->hard_header_len = 0;
 	dev->addr_len = 0;

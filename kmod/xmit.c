@@ -20,6 +20,9 @@
 #include "stats.h"
 #include "xmit.h"
 
+#define CREATE_TRACE_POINTS
+#include "fare_trace.h"
+
 /*
  * Adds a packet of @len bytes to next hop @i's virtual queue. The bytes
  * gather in this CPU's @gtx until FARE_VQ_BATCH of them are due, which
@@ -101,6 +104,14 @@ static void fare_drop(struct fare_net *fn, struct net_device *dev,
 		kfree_skb_reason(skb, reason);
 }
 
+/* The destination address in @skb's pulled IP header. */
+static const void *fare_skb_daddr(struct sk_buff *skb, u8 family)
+{
+	if (family == AF_INET)
+		return &ip_hdr(skb)->daddr;
+	return &ipv6_hdr(skb)->daddr;
+}
+
 /*
  * The kernel's normal route for a packet no plane can carry. libfare keeps
  * fare's kernel routes in table FARE_RT_TABLE behind a rule matching every
@@ -173,6 +184,7 @@ static bool fare_fallback_xmit(struct net *net, struct net_device *dev,
 
 	if (!dst)
 		return false;
+	trace_fare_noplane(dev, family, fare_skb_daddr(skb, family), true);
 	skb_dst_drop(skb);
 	skb_dst_set(skb, dst);
 	/* Whatever the first pass or a tc hook left in cb means nothing now. */
@@ -219,6 +231,7 @@ static void fare_xmit_noplane(struct fare_net *fn, struct net_device *dev,
 		return;
 	}
 	fare_route_count_drop(rt, false);
+	trace_fare_noplane(dev, family, fare_skb_daddr(skb, family), false);
 	fare_drop(fn, dev, skb, FARE_DROP_NOPLANE, FARE_DROP_REASON_NOPLANE);
 }
 
@@ -271,6 +284,9 @@ netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	len = skb->len;
 	fare_count_tx(fn, rt, grp, idx, plane, len);
+	/* Read again: skb_cow_head() may have moved the header. */
+	trace_fare_xmit(dev, family, fare_skb_daddr(skb, family),
+			grp->nh[idx].plane_id, idx, len);
 
 	skb_dst_drop(skb);
 	skb->dev = pdev;
