@@ -187,6 +187,13 @@ enum fare_attr {
 					 * nothing, as if its carrier were
 					 * lost, until a PLANE_NEW without it
 					 */
+	FARE_A_PLANE_GW_FAILS,		/* u64, times a gateway of the plane
+					 * was found unreachable (read only)
+					 */
+	FARE_A_CONFIG_USE_NEIGH,	/* u8, 1 (default): a plane whose
+					 * gateway's neighbour entry failed
+					 * carries nothing by that gateway
+					 */
 	__FARE_A_MAX,
 };
 
@@ -242,6 +249,10 @@ enum fare_plane_flags {
 					 * administratively down
 					 */
 	FARE_PLANE_F_ADMIN_DOWN = 2,	/* FARE_A_PLANE_ADMIN_DOWN was set */
+	FARE_PLANE_F_GW4_FAILED = 4,	/* the IPv4 gateway's neighbour entry
+					 * is FAILED (no ARP answer)
+					 */
+	FARE_PLANE_F_GW6_FAILED = 8,	/* the IPv6 gateway's, no ND answer */
 };
 
 #endif /* _UAPI_LINUX_FARE_H */
