@@ -117,16 +117,19 @@ static int fare_netevent(struct notifier_block *nb, unsigned long event,
 	if (!fn || !READ_ONCE(fn->num_planes))
 		return NOTIFY_DONE;
 
+	/* An entry that left the table says nothing of the gateway. */
+	if (READ_ONCE(n->dead))
+		return NOTIFY_DONE;
 	rcu_read_lock();
-	spin_lock_bh(&fn->gw_lock);
 	for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
 		plane = rcu_dereference(fn->planes[id]);
-		/* An entry that left the table says nothing of the gateway. */
-		if (plane && !READ_ONCE(n->dead) && fare_gw_is(plane, bit, n))
-			fare_gw_update(fn, plane, bit,
-				       READ_ONCE(n->nud_state));
+		if (!plane || !fare_gw_is(plane, bit, n))
+			continue;
+		/* The state read under the lock: the last event reads the last. */
+		spin_lock_bh(&fn->gw_lock);
+		fare_gw_update(fn, plane, bit, READ_ONCE(n->nud_state));
+		spin_unlock_bh(&fn->gw_lock);
 	}
-	spin_unlock_bh(&fn->gw_lock);
 	rcu_read_unlock();
 	return NOTIFY_DONE;
 }
