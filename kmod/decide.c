@@ -233,8 +233,8 @@ static u64 fare_group_up(struct fare_net *fn, struct fare_group *grp,
 			 u8 carry, bool rescan)
 {
 	struct fare_group_tx *gtx = this_cpu_ptr(grp->tx);
-	/* Pairs with fare_planes_changed(): a new gen, the new planes. */
-	u32 gen = smp_load_acquire(&fn->plane_gen);
+	/* Pairs with fare_planes_bump(): a new gen, the new planes. */
+	u32 gen = atomic_read_acquire(&fn->plane_gen);
 	struct fare_plane *plane;
 	unsigned int i;
 	u64 up = 0;
@@ -243,7 +243,7 @@ static u64 fare_group_up(struct fare_net *fn, struct fare_group *grp,
 		return gtx->up;
 	for (i = 0; i < grp->num_nh; i++) {
 		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
-		if (plane && (READ_ONCE(plane->carries) & carry))
+		if (plane && (fare_plane_carries(fn, plane) & carry))
 			up |= BIT_ULL(i);
 	}
 	gtx->up = up;
@@ -270,14 +270,16 @@ static bool fare_skb_is_tcp(const struct sk_buff *skb, u8 family)
  * new flowlet spills to a higher one (fare_tier_choose()). A route of one
  * tier in flow or packet mode never looks at the flowlet table.
  * Returns the next hop's index and its plane, read again and checked to
- * carry the packet, or -1 if none is usable.
+ * carry the packet, and in *@gwp the gateway to send it to (FARE_PLANE_C_*:
+ * an IPv4 packet goes to the IPv4 gateway unless that one cannot carry it
+ * now), or -1 if none is usable.
  */
 int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 		      struct fare_group *grp, struct sk_buff *skb,
-		      struct fare_plane **planep)
+		      struct fare_plane **planep, u8 *gwp)
 {
 	u8 family = skb->protocol == htons(ETH_P_IP) ? AF_INET : AF_INET6;
-	u8 mode, tcp_mode, carry = fare_carry_mask(family);
+	u8 mode, tcp_mode, can, carry = fare_carry_mask(family);
 	struct fare_plane *plane;
 	bool rescan = false;
 	u64 usable, up;
@@ -320,7 +322,8 @@ again:
 	if (idx < 0 || !(up & BIT_ULL(idx)))
 		return -1;
 	plane = fare_plane_get_rcu(fn, grp->nh[idx].plane_id);
-	if (unlikely(!plane || !(READ_ONCE(plane->carries) & carry))) {
+	can = plane ? fare_plane_carries(fn, plane) & carry : 0;
+	if (unlikely(!can)) {
 		/* A plane changed since this CPU's scan: once more, afresh. */
 		if (rescan)
 			return -1;
@@ -328,6 +331,7 @@ again:
 		goto again;
 	}
 	*planep = plane;
+	*gwp = can & FARE_PLANE_C_GW4 ?: FARE_PLANE_C_GW6;
 	return idx;
 }
 

@@ -11,6 +11,6 @@ struct fare_route;
 
 int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 		      struct fare_group *grp, struct sk_buff *skb,
-		      struct fare_plane **planep);
+		      struct fare_plane **planep, u8 *gwp);
 
 #endif /* _FARE_DECIDE_H */

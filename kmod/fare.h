@@ -33,6 +33,8 @@
 #include <linux/hashtable.h>
 #include <linux/xarray.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/in6.h>
 #include <net/netns/generic.h>
 #include <linux/fare.h>
@@ -63,10 +65,22 @@ struct fare_net {
 	/* Under RTNL, against max_planes; READ_ONCE by config dumps. */
 	unsigned int num_planes;
 	/*
-	 * Bumped (under RTNL, store-release) after every change of the
-	 * planes or of what one carries; see fare_group_up().
+	 * Bumped (fare_planes_bump(): atomic, release) after every change
+	 * of the planes or of what one carries, under RTNL or by the
+	 * neighbour events (neigh.c); see fare_group_up().
 	 */
-	u32 plane_gen;
+	atomic_t plane_gen;
+	/*
+	 * Gateway neighbours (neigh.c). gw_lock (BHs off) protects each
+	 * plane's gw_failed and gw_fails and gw_exiting, and serialises the
+	 * neighbour events so the last reads the entry's last state;
+	 * gw_exiting stops gw_probe being armed again at namespace exit.
+	 * use_neigh: FARE_A_CONFIG_USE_NEIGH, READ_ONCE in the packet path.
+	 */
+	spinlock_t gw_lock;
+	bool gw_exiting;
+	u8 use_neigh;
+	struct delayed_work gw_probe;
 	/* Protects the routes and the config below. */
 	struct mutex lock;
 	struct rhashtable routes;	/* RCU readers, keyed by fare_prefix */
@@ -160,6 +174,15 @@ static inline void fare_dump_gen_bump(struct fare_net *fn)
 static inline struct fare_net *fare_pernet(const struct net *net)
 {
 	return net_generic(net, fare_net_id);
+}
+
+/*
+ * After a change of the planes or of what one carries: every CPU scans the
+ * planes again (decide.c, fare_group_up()'s acquire sees the change).
+ */
+static inline void fare_planes_bump(struct fare_net *fn)
+{
+	atomic_inc_return_release(&fn->plane_gen);
 }
 
 #endif /* _FARE_H */

@@ -13,6 +13,7 @@
 #include "device.h"
 #include "fare.h"
 #include "flowlet.h"
+#include "gateway.h"
 #include "netlink.h"
 #include "plane.h"
 #include "route.h"
@@ -43,6 +44,7 @@ static int __net_init fare_net_init(struct net *net)
 	fn->max_routes = FARE_MAX_ROUTES_DEFAULT;
 	fn->max_planes = FARE_MAX_PLANES_DEFAULT;
 	fn->max_nexthops = FARE_MAX_NEXTHOPS_DEFAULT;
+	fare_gw_net_init(fn);
 	fn->stats = fare_alloc_pcpu_stats(struct fare_pcpu_net);
 	if (!fn->stats)
 		return -ENOMEM;
@@ -67,6 +69,8 @@ static void __net_exit fare_net_exit_batch(struct list_head *net_list)
 	list_for_each_entry(net, net_list, exit_list)
 		fare_planes_flush(fare_pernet(net));
 	rtnl_unlock();
+	list_for_each_entry(net, net_list, exit_list)
+		fare_gw_net_exit(fare_pernet(net));
 
 	/* Readers that started before the devices went away are done. */
 	synchronize_rcu();
@@ -97,9 +101,12 @@ static int __init fare_init(void)
 	err = fare_notifier_register();
 	if (err)
 		goto err_pernet;
-	err = rtnl_link_register(&fare_link_ops);
+	err = fare_gw_notifier_register();
 	if (err)
 		goto err_notifier;
+	err = rtnl_link_register(&fare_link_ops);
+	if (err)
+		goto err_gw;
 	err = fare_genl_register();
 	if (err)
 		goto err_link;
@@ -108,6 +115,8 @@ static int __init fare_init(void)
 
 err_link:
 	rtnl_link_unregister(&fare_link_ops);
+err_gw:
+	fare_gw_notifier_unregister();
 err_notifier:
 	fare_notifier_unregister();
 err_pernet:
@@ -122,6 +131,7 @@ static void __exit fare_exit(void)
 	rtnl_link_unregister(&fare_link_ops);
 	/* Replays NETDEV_UNREGISTER for every device: drops every plane. */
 	fare_notifier_unregister();
+	fare_gw_notifier_unregister();
 	unregister_pernet_subsys(&fare_net_ops);
 	/* Wait for the call_rcu() frees of planes, routes and groups. */
 	rcu_barrier();

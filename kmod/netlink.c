@@ -15,6 +15,7 @@
 #include "device.h"
 #include "dump.h"
 #include "flowlet.h"
+#include "gateway.h"
 #include "limits.h"
 #include "netlink.h"
 #include "nhg.h"
@@ -189,8 +190,8 @@ static int fare_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	long id;
 	int err = 0;
 
-	/* Pairs with fare_planes_changed(), as the packet path's read. */
-	cb->seq = (smp_load_acquire(&fn->plane_gen) + 1) ?: 1;
+	/* Pairs with fare_planes_bump(), as the packet path's read. */
+	cb->seq = ((u32)atomic_read_acquire(&fn->plane_gen) + 1) ?: 1;
 	rcu_read_lock();
 	for (id = max(cb->args[0], 1L); id <= FARE_PLANE_ID_MAX; id++) {
 		plane = fare_plane_get_rcu(fn, id);
@@ -661,6 +662,9 @@ static void fare_nl_config_apply(struct fare_net *fn, struct nlattr **attrs)
 	if (attrs[FARE_A_CONFIG_SPILL_BIAS])
 		WRITE_ONCE(fn->spill_bias,
 			   nla_get_u32(attrs[FARE_A_CONFIG_SPILL_BIAS]));
+	if (attrs[FARE_A_CONFIG_USE_NEIGH])
+		fare_gw_set_use_neigh(fn,
+				      nla_get_u8(attrs[FARE_A_CONFIG_USE_NEIGH]));
 }
 
 static int fare_nl_config_set(struct sk_buff *skb, struct genl_info *info)

@@ -18,6 +18,13 @@ void *fare_msg_start(struct sk_buff *skb, u32 portid, u32 seq, int flags,
 	return genlmsg_put(skb, portid, seq, &fare_family, flags, cmd);
 }
 
+/* FARE_PLANE_F_GW*_FAILED for a plane's gw_failed bits. */
+static u32 fare_gw_failed_flags(u8 failed)
+{
+	return (failed & FARE_PLANE_C_GW4 ? FARE_PLANE_F_GW4_FAILED : 0) |
+	       (failed & FARE_PLANE_C_GW6 ? FARE_PLANE_F_GW6_FAILED : 0);
+}
+
 int fare_plane_fill(struct sk_buff *skb, struct fare_plane *plane,
 		    u32 portid, u32 seq, int flags, u8 cmd)
 {
@@ -36,7 +43,10 @@ int fare_plane_fill(struct sk_buff *skb, struct fare_plane *plane,
 	     nla_put_in6_addr(skb, FARE_A_PLANE_GW6, &plane->gw6)) ||
 	    nla_put_u32(skb, FARE_A_PLANE_FLAGS,
 			(READ_ONCE(plane->oper_up) ? FARE_PLANE_F_OPER_UP : 0) |
-			(plane->admin_down ? FARE_PLANE_F_ADMIN_DOWN : 0)) ||
+			(plane->admin_down ? FARE_PLANE_F_ADMIN_DOWN : 0) |
+			fare_gw_failed_flags(READ_ONCE(plane->gw_failed))) ||
+	    nla_put_u64_64bit(skb, FARE_A_PLANE_GW_FAILS,
+			      READ_ONCE(plane->gw_fails), FARE_A_PAD) ||
 	    nla_put_u64_64bit(skb, FARE_A_PLANE_TX_PACKETS, packets,
 			      FARE_A_PAD) ||
 	    nla_put_u64_64bit(skb, FARE_A_PLANE_TX_BYTES, bytes, FARE_A_PAD)) {
@@ -221,7 +231,8 @@ int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 	    nla_put_u8(skb, FARE_A_CONFIG_ROUTE_STATS, fn->route_stats) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_MAX_GROUPS, fn->max_groups) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_NUM_GROUPS, fn->num_groups) ||
-	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_SLOTS, fn->flowlet_slots)) {
+	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_SLOTS, fn->flowlet_slots) ||
+	    nla_put_u8(skb, FARE_A_CONFIG_USE_NEIGH, READ_ONCE(fn->use_neigh))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

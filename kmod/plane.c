@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 #include <net/sch_generic.h>
 #include "device.h"
+#include "gateway.h"
 #include "netlink.h"
 #include "plane.h"
 #include "stats.h"
@@ -46,8 +47,7 @@ static void fare_plane_update_oper(struct fare_plane *plane)
 static void fare_planes_changed(struct fare_net *fn)
 {
 	ASSERT_RTNL();
-	/* The changes before the new gen (fare_group_up()'s acquire). */
-	smp_store_release(&fn->plane_gen, fn->plane_gen + 1);
+	fare_planes_bump(fn);
 }
 
 /* After every change of the plane table: the packet path, then fare0. */
@@ -117,6 +117,7 @@ void fare_plane_publish(struct fare_net *fn, struct fare_plane *plane,
 	netdev_hold(dev, &plane->dev_tracker, GFP_KERNEL);
 	fare_plane_update_oper(plane);
 	rcu_assign_pointer(fn->planes[plane->id], plane);
+	fare_gw_plane_init(fn, plane);
 	if (old)
 		call_rcu(&old->rcu, fare_plane_free);
 	else
@@ -261,6 +262,8 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 		for (; (plane = fare_plane_of_dev(fn, dev, &id)); id++) {
 			was_up = READ_ONCE(plane->oper_up);
 			fare_plane_update_oper(plane);
+			if (READ_ONCE(plane->oper_up) != was_up)
+				fare_gw_plane_reset(fn, plane);
 			fare_planes_changed(fn);
 			if (READ_ONCE(plane->oper_up) != was_up)
 				fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW,

@@ -35,6 +35,14 @@ struct fare_plane {
 	 */
 	u8 carries;
 	/*
+	 * FARE_PLANE_C_*: the gateways whose neighbour entry failed (no
+	 * ARP/ND answer), and how often one did: under fare_net.gw_lock,
+	 * READ_ONCE by readers (neigh.c). Honoured by fare_plane_carries()
+	 * while fare_net.use_neigh is on.
+	 */
+	u8 gw_failed;
+	u64 gw_fails;
+	/*
 	 * The device's qdisc backlog in bytes as last sampled (READ_ONCE),
 	 * and when (ktime_get_mono_fast_ns(), 0 never): plane.c,
 	 * fare_plane_backlog().
@@ -49,6 +57,20 @@ struct fare_plane {
 
 #define FARE_PLANE_C_GW4	BIT(0)
 #define FARE_PLANE_C_GW6	BIT(1)
+
+/*
+ * The FARE_PLANE_C_* gateways @plane can send to now: it is up, and with
+ * fare_net.use_neigh the gateway's neighbour entry has not failed.
+ */
+static inline u8 fare_plane_carries(const struct fare_net *fn,
+				    const struct fare_plane *plane)
+{
+	u8 c = READ_ONCE(plane->carries);
+
+	if (READ_ONCE(fn->use_neigh))
+		c &= ~READ_ONCE(plane->gw_failed);
+	return c;
+}
 
 struct fare_plane *fare_plane_get_rcu(struct fare_net *fn, u32 id);
 struct fare_plane *fare_plane_alloc(u32 id, const __be32 *gw4,

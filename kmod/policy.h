@@ -116,6 +116,7 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] __maybe_unused = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &fare_flowlet_slots_range),
 	[FARE_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[FARE_A_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[FARE_A_CONFIG_USE_NEIGH] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 #endif /* _FARE_POLICY_H */

@@ -10,6 +10,7 @@
 #include <linux/prandom.h>
 #include "select.c"
 #include "buckets_check.h"
+#include "plane.h"
 
 #define SPRAY_MAX_NH 8
 
@@ -789,6 +790,39 @@ static void deficit_keeps_what_was_sent_since_the_change(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, on[1], 20U);
 }
 
+/*
+ * A plane's usable gateways (fare_plane_carries(), what the packet path's
+ * scan honours): a gateway whose neighbour entry failed is left out while
+ * use-neigh is on, each family on its own; a plane that is down carries
+ * nothing either way.
+ */
+static void failed_gateway_carries_nothing_with_use_neigh(struct kunit *test)
+{
+	const u8 both = FARE_PLANE_C_GW4 | FARE_PLANE_C_GW6;
+	struct fare_plane plane = { .carries = both };
+	struct fare_net *fn;
+
+	fn = kunit_kzalloc(test, sizeof(*fn), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	fn->use_neigh = 1;
+	KUNIT_EXPECT_EQ(test, fare_plane_carries(fn, &plane), both);
+	plane.gw_failed = FARE_PLANE_C_GW4;
+	KUNIT_EXPECT_EQ(test, fare_plane_carries(fn, &plane),
+			FARE_PLANE_C_GW6);
+	plane.gw_failed = FARE_PLANE_C_GW6;
+	KUNIT_EXPECT_EQ(test, fare_plane_carries(fn, &plane),
+			FARE_PLANE_C_GW4);
+	plane.gw_failed = both;
+	KUNIT_EXPECT_EQ(test, fare_plane_carries(fn, &plane), 0);
+	fn->use_neigh = 0;
+	KUNIT_EXPECT_EQ(test, fare_plane_carries(fn, &plane), both);
+	plane.carries = 0;
+	KUNIT_EXPECT_EQ(test, fare_plane_carries(fn, &plane), 0);
+	fn->use_neigh = 1;
+	plane.gw_failed = 0;
+	KUNIT_EXPECT_EQ(test, fare_plane_carries(fn, &plane), 0);
+}
+
 static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(spray_splits_3_to_1_exactly),
 	KUNIT_CASE(spray_splits_5_3_2_within_one_packet),
@@ -816,6 +850,7 @@ static struct kunit_case fare_select_cases[] = {
 	KUNIT_CASE(vq_drains_at_the_rate_and_is_capped),
 	KUNIT_CASE(deficit_forgets_an_outage),
 	KUNIT_CASE(deficit_keeps_what_was_sent_since_the_change),
+	KUNIT_CASE(failed_gateway_carries_nothing_with_use_neigh),
 	{}
 };
 

@@ -245,7 +245,7 @@ netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 	unsigned int len;
 	const void *daddr;
 	int idx, err;
-	u8 family;
+	u8 family, gw;
 
 	if (skb->protocol == htons(ETH_P_IP) &&
 	    pskb_network_may_pull(skb, sizeof(struct iphdr))) {
@@ -270,7 +270,7 @@ netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 		goto out_unlock;
 	}
 	grp = rcu_dereference(rcu_dereference(rt->nhg)->grp);
-	idx = fare_group_select(fn, rt, grp, skb, &plane);
+	idx = fare_group_select(fn, rt, grp, skb, &plane, &gw);
 	if (idx < 0) {
 		fare_xmit_noplane(fn, dev, rt, skb, family);
 		goto out_unlock;
@@ -291,12 +291,12 @@ netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 	skb_dst_drop(skb);
 	skb->dev = pdev;
 	/*
-	 * The plane carries @family (fare_carry_mask()): an IPv4 gateway
-	 * for IPv4, else an IPv6 one with neighbour discovery present, so
+	 * @gw can carry @family (fare_carry_mask()): an IPv4 gateway for
+	 * IPv4, else an IPv6 one with neighbour discovery present, so
 	 * neigh_xmit() finds its table and owns the packet from here on,
 	 * whatever it returns.
 	 */
-	if (family == AF_INET && plane->has_gw4)
+	if (gw == FARE_PLANE_C_GW4)
 		err = neigh_xmit(NEIGH_ARP_TABLE, pdev, &plane->gw4, skb);
 	else
 		err = neigh_xmit(NEIGH_ND_TABLE, pdev, &plane->gw6, skb);

@@ -1022,6 +1022,10 @@ static void gen_request(struct slot *s, struct msg *m)
 			put_u32(m, FARE_A_CONFIG_FLOWLET_SLOTS, chance(80) ?
 				(uint32_t)FARE_FLOWLET_SLOTS_MIN << below(7) :
 				any_u32());
+		/* Gateway skipping on and off: the probe work armed, idle. */
+		if (chance(10))
+			put_u8(m, FARE_A_CONFIG_USE_NEIGH,
+			       chance(90) ? below(2) : any_u8());
 		break;
 	default:
 		break;

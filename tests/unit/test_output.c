@@ -67,6 +67,27 @@ TEST(plane_line_shows_both_gateways_down_state_and_share)
 	capture_end(&c);
 }
 
+TEST(plane_line_shows_a_failed_gateway_only_when_there_is_one)
+{
+	struct fare_plane p = plane();
+	struct fc_out o;
+	struct capture c;
+
+	p.has_gw6 = true;
+	inet_pton(AF_INET6, "fe80::1", &p.gw6);
+	p.flags |= FARE_PLANE_F_GW4_FAILED;
+	p.gw_fails = 3;
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_plane(&o, &p, NULL, false, 0);
+	p.flags = FARE_PLANE_F_OPER_UP | FARE_PLANE_F_GW6_FAILED;
+	fc_out_plane(&o, &p, NULL, false, 0);
+	CHECK_STR(capture_text(&c),
+		  "plane 1 dev if4 via 10.1.0.1 via fe80::1 up tx 3000 packets 120000 bytes gw4-failed gw-fails 3\n"
+		  "plane 1 dev if4 via 10.1.0.1 via fe80::1 up tx 3000 packets 120000 bytes gw6-failed gw-fails 3\n");
+	capture_end(&c);
+}
+
 TEST(plane_json_has_every_field)
 {
 	struct fare_plane p = plane();
@@ -79,7 +100,7 @@ TEST(plane_json_has_every_field)
 	CHECK_STR(capture_text(&c),
 		  "{\"id\":1,\"dev\":\"eth-p1\",\"ifindex\":4,\"gw4\":\"10.1.0.1\","
 		  "\"up\":true,\"admin_down\":false,\"flags\":1,\"tx_packets\":3000,\"tx_bytes\":120000,"
-		  "\"share\":0.75}");
+		  "\"gw4_failed\":false,\"gw6_failed\":false,\"gw_fails\":0,\"share\":0.75}");
 	capture_end(&c);
 }
 
@@ -456,7 +477,8 @@ TEST(monitor_json_is_one_object_per_line)
 	CHECK_STR(event_text(&ev, true, "eth-p1"),
 		  "{\"event\":\"plane_del\",\"plane\":{\"id\":1,\"dev\":\"eth-p1\","
 		  "\"ifindex\":4,\"gw4\":\"10.1.0.1\",\"up\":true,\"admin_down\":false,\"flags\":1,"
-		  "\"tx_packets\":3000,\"tx_bytes\":120000}}\n");
+		  "\"tx_packets\":3000,\"tx_bytes\":120000,\"gw4_failed\":false,\"gw6_failed\":false,"
+		  "\"gw_fails\":0}}\n");
 	ev.type = FARE_EVENT_ROUTE_DEL;
 	fare_prefix_parse("2001:db8::/32", &ev.route.dst, NULL);
 	CHECK_STR(event_text(&ev, true, NULL),

@@ -493,7 +493,7 @@ TEST(unknown_keywords_list_the_choices)
 	PARSE_USAGE("plane add 1 device eth0",
 		    "plane add: unknown keyword \"device\" (dev, via) at argument 4");
 	PARSE_USAGE("config set seed 1",
-		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots) at argument 3");
+		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots, use-neigh) at argument 3");
 }
 
 TEST(unknown_objects_commands_and_options_are_usage_errors)
@@ -557,7 +557,7 @@ TEST(plane_add_needs_a_device_and_a_gateway)
 
 TEST(config_set_needs_something_to_set)
 {
-	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots)");
+	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots, use-neigh)");
 	PARSE_USAGE("config set hash-seed 1 hash-seed 2",
 		    "config set: hash-seed given twice at argument 5");
 	PARSE_USAGE("config set flowlet-timeout 0",
@@ -799,6 +799,17 @@ TEST(config_set_reads_flowlet_slots)
 	CHECK_INT(req.config.flowlet_slots, 512);
 	PARSE_USAGE("config set flowlet-slots 0x100",
 		    "config set: flowlet-slots \"0x100\" is not a number at argument 4");
+}
+
+TEST(config_set_reads_use_neigh)
+{
+	PARSE_OK("config set use-neigh off");
+	CHECK_INT(req.config.set, FARE_CONFIG_USE_NEIGH);
+	CHECK(!req.config.use_neigh);
+	PARSE_OK("config set use-neigh on");
+	CHECK(req.config.use_neigh);
+	PARSE_USAGE("config set use-neigh 1",
+		    "config set: unknown use-neigh \"1\" (on, off) at argument 4");
 }
 
 TEST(config_set_reads_route_stats_and_group_limit)

@@ -191,6 +191,13 @@ enum fare_attr {
 					 * TCP packets; FARE_MODE_DEFAULT (or
 					 * absent): the route's mode
 					 */
+	FARE_A_PLANE_GW_FAILS,		/* u64, times a gateway of the plane
+					 * was found unreachable (read only)
+					 */
+	FARE_A_CONFIG_USE_NEIGH,	/* u8, 1 (default): a plane whose
+					 * gateway's neighbour entry failed
+					 * carries nothing by that gateway
+					 */
 	__FARE_A_MAX,
 };
 
@@ -246,6 +253,10 @@ enum fare_plane_flags {
 					 * administratively down
 					 */
 	FARE_PLANE_F_ADMIN_DOWN = 2,	/* FARE_A_PLANE_ADMIN_DOWN was set */
+	FARE_PLANE_F_GW4_FAILED = 4,	/* the IPv4 gateway's neighbour entry
+					 * is FAILED (no ARP answer)
+					 */
+	FARE_PLANE_F_GW6_FAILED = 8,	/* the IPv6 gateway's, no ND answer */
 };
 
 #endif /* _UAPI_LINUX_FARE_H */

@@ -82,6 +82,11 @@ void fc_out_plane(struct fc_out *o, const struct fare_plane *p,
 		json_kv_u64(&o->j, "flags", p->flags);
 		json_kv_u64(&o->j, "tx_packets", p->tx_packets);
 		json_kv_u64(&o->j, "tx_bytes", p->tx_bytes);
+		json_kv_bool(&o->j, "gw4_failed",
+			     p->flags & FARE_PLANE_F_GW4_FAILED);
+		json_kv_bool(&o->j, "gw6_failed",
+			     p->flags & FARE_PLANE_F_GW6_FAILED);
+		json_kv_u64(&o->j, "gw_fails", p->gw_fails);
 		if (with_share)
 			json_kv_double(&o->j, "share", share);
 		json_close_object(&o->j);
@@ -98,6 +103,13 @@ void fc_out_plane(struct fc_out *o, const struct fare_plane *p,
 	fprintf(o->f, " %s tx %" PRIu64 " packets %" PRIu64 " bytes",
 		up ? "up" : p->admin_down ? "admin-down" : "down",
 		p->tx_packets, p->tx_bytes);
+	/* Only once a gateway failed: what scripts read stays the same. */
+	if (p->flags & FARE_PLANE_F_GW4_FAILED)
+		fputs(" gw4-failed", o->f);
+	if (p->flags & FARE_PLANE_F_GW6_FAILED)
+		fputs(" gw6-failed", o->f);
+	if (p->gw_fails)
+		fprintf(o->f, " gw-fails %" PRIu64, p->gw_fails);
 	if (with_share) {
 		fputs(" share ", o->f);
 		print_share(o->f, share);
@@ -286,6 +298,8 @@ static void config_json(struct fc_out *o, const struct fare_config *cfg,
 		json_kv_u64(&o->j, "groups", cfg->num_groups);
 	if (cfg->set & FARE_CONFIG_FLOWLET_SLOTS)
 		json_kv_u64(&o->j, "flowlet_slots", cfg->flowlet_slots);
+	if (cfg->set & FARE_CONFIG_USE_NEIGH)
+		json_kv_bool(&o->j, "use_neigh", cfg->use_neigh);
 	json_close_object(&o->j);
 }
 
@@ -296,7 +310,10 @@ static void config_seed_text(FILE *f, const struct fare_config *cfg)
 		fprintf(f, " hash-seed 0x%08x", cfg->hash_seed);
 }
 
-/* " tier-hops 3,4,6 spill-bias 65536", each if the kernel sent it. */
+/*
+ * " tier-hops 3,4,6 spill-bias 65536 use-neigh on", each if the kernel
+ * sent it.
+ */
 static void config_spill_text(FILE *f, const struct fare_config *cfg)
 {
 	unsigned int i;
@@ -308,6 +325,8 @@ static void config_spill_text(FILE *f, const struct fare_config *cfg)
 	}
 	if (cfg->set & FARE_CONFIG_SPILL_BIAS)
 		fprintf(f, " spill-bias %u", cfg->spill_bias);
+	if (cfg->set & FARE_CONFIG_USE_NEIGH)
+		fprintf(f, " use-neigh %s", cfg->use_neigh ? "on" : "off");
 }
 
 /*

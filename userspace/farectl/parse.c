@@ -699,7 +699,7 @@ static int get_flowlet_slots(struct cur *c, uint32_t *out)
  * config set [mode M] [flowlet-timeout USEC] [hash-seed N]
  *	[tier-hops H[,H...]] [spill-bias BYTES] [route-limit N]
  *	[plane-limit N] [nexthop-limit N] [group-limit N]
- *	[route-stats on|off] [flowlet-slots N]
+ *	[route-stats on|off] [flowlet-slots N] [use-neigh on|off]
  */
 static int parse_config_set(struct cur *c, struct fc_request *req)
 {
@@ -716,6 +716,7 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		K_RSTATS = FARE_CONFIG_ROUTE_STATS,
 		K_GROUPS = FARE_CONFIG_MAX_GROUPS,
 		K_SLOTS = FARE_CONFIG_FLOWLET_SLOTS,
+		K_NEIGH = FARE_CONFIG_USE_NEIGH,
 	};
 	static const struct kw keys[] = {
 		KW("mode", K_MODE), KW("flowlet-timeout", K_FLOWLET),
@@ -725,6 +726,7 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		KW("route-stats", K_RSTATS), KW("group-limit", K_GROUPS),
 		/* "f" and "flowlet" still mean flowlet-timeout. */
 		KW_LATE("flowlet-slots", K_SLOTS),
+		KW("use-neigh", K_NEIGH),
 		KW_END
 	};
 	struct fare_config *cfg = &req->config;
@@ -787,13 +789,17 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		case K_SLOTS:
 			ret = get_flowlet_slots(c, &cfg->flowlet_slots);
 			break;
+		case K_NEIGH:
+			ret = expect_kw(c, on_off, "use-neigh", &mode);
+			cfg->use_neigh = mode == FARE_ROUTE_STATS_ON;
+			break;
 		}
 		if (ret)
 			return ret;
 		cfg->set |= key;
 	}
 	if (!cfg->set)
-		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots)");
+		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots, use-neigh)");
 	return 0;
 }
 
@@ -1289,7 +1295,7 @@ static const char help_config[] =
 	"                          [tier-hops H[,H...]] [spill-bias BYTES]\n"
 	"                          [route-limit R] [plane-limit P] [nexthop-limit K]\n"
 	"                          [group-limit G] [route-stats { on | off }]\n"
-	"                          [flowlet-slots S]\n"
+	"                          [flowlet-slots S] [use-neigh { on | off }]\n"
 	"MODE := { packet | flow | flowlet }\n"
 	"USEC := 1..10000000 microseconds   N := 0..4294967295 (or 0x...)\n"
 	"H := 1..255, the hop count of tiers 0, 1, ... (at most 8)\n"

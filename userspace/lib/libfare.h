@@ -55,6 +55,7 @@ struct fare_plane {
 	uint32_t flags;		/* FARE_PLANE_F_* */
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
+	uint64_t gw_fails;	/* times a gateway was found unreachable */
 };
 
 struct fare_nexthop {
@@ -123,6 +124,7 @@ struct fare_group {
 /* Read only: num_groups was sent. */
 #define FARE_CONFIG_NUM_GROUPS	(1U << 11)
 #define FARE_CONFIG_FLOWLET_SLOTS (1U << 12)
+#define FARE_CONFIG_USE_NEIGH	(1U << 13)
 
 struct fare_config {
 	unsigned int set;	/* FARE_CONFIG_* mask, for fare_config_set() */
@@ -146,6 +148,8 @@ struct fare_config {
 	uint32_t num_groups;	/* read only, named and anonymous */
 	/* Flowlet table size: a power of two, FARE_FLOWLET_SLOTS_MIN..MAX. */
 	uint32_t flowlet_slots;
+	/* Skip a plane's gateway whose neighbour entry failed (default). */
+	bool use_neigh;
 };
 
 /* Counters of one tier; a tier above FARE_TIER_MAX counts in the last. */

@@ -340,6 +340,10 @@ int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
 	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_CONFIG_ROUTE_STATS,
 				   cfg->route_stats))
 		return too_long(err);
+	if ((cfg->set & FARE_CONFIG_USE_NEIGH) &&
+	    !mnl_attr_put_u8_check(nlh, buflen, FARE_A_CONFIG_USE_NEIGH,
+				   cfg->use_neigh))
+		return too_long(err);
 	if ((cfg->set & FARE_CONFIG_MAX_ROUTES) &&
 	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_MAX_ROUTES,
 				    cfg->max_routes))
@@ -424,7 +428,8 @@ int fare_msg_parse_plane(const struct nlmsghdr *nlh, struct fare_plane *out,
 	    bad_len(tb[FARE_A_PLANE_GW6], 16) ||
 	    bad_len(tb[FARE_A_PLANE_FLAGS], 4) ||
 	    bad_len(tb[FARE_A_PLANE_TX_PACKETS], 8) ||
-	    bad_len(tb[FARE_A_PLANE_TX_BYTES], 8))
+	    bad_len(tb[FARE_A_PLANE_TX_BYTES], 8) ||
+	    bad_len(tb[FARE_A_PLANE_GW_FAILS], 8))
 		return malformed(err, "plane attribute of the wrong size");
 
 	out->id = mnl_attr_get_u32(tb[FARE_A_PLANE_ID]);
@@ -445,6 +450,7 @@ int fare_msg_parse_plane(const struct nlmsghdr *nlh, struct fare_plane *out,
 			  tb[FARE_A_PLANE_ADMIN_DOWN];
 	out->tx_packets = get_u64(tb[FARE_A_PLANE_TX_PACKETS]);
 	out->tx_bytes = get_u64(tb[FARE_A_PLANE_TX_BYTES]);
+	out->gw_fails = get_u64(tb[FARE_A_PLANE_GW_FAILS]);
 	return 0;
 }
 
@@ -580,8 +586,13 @@ int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 	    bad_len(tb[FARE_A_CONFIG_ROUTE_STATS], 1) ||
 	    bad_len(tb[FARE_A_CONFIG_MAX_GROUPS], 4) ||
 	    bad_len(tb[FARE_A_CONFIG_NUM_GROUPS], 4) ||
-	    bad_len(tb[FARE_A_CONFIG_FLOWLET_SLOTS], 4))
+	    bad_len(tb[FARE_A_CONFIG_FLOWLET_SLOTS], 4) ||
+	    bad_len(tb[FARE_A_CONFIG_USE_NEIGH], 1))
 		return malformed(err, "config attribute of the wrong size");
+	if (tb[FARE_A_CONFIG_USE_NEIGH]) {
+		out->use_neigh = mnl_attr_get_u8(tb[FARE_A_CONFIG_USE_NEIGH]);
+		out->set |= FARE_CONFIG_USE_NEIGH;
+	}
 	if (tb[FARE_A_CONFIG_ROUTE_STATS]) {
 		out->route_stats = mnl_attr_get_u8(tb[FARE_A_CONFIG_ROUTE_STATS]);
 		out->set |= FARE_CONFIG_ROUTE_STATS;
