@@ -145,6 +145,20 @@ expect_exit "outside fare: farectl bgp neighbors" 1 "Permission denied" \
 	stranger bgp -s "$SOCK" neighbors
 
 weights_are() { host_weights_are "$DST" "$1"; }
+
+# dpkg_steps FROM: dpkg's log since line FROM, its timed steps (where an
+# apt-get's time went in the emulated guest).
+dpkg_steps()
+{
+	tail -n +"$(($1 + 1))" /var/log/dpkg.log 2>/dev/null |
+		awk '$3 != "status" { print "dpkg.log: " $0 }'
+	echo "dpkg.log: $(date '+%F %T') apt-get done"
+}
+dpkg_at()
+{
+	echo "dpkg.log: $(date '+%F %T') apt-get starts" >&2
+	wc -l </var/log/dpkg.log 2>/dev/null || echo 0
+}
 wait_for 60 weights_are "1:2 2:1" || true
 expect_eq "weights from the two sessions" "$(host_weights "$DST")" "1:2 2:1"
 expect_eq "sessions (farectl bgp)" \
@@ -250,7 +264,9 @@ if [ -n "${FARE_UPGRADE_DEBS:-}" ]; then
 			return 1
 		}
 	}
+	at=$(dpkg_at)
 	through upgrade upgrade
+	dpkg_steps "$at"
 	new=$(dpkg-query -W -f '${Version}' fare)
 	[ "$new" != "$old" ] || fail "upgrade: fare is still $old"
 	expect_eq "upgrade: fare-dkms's release" \
@@ -287,22 +303,104 @@ expect_eq "fare.ko's routes after the stop" "$(host_weights "$DST")" none
 # graceful-restart, which a plain stop would leave forwarding: fared stops
 # for good (the leaves see its routes withdrawn, not kept stale), and no
 # fare route, plane route, rule or module is left, in the host's namespace
-# or the initial one. A route farectl added by hand goes too.
+# or the initial one. A route farectl added by hand goes too. Each is read
+# where the kernel shows it (ip rule, ip route show table all, lsmod, the
+# leaf's BIRD), not from fare's tools, which the removal takes away.
+# remove keeps the configuration; the purge that follows takes it and
+# every other file the packages had (dpkg -L, read before the removal),
+# the links of "systemctl enable fared@host", DKMS's tree and sources.
+
+# kernel_read WHAT SANITY CMD...: CMD's output in KOUT; CMD must succeed
+# and its output hold SANITY (a read that failed or came back empty
+# proves no absence). An empty SANITY accepts any output.
+kernel_read()
+{
+	local what=$1 sanity=$2
+
+	shift 2
+	if KOUT=$("$@" 2>&1) && grep -q -- "$sanity" <<<"$KOUT"; then
+		return 0
+	fi
+	fail "$what: '$*' gave '$KOUT' (no '$sanity': not a real read)"
+	return 1
+}
+
+# nothing_of_fare_in_kernel WHEN: no rule of fare's (pref 32764/32765,
+# tables 248/249), no route of its protocol (249) or through fare0 in any
+# table, no fare link, in the host's namespace and the initial one; no
+# fare.ko (lsmod and /sys/module).
+nothing_of_fare_in_kernel()
+{
+	local when=$1 ns n where fam sanity
+
+	for ns in host ""; do
+		n=()
+		[ -z "$ns" ] || n=(-n "$ns")
+		where=${ns:-the initial namespace}
+		for fam in -4 -6; do
+			kernel_read "$when: ip $fam rule in $where" "lookup main" \
+				ip "${n[@]}" $fam rule show &&
+				expect_empty "$when: $fam rules of fare's (pref 32764/32765, tables 248/249) in $where" \
+				"$(grep -E '^3276[45]:|lookup (248|249)' <<<"$KOUT" || true)"
+			# (The lab's namespaces may have no IPv6 at all:
+			# an empty table is a real read there.)
+			sanity="table local"
+			[ "$fam$ns" = -6host ] && sanity=
+			kernel_read "$when: ip $fam route table all in $where" "$sanity" \
+				ip "${n[@]}" $fam route show table all &&
+				expect_empty "$when: $fam routes of fare's (proto 249, dev fare0, tables 248/249) in $where" \
+				"$(grep -E 'proto 249|dev fare0|table (248|249)' <<<"$KOUT" || true)"
+		done
+		kernel_read "$when: ip link in $where" "lo:" ip "${n[@]}" -d link show &&
+			expect_empty "$when: fare links in $where" \
+			"$(grep -E 'fare0|^ +fare( |$)' <<<"$KOUT" || true)"
+	done
+	kernel_read "$when: lsmod" Module lsmod &&
+		expect_empty "$when: fare in lsmod" "$(awk '$1 == "fare"' <<<"$KOUT")"
+	if [ -d /sys/module/fare ]; then
+		fail "$when: /sys/module/fare exists (fare.ko still loaded)"
+	else
+		pass "$when: no /sys/module/fare"
+	fi
+}
+
 if [ "${FARE_REMOVE:-0}" = 1 ]; then
 	write_conf "graceful-restart restart-time 120"
+	# Enabled as an operator does, so that the purge has links to take.
+	systemctl enable "$UNIT" >/dev/null 2>&1 ||
+		fail "systemctl enable $UNIT (before the removal)"
 	systemctl start "$UNIT" || fail "systemctl start (before the removal)"
 	wait_for 60 weights_are "1:2 2:1" || true
 	expect_eq "weights before the removal" "$(host_weights "$DST")" "1:2 2:1"
 	"$FARECTL" -n host route add 203.0.113.0/24 nexthop plane 1 weight 1 ||
 		fail "farectl route add (a route by hand, before the removal)"
+	# What there is to remove, so that its absence afterwards means
+	# something: the rules, fare's routes, the module, the enable link.
+	expect_eq "rules of fare's in host before the removal (pref 32764, 32765)" \
+		"$(ip -n host -4 rule show | sed -n -E 's/^(3276[45]):.*lookup (248|249).*/\1/p' |
+			sort -u | tr '\n' ' ')" "32764 32765 "
+	[ -n "$(ip -n host route show table all proto 249 | grep 203.0.113.0/24)" ] ||
+		fail "no kernel route of fare's for 203.0.113.0/24 before the removal"
+	[ -n "$(lsmod | awk '$1 == "fare"')" ] || fail "fare not in lsmod before the removal"
+	links=$(find /etc/systemd/system -type l -name "$UNIT" | wc -l)
+	[ "$links" -gt 0 ] || fail "no link of systemctl enable $UNIT before the removal"
+	# Every file of the two packages (directories apart).
+	dpkg -L fare fare-dkms | sort -u | while read -r f; do
+		[ -d "$f" ] || echo "$f"
+	done >"$LAB_DIR/files"
+	expect_eq "files of fare and fare-dkms before the removal (dpkg -L, more than 10)" \
+		"$([ "$(wc -l <"$LAB_DIR/files")" -gt 10 ] && echo yes)" yes
 	leaf_has_host() { leaf_birdc 1 show route 192.0.2.7/32 | grep -q 192.0.2.7; }
 	leaf_has_host || fail "leaf 1 has no route to fared's 192.0.2.7/32"
+	t0=$SECONDS
+	at=$(dpkg_at)
 	if DEBIAN_FRONTEND=noninteractive apt-get remove -y fare fare-dkms \
 		>"$LAB_DIR/remove.log" 2>&1; then
-		pass "apt-get remove fare fare-dkms"
+		pass "apt-get remove fare fare-dkms ($((SECONDS - t0)) s)"
 	else
 		fail "apt-get remove fare fare-dkms: $(tail -n 5 "$LAB_DIR/remove.log")"
 	fi
+	dpkg_steps "$at"
 	expect_empty "fared processes after the removal" "$(pgrep -x fared || true)"
 	expect_eq "$UNIT state after the removal" "$(unit_prop ActiveState)" inactive
 	leaf_lost_host() { ! leaf_has_host; }
@@ -313,22 +411,49 @@ if [ "${FARE_REMOVE:-0}" = 1 ]; then
 		pass "leaf 1 no longer routes to 192.0.2.7/32"
 	fi
 	if [ -d /sys/module/fare ]; then
-		fail "fare.ko still loaded after the removal: $(tail -n 20 "$LAB_DIR/remove.log")"
-	else
-		pass "fare.ko unloaded by the removal"
+		log "remove.log: $(tail -n 20 "$LAB_DIR/remove.log")"
 	fi
-	for ns in host ""; do
-		n=${ns:+-n $ns}
-		where=${ns:-the initial namespace}
-		for fam in -4 -6; do
-			expect_empty "$fam rules to fare's tables in $where" \
-				"$(ip $n $fam rule show | grep -E 'lookup (248|249)' || true)"
-			for t in 248 249; do
-				expect_empty "$fam routes in table $t in $where" \
-					"$(ip $n $fam route show table $t 2>/dev/null)"
-			done
-		done
-	done
+	nothing_of_fare_in_kernel "after the removal"
+	# remove keeps the configuration (dpkg's "rc"), nothing else.
+	expect_eq "fare's state after the removal (dpkg)" \
+		"$(dpkg-query -W -f '${db:Status-Abbrev}' fare 2>/dev/null | tr -d ' ')" rc
+	expect_eq "/etc/fare/fared.conf after the removal (kept)" \
+		"$([ -f /etc/fare/fared.conf ] && echo kept)" kept
+	expect_empty "programs and modules after the removal" \
+		"$(ls /usr/sbin/fared /usr/sbin/farectl /lib/modules/*/updates/dkms/fare.ko* 2>/dev/null || true)"
+
+	t0=$SECONDS
+	at=$(dpkg_at)
+	if DEBIAN_FRONTEND=noninteractive apt-get purge -y fare fare-dkms \
+		>"$LAB_DIR/purge.log" 2>&1; then
+		pass "apt-get purge fare fare-dkms ($((SECONDS - t0)) s)"
+	else
+		fail "apt-get purge fare fare-dkms: $(tail -n 5 "$LAB_DIR/purge.log")"
+	fi
+	dpkg_steps "$at"
+	# (dpkg may remember a purged package as "pn": not installed.)
+	expect_empty "fare and fare-dkms in dpkg's database after the purge, but as not installed" \
+		"$(dpkg-query -W -f '${Package} ${db:Status-Abbrev}\n' fare fare-dkms 2>/dev/null |
+			awk 'substr($2, 2, 1) != "n"' || true)"
+	# dpkg takes the conffile and leaves a directory that is not empty:
+	# the operator's own fared-host.conf stays (Documentation/install.md).
+	expect_eq "/etc/fare after the purge (the operator's file only)" \
+		"$(ls -A /etc/fare 2>&1)" fared-host.conf
+	rm -f "$CONF"
+	rmdir /etc/fare 2>/dev/null || true
+	expect_empty "files of the packages left (dpkg -L before the removal)" \
+		"$(while read -r f; do [ -e "$f" ] || [ -L "$f" ] && echo "$f"; done <"$LAB_DIR/files")"
+	# (fare-vm.service and fare-test-unsafe-io are the install test's.)
+	expect_empty "names with fare under /etc" \
+		"$(find /etc -iname '*fare*' | grep -v -E '/fare-vm\.service$|/fare-test-unsafe-io$' || true)"
+	expect_empty "links to fared's units in /etc/systemd/system" \
+		"$(find /etc/systemd/system -lname '*fared*' 2>/dev/null)"
+	expect_empty "DKMS's fare (dkms status, /var/lib/dkms/fare, /usr/src/fare-*)" \
+		"$(dkms status -m fare 2>/dev/null; ls -d /var/lib/dkms/fare /usr/src/fare-* 2>/dev/null || true)"
+	expect_empty "fare.ko in /lib/modules" "$(find /lib/modules -name 'fare.ko*')"
+	expect_empty "fared's runtime directory /run/fared" "$(ls -d /run/fared 2>/dev/null || true)"
+	nothing_of_fare_in_kernel "after the purge"
+	log "kept, as Debian does: the user $(getent passwd fared | cut -d: -f1,3) and the group $(getent group fare | cut -d: -f1,3)"
 fi
 rm -f "$CONF"
 
