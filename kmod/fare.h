@@ -38,6 +38,7 @@
 #include <linux/fare.h>
 
 #include "compat/compat.h"
+#include "limits.h"
 #include "lpm.h"
 #include "select.h"
 
@@ -85,6 +86,17 @@ struct fare_net {
 	u32 max_planes;
 	u32 max_nexthops;
 	u32 max_groups;
+	/*
+	 * The memory budget (uapi fare.h) and the bytes the routes, their
+	 * counters and the groups hold against it (limits.h,
+	 * fare_mem_charge()); written and read under the lock. mem_msg is
+	 * the refusal's extack text for mem_budget, rewritten with it (the
+	 * ack that carries it is sent after the lock is dropped, so it is
+	 * never freed before the namespace and its last byte stays 0).
+	 */
+	u64 mem_budget;
+	u64 mem_used;
+	char mem_msg[FARE_MEM_MSG_LEN];
 	/*
 	 * Next-hop groups, under the lock: by id (named and anonymous), and
 	 * the anonymous ones by a hash of their content.

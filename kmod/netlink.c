@@ -227,13 +227,14 @@ static int fare_nl_route_nhg(struct fare_net *fn, struct genl_info *info,
 	struct fare_nhg *nhg;
 
 	if (grp) {
+		bool going = old && old->refs == 1 && fare_nhg_anon(old);
+
 		if (old)
 			prev = rcu_dereference_protected(old->grp,
 							 lockdep_is_held(&fn->lock));
 		/* Its own anonymous group, if only it used it, goes. */
-		return fare_nhg_get_anon(fn, grp, prev,
-					 old && old->refs == 1 &&
-					 fare_nhg_anon(old),
+		return fare_nhg_get_anon(fn, grp, prev, going,
+					 going ? fare_nhg_bytes(fn, old) : 0,
 					 nhgp, info->extack);
 	}
 	nhg = fare_nhg_find(fn, nla_get_u32(id_attr));
@@ -614,6 +615,11 @@ static int fare_nl_config_check(struct fare_net *fn, struct genl_info *info,
 	      fare_nl_config_limit(fn->max_groups,
 				   attrs[FARE_A_CONFIG_MAX_GROUPS], may_raise,
 				   extack);
+	if (!err && attrs[FARE_A_CONFIG_MEMORY_BUDGET])
+		err = fare_limit_set(fn->mem_budget,
+				     nla_get_u64(attrs[FARE_A_CONFIG_MEMORY_BUDGET]),
+				     may_raise, attrs[FARE_A_CONFIG_MEMORY_BUDGET],
+				     extack);
 	if (!err && attrs[FARE_A_CONFIG_FLOWLET_SLOTS])
 		err = fare_config_set_slots(fn, attrs[FARE_A_CONFIG_FLOWLET_SLOTS],
 					    may_raise, extack);
@@ -629,6 +635,10 @@ static void fare_nl_config_apply(struct fare_net *fn, struct nlattr **attrs)
 	/* A lower limit refuses new objects; those present stay. */
 	if (attrs[FARE_A_CONFIG_MAX_GROUPS])
 		fn->max_groups = nla_get_u32(attrs[FARE_A_CONFIG_MAX_GROUPS]);
+	/* Likewise: what the namespace holds stays, new objects are refused. */
+	if (attrs[FARE_A_CONFIG_MEMORY_BUDGET])
+		fare_mem_budget_set(fn,
+				    nla_get_u64(attrs[FARE_A_CONFIG_MEMORY_BUDGET]));
 	/* Routes made from now on; those present keep what they have. */
 	if (attrs[FARE_A_CONFIG_ROUTE_STATS])
 		fn->route_stats = nla_get_u8(attrs[FARE_A_CONFIG_ROUTE_STATS]);

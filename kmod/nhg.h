@@ -89,6 +89,11 @@ struct fare_group {
 	 * Its sent[] follows nh[] in the group's allocation.
 	 */
 	struct fare_deficit_base deficit;
+	/*
+	 * Bytes charged to the namespace's memory budget for the group and
+	 * its fare_nhg (nhg.c, fare_group_bytes()); 0 until charged.
+	 */
+	size_t mem;
 	/* Flow mode: next hop per bucket, over the preferred tier. */
 	u8 buckets[FARE_BUCKETS];
 	struct fare_nh nh[];
@@ -110,6 +115,12 @@ struct fare_nhg {
 	struct hlist_node anon;		/* in fare_net.nhg_anon, under it */
 	struct rcu_head rcu;
 };
+
+/*
+ * A group's share of the id index (an xarray node of 64 slots, about 9
+ * bytes a slot) and of the anonymous groups' hash, counted with it.
+ */
+#define FARE_NHG_INDEX_BYTES	16
 
 static inline bool fare_nhg_anon(const struct fare_nhg *nhg)
 {
@@ -148,7 +159,9 @@ void fare_group_nh_tx(struct fare_group *grp, unsigned int i, u64 *packets,
 struct fare_nhg *fare_nhg_find(struct fare_net *fn, u32 id);
 int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 		      const struct fare_group *prev, unsigned int slack,
-		      struct fare_nhg **nhgp, struct netlink_ext_ack *extack);
+		      size_t credit, struct fare_nhg **nhgp,
+		      struct netlink_ext_ack *extack);
+size_t fare_nhg_bytes(struct fare_net *fn, struct fare_nhg *nhg);
 int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 		 bool replace, struct fare_nhg **nhgp,
 		 struct netlink_ext_ack *extack);

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
 #include <linux/socket.h>
+#include <linux/user_namespace.h>
 #include "route.h"
 #include "stats.h"
 
@@ -144,6 +145,10 @@ int fare_table_init(struct fare_net *fn)
 	fn->route_tree = RB_ROOT;
 	fn->dump_gen = 1;
 	fn->route_stats = true;
+	/* The budget of a namespace a user namespace's root can make. */
+	fare_mem_budget_set(fn, fn->net && fn->net->user_ns != &init_user_ns ?
+			    FARE_MEMORY_BUDGET_DEFAULT :
+			    FARE_MEMORY_BUDGET_HOST_DEFAULT);
 	fare_nhgs_init(fn);
 	err = rhashtable_init(&fn->routes, &fare_route_params);
 	if (err)
@@ -327,11 +332,44 @@ struct fare_route_stats *fare_route_stats_locked(struct fare_net *fn,
 					 lockdep_is_held(&fn->lock));
 }
 
-/* Drops what @rt holds: its group's reference and its counters. */
+/*
+ * What a route holds against the namespace's memory budget: the object,
+ * its share of the table's bucket arrays and, if it has them, counters
+ * for @stats_nh next hops (0: none).
+ */
+static size_t fare_route_bytes(unsigned int stats_nh)
+{
+	if (!stats_nh)
+		return fare_kmalloc_bytes(sizeof(struct fare_route)) +
+		       FARE_ROUTE_INDEX_BYTES;
+	return fare_kmalloc_bytes(sizeof(struct fare_route_ext)) +
+	       FARE_ROUTE_INDEX_BYTES + fare_route_stats_bytes(stats_nh);
+}
+
+/* What @rt holds, as charged; under @fn's lock. */
+static size_t fare_route_held(struct fare_net *fn, struct fare_route *rt)
+{
+	struct fare_route_stats *rst = fare_route_stats_locked(fn, rt);
+
+	return fare_route_bytes(rst ? rst->n : 0);
+}
+
+/* Sets the memory budget and the text of its refusal; under the lock. */
+void fare_mem_budget_set(struct fare_net *fn, u64 budget)
+{
+	fn->mem_budget = budget;
+	fare_mem_msg_format(fn->mem_msg, budget);
+}
+
+/*
+ * Drops what @rt holds: its group's reference, its counters and their
+ * charge.
+ */
 static void fare_route_release(struct fare_net *fn, struct fare_route *rt)
 {
 	struct fare_nhg *nhg;
 
+	fare_mem_uncharge(&fn->mem_used, fare_route_held(fn, rt));
 	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
 	if (nhg)
 		fare_nhg_put(fn, nhg);
@@ -434,18 +472,32 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 		   struct fare_nhg *nhg, struct fare_route **rtp,
 		   struct netlink_ext_ack *extack)
 {
+	const struct fare_group *grp;
 	struct fare_route_stats *rst;
 	struct fare_route *new;
+	size_t bytes, held;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
+	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
+	/* Charged whole; what @rt held is released with it below. */
+	bytes = fare_route_bytes(stats ? grp->num_nh : 0);
+	held = rt ? fare_route_held(fn, rt) : 0;
+	err = fare_mem_charge(&fn->mem_used, fn->mem_budget, bytes, held,
+			      fn->mem_msg, extack);
+	if (err) {
+		fare_nhg_put(fn, nhg);
+		return err;
+	}
 	err = fare_route_stats_new(fn, stats, nhg, &rst, extack);
 	if (err) {
+		fare_mem_uncharge(&fn->mem_used, bytes);
 		fare_nhg_put(fn, nhg);
 		return err;
 	}
 	if (rt && !!rst == !!(rt->flags & FARE_ROUTE_F_STATS)) {
 		fare_route_update(fn, rt, mode, nhg, rst);
+		fare_mem_uncharge(&fn->mem_used, held);
 		*rtp = rt;
 		return 0;
 	}
@@ -453,6 +505,7 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 	new = fare_route_alloc(rst);
 	if (!new) {
 		NL_SET_ERR_MSG(extack, "no memory for the route");
+		fare_mem_uncharge(&fn->mem_used, bytes);
 		fare_route_stats_free_rcu(rst);
 		fare_nhg_put(fn, nhg);
 		return -ENOMEM;

@@ -1019,6 +1019,13 @@ static void gen_request(struct slot *s, struct msg *m)
 			put_u32(m, FARE_A_CONFIG_FLOWLET_SLOTS, chance(80) ?
 				(uint32_t)FARE_FLOWLET_SLOTS_MIN << below(7) :
 				any_u32());
+		/*
+		 * The memory budget: mostly a few MiB (so that routes and
+		 * groups meet it), sometimes anything, refused past the limit.
+		 */
+		if (chance(5))
+			put_u64(m, FARE_A_CONFIG_MEMORY_BUDGET, chance(80) ?
+				(uint64_t)(1 + below(64)) << 20 : any_u64());
 		break;
 	default:
 		break;

@@ -121,6 +121,9 @@ struct fare_group {
 /* Read only: num_groups was sent. */
 #define FARE_CONFIG_NUM_GROUPS	(1U << 11)
 #define FARE_CONFIG_FLOWLET_SLOTS (1U << 12)
+#define FARE_CONFIG_MEMORY_BUDGET (1U << 13)
+/* Read only: memory_used was sent. */
+#define FARE_CONFIG_MEMORY_USED	(1U << 14)
 
 struct fare_config {
 	unsigned int set;	/* FARE_CONFIG_* mask, for fare_config_set() */
@@ -144,6 +147,12 @@ struct fare_config {
 	uint32_t num_groups;	/* read only, named and anonymous */
 	/* Flowlet table size: a power of two, FARE_FLOWLET_SLOTS_MIN..MAX. */
 	uint32_t flowlet_slots;
+	/*
+	 * The namespace's memory budget and what its routes and groups hold
+	 * against it, bytes (uapi fare.h FARE_MEMORY_BUDGET_*).
+	 */
+	uint64_t memory_budget;
+	uint64_t memory_used;	/* read only */
 };
 
 /* Counters of one tier; a tier above FARE_TIER_MAX counts in the last. */
