@@ -144,7 +144,8 @@ int fare_table_init(struct fare_net *fn)
 
 	fn->route_tree = RB_ROOT;
 	fn->dump_gen = 1;
-	fn->route_stats = true;
+	/* Per-route counters cost per-CPU memory per route: opt-in. */
+	fn->route_stats = false;
 	/* The budget of a namespace a user namespace's root can make. */
 	fare_mem_budget_set(fn, fn->net && fn->net->user_ns != &init_user_ns ?
 			    FARE_MEMORY_BUDGET_DEFAULT :

@@ -49,6 +49,11 @@ expect_refusal "two next hops past the limit of one" \
 	fc route replace 198.18.1.0/24 nexthop plane 1 weight 1 \
 	nexthop plane 2 weight 1
 expect_eq "routes counted" "$(cfg routes)" 3
+# Per-route counters are opt-in: a route added without "stats" has none.
+expect_eq "route-stats off by default" "$(cfg route_stats)" false
+expect_eq "so a route has no counters of its own" \
+	"$(fc -j route show 198.18.1.0/24 | jq -c '.[0] | [.stats, .nexthops[0].tx_packets]')" \
+	'[false,null]'
 expect_eq "planes counted" "$(cfg planes)" 2
 fc route del 198.18.3.0/24
 fc route add 198.18.4.0/24 nexthop plane 1 weight 1

@@ -187,7 +187,7 @@ enum fare_attr {
 					 * FARE_A_CONFIG_ROUTE_STATS
 					 */
 	FARE_A_CONFIG_ROUTE_STATS,	/* u8, default of FARE_A_ROUTE_STATS
-					 * (1 when the namespace is made)
+					 * (0 when the namespace is made)
 					 */
 	FARE_A_CONFIG_MAX_GROUPS,	/* u32, groups in the namespace */
 	FARE_A_CONFIG_NUM_GROUPS,	/* u32, groups now (read only) */

@@ -1332,7 +1332,7 @@ static const char help_config[] =
 	"     next hops per route of the namespace (raising one needs\n"
 	"     CAP_NET_ADMIN in the initial user namespace)\n"
 	"G := 0..16777216 next-hop groups, named and anonymous\n"
-	"route-stats: whether new routes get their own counters (default on)\n"
+	"route-stats: whether new routes get their own counters (default off)\n"
 	"S := 256..4194304, a power of two: flowlet table slots, 16 bytes each\n"
 	"     (default 4096; above it needs CAP_NET_ADMIN in the initial user\n"
 	"     namespace; a resize starts every flowlet anew)\n"
