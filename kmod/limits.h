@@ -101,7 +101,8 @@ static inline size_t fare_pcpu_bytes(size_t size, size_t align)
 
 /*
  * The extack text of a refusal at @budget bytes, into @buf (at least
- * FARE_MEM_MSG_LEN bytes): in MiB when it is a whole number of them.
+ * FARE_MEM_MSG_LEN bytes): in MiB when it is a whole number of them. At
+ * most 69 characters, within NL_SET_ERR_MSG_FMT()'s 80.
  */
 #define FARE_MEM_MSG_LEN	96
 
@@ -109,11 +110,11 @@ static inline void fare_mem_msg_format(char *buf, u64 budget)
 {
 	if (budget && !(budget & ((1ULL << 20) - 1)))
 		snprintf(buf, FARE_MEM_MSG_LEN,
-			 "fare: memory budget of %llu MiB for this namespace reached (config memory-budget)",
+			 "fare: memory budget of %llu MiB for this namespace reached",
 			 budget >> 20);
 	else
 		snprintf(buf, FARE_MEM_MSG_LEN,
-			 "fare: memory budget of %llu bytes for this namespace reached (config memory-budget)",
+			 "fare: memory budget of %llu bytes for this namespace reached",
 			 budget);
 }
 
@@ -130,9 +131,18 @@ static inline int fare_mem_charge(u64 *used, u64 budget, size_t bytes,
 	u64 after = *used - min_t(u64, *used, credit) + bytes;
 
 	if (after > budget) {
-		/* NL_SET_ERR_MSG() takes a literal only. */
+#ifdef NL_SET_ERR_MSG_FMT
+		/* A copy in the extack: @msg may change under a CONFIG_SET. */
+		NL_SET_ERR_MSG_FMT(extack, "%s", msg);
+#else
+		/*
+		 * NL_SET_ERR_MSG() takes a literal only. A CONFIG_SET of the
+		 * same namespace before the ack is sent (the family has
+		 * parallel_ops) may change the text, never its last byte.
+		 */
 		if (extack)
 			extack->_msg = msg;
+#endif
 		return -ENOSPC;
 	}
 	*used += bytes;

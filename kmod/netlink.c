@@ -768,12 +768,30 @@ static const struct genl_ops fare_genl_ops[] = {
 	},
 };
 
+/*
+ * parallel_ops: no handler runs under the kernel-wide genl_mutex, so a slow
+ * request (a group of many next hops and tiers, a long dump) holds up no
+ * other genetlink family and no other namespace. Each handler takes what
+ * it needs itself:
+ *  - pre_doit and dump starts find the device under RCU (fare_nl_fn());
+ *  - PLANE_NEW and PLANE_DEL take RTNL (the plane table, the fare device;
+ *    fare_dev_ensure() takes fare_net.lock inside it for the flowlet
+ *    table); PLANE_GET and the plane dump read under RCU;
+ *  - ROUTE_*, GROUP_*, CONFIG_SET and CONFIG_GET, and the route and group
+ *    dumps, take fare_net.lock, which also orders their notifications;
+ *  - STATS_GET sums per-CPU counters and needs no lock;
+ *  - ROUTE_NEW and GROUP_NEW check the next-hop limit while parsing, with
+ *    READ_ONCE, before the lock: one lowered meanwhile applies from the
+ *    next request, as a lower limit keeps what exists.
+ * genl_unregister_family() still waits for requests in flight (cb_lock).
+ */
 struct genl_family fare_family __ro_after_init = {
 	.name = FARE_GENL_NAME,
 	.version = FARE_GENL_VERSION,
 	.maxattr = FARE_A_MAX,
 	.policy = fare_policy,
 	.netnsok = true,
+	.parallel_ops = true,
 	.pre_doit = fare_nl_pre_doit,
 	/* Every command, old and new, is strictly validated. */
 	.resv_start_op = 0,

@@ -27,7 +27,7 @@ load_fare
 modprobe dummy 2>/dev/null || true
 sysctl -qw kernel.unprivileged_userns_clone=1 2>/dev/null || true
 BUDGET=$((64 << 20))
-MSG="fare: memory budget of 64 MiB for this namespace reached (config memory-budget)"
+MSG="fare: memory budget of 64 MiB for this namespace reached"
 CPUS=$(nproc)
 # Enough groups to pass the budget with room to spare: a group of 64 next
 # hops over 8 tiers holds at least 5,000 bytes per CPU.
