@@ -47,8 +47,6 @@ struct fare_agg;
 struct fare_pcpu_net;
 struct fare_flowlets;
 
-#define FARE_NHG_ANON_BITS 10
-
 struct fare_net {
 	struct net *net;
 	/* Under RTNL: the planes and the fare device. */
@@ -99,12 +97,15 @@ struct fare_net {
 	char mem_msg[FARE_MEM_MSG_LEN];
 	/*
 	 * Next-hop groups, under the lock: by id (named and anonymous), and
-	 * the anonymous ones by a hash of their content.
+	 * the anonymous ones by a hash of their content seeded with
+	 * nhg_seed (random per namespace, so that nobody can aim many
+	 * groups at one hash), in a table that grows with them.
 	 */
 	struct xarray nhgs;
 	u32 nhg_next;			/* next anonymous id to try */
 	unsigned int num_groups;	/* checked against max_groups */
-	DECLARE_HASHTABLE(nhg_anon, FARE_NHG_ANON_BITS);
+	u32 nhg_seed;
+	struct rhltable nhg_anon;
 	bool route_stats;		/* default of FARE_A_ROUTE_STATS */
 	/* Routes per (family, prefix length); readers use the bitmaps. */
 	unsigned int plen_count[2][FARE_PLEN_SLOTS];

@@ -9,6 +9,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/jhash.h>
+#include <linux/random.h>
 #include "nhg.h"
 #include "limits.h"
 
@@ -69,9 +70,17 @@ bool fare_group_same(const struct fare_group *a, const struct fare_group *b)
 	return true;
 }
 
-static u32 fare_group_hash(const struct fare_group *grp)
+/* The anonymous groups by content hash (several may share one). */
+static const struct rhashtable_params fare_nhg_anon_params = {
+	.key_len = sizeof(u32),
+	.key_offset = offsetof(struct fare_nhg, hash),
+	.head_offset = offsetof(struct fare_nhg, anon),
+	.automatic_shrinking = true,
+};
+
+static u32 fare_group_hash(const struct fare_group *grp, u32 seed)
 {
-	u32 h = grp->num_nh;
+	u32 h = jhash_1word(grp->num_nh, seed);
 	unsigned int i;
 
 	for (i = 0; i < grp->num_nh; i++)
@@ -383,19 +392,21 @@ size_t fare_nhg_bytes(struct fare_net *fn, struct fare_nhg *nhg)
 }
 
 /* Under RTNL, before the namespace's fare device can exist. */
-void fare_nhgs_init(struct fare_net *fn)
+int fare_nhgs_init(struct fare_net *fn)
 {
 	xa_init_flags(&fn->nhgs, XA_FLAGS_ALLOC);
-	hash_init(fn->nhg_anon);
 	fn->nhg_next = FARE_GROUP_ID_MAX + 1U;
 	fn->max_groups = FARE_MAX_GROUPS_DEFAULT;
+	fn->nhg_seed = get_random_u32();
+	return rhltable_init(&fn->nhg_anon, &fare_nhg_anon_params);
 }
 
 static void fare_nhg_free(struct fare_net *fn, struct fare_nhg *nhg)
 {
 	xa_erase(&fn->nhgs, nhg->id);
 	if (fare_nhg_anon(nhg))
-		hash_del(&nhg->anon);
+		rhltable_remove(&fn->nhg_anon, &nhg->anon,
+				fare_nhg_anon_params);
 	fn->num_groups--;
 	fare_mem_uncharge(&fn->mem_used, fare_nhg_bytes(fn, nhg));
 	fare_group_free_rcu(rcu_dereference_protected(nhg->grp,
@@ -450,23 +461,32 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 		      size_t credit, struct fare_nhg **nhgp,
 		      struct netlink_ext_ack *extack)
 {
-	u32 hash = fare_group_hash(grp);
+	u32 hash = fare_group_hash(grp, fn->nhg_seed);
 	const struct fare_group *have;
-	struct fare_nhg *nhg;
+	struct rhlist_head *list, *pos;
+	struct fare_nhg *nhg, *found = NULL;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
 	fare_group_set_buckets(grp, prev);
-	hash_for_each_possible(fn->nhg_anon, nhg, anon, hash) {
+	/* RCU for the table's own checks; the lock keeps what it finds. */
+	rcu_read_lock();
+	list = rhltable_lookup(&fn->nhg_anon, &hash, fare_nhg_anon_params);
+	rhl_for_each_entry_rcu(nhg, pos, list, anon) {
 		have = rcu_dereference_protected(nhg->grp,
 						 lockdep_is_held(&fn->lock));
-		if (nhg->hash != hash || !fare_group_same(have, grp) ||
+		if (!fare_group_same(have, grp) ||
 		    (prev && memcmp(have->buckets, grp->buckets,
 				    sizeof(grp->buckets))))
 			continue;
-		nhg->refs++;
+		found = nhg;
+		break;
+	}
+	rcu_read_unlock();
+	if (found) {
+		found->refs++;
 		fare_group_discard(grp);
-		*nhgp = nhg;
+		*nhgp = found;
 		return 0;
 	}
 	err = fare_limit_groups(fn->num_groups - slack, fn->max_groups, extack);
@@ -491,11 +511,16 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 		}
 		goto err_uncharge;
 	}
+	nhg->hash = hash;
+	err = rhltable_insert(&fn->nhg_anon, &nhg->anon, fare_nhg_anon_params);
+	if (err) {
+		xa_erase(&fn->nhgs, nhg->id);
+		kfree(nhg);
+		goto err_uncharge;
+	}
 	if (prev)
 		fare_group_carry_vq(grp, prev);
-	nhg->hash = hash;
 	nhg->refs = 1;
-	hash_add(fn->nhg_anon, &nhg->anon, hash);
 	fn->num_groups++;
 	*nhgp = nhg;
 	return 0;
@@ -638,4 +663,5 @@ void fare_nhgs_destroy(struct fare_net *fn)
 	xa_for_each(&fn->nhgs, id, nhg)
 		fare_nhg_free(fn, nhg);
 	xa_destroy(&fn->nhgs);
+	rhltable_destroy(&fn->nhg_anon);
 }

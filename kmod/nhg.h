@@ -112,15 +112,16 @@ struct fare_nhg {
 	u32 id;				/* key in fare_net.nhgs */
 	u32 hash;			/* of the content, anonymous only */
 	unsigned int refs;		/* routes using it, under the lock */
-	struct hlist_node anon;		/* in fare_net.nhg_anon, under it */
+	struct rhlist_head anon;	/* in fare_net.nhg_anon, under it */
 	struct rcu_head rcu;
 };
 
 /*
  * A group's share of the id index (an xarray node of 64 slots, about 9
- * bytes a slot) and of the anonymous groups' hash, counted with it.
+ * bytes a slot) and of the anonymous groups' table (4/3 to 8/3 buckets of
+ * 8 bytes each), counted with it.
  */
-#define FARE_NHG_INDEX_BYTES	16
+#define FARE_NHG_INDEX_BYTES	32
 
 static inline bool fare_nhg_anon(const struct fare_nhg *nhg)
 {
@@ -143,7 +144,7 @@ static inline int fare_group_spray_pick(struct fare_group *grp,
 			       grp->weights, st, usable, grp->num_nh);
 }
 
-void fare_nhgs_init(struct fare_net *fn);
+int fare_nhgs_init(struct fare_net *fn);
 void fare_nhgs_destroy(struct fare_net *fn);
 struct fare_group *fare_group_alloc(unsigned int num_nh);
 bool fare_group_same(const struct fare_group *a, const struct fare_group *b);

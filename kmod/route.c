@@ -150,10 +150,14 @@ int fare_table_init(struct fare_net *fn)
 	fare_mem_budget_set(fn, fn->net && fn->net->user_ns != &init_user_ns ?
 			    FARE_MEMORY_BUDGET_DEFAULT :
 			    FARE_MEMORY_BUDGET_HOST_DEFAULT);
-	fare_nhgs_init(fn);
-	err = rhashtable_init(&fn->routes, &fare_route_params);
+	err = fare_nhgs_init(fn);
 	if (err)
 		return err;
+	err = rhashtable_init(&fn->routes, &fare_route_params);
+	if (err) {
+		rhltable_destroy(&fn->nhg_anon);
+		return err;
+	}
 	/*
 	 * Empty indexes, so that the first aggregate walks no route list
 	 * (without memory, none: fare_table_destroy() frees what there is).

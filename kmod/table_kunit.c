@@ -886,6 +886,49 @@ static void memory_budget_refuses_with_extack(struct kunit *test)
 	mutex_unlock(&fn->lock);
 }
 
+/*
+ * Anonymous groups live in a table that grows with them: 2,000 groups of
+ * distinct next hops are each found again by their content, not made
+ * twice, and each goes with its last route.
+ */
+static void many_anonymous_groups_are_found_by_content(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	struct fare_net *fn = &ctx->fn;
+	struct fare_nhg **nhg, *again;
+	unsigned int i, n = 2000;
+	u32 w[2];
+
+	nhg = kunit_kcalloc(test, n, sizeof(*nhg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nhg);
+	mutex_lock(&fn->lock);
+	for (i = 0; i < n; i++) {
+		w[0] = i + 1;
+		w[1] = 7;
+		KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w),
+							NULL, 0, 0, &nhg[i],
+							NULL), 0);
+	}
+	KUNIT_EXPECT_EQ(test, fn->num_groups, n);
+	for (i = 0; i < n; i++) {
+		w[0] = i + 1;
+		w[1] = 7;
+		KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w),
+							NULL, 0, 0, &again,
+							NULL), 0);
+		KUNIT_EXPECT_PTR_EQ(test, again, nhg[i]);
+		KUNIT_EXPECT_EQ(test, nhg[i]->refs, 2U);
+	}
+	KUNIT_EXPECT_EQ(test, fn->num_groups, n);
+	for (i = 0; i < n; i++) {
+		fare_nhg_put(fn, nhg[i]);
+		fare_nhg_put(fn, nhg[i]);
+	}
+	KUNIT_EXPECT_EQ(test, fn->num_groups, 0U);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, 0ULL);
+	mutex_unlock(&fn->lock);
+}
+
 /* A named group in use cannot be deleted; once unused it can. */
 static void group_in_use_cannot_be_deleted(struct kunit *test)
 {
@@ -919,6 +962,7 @@ static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(group_limit_refuses_with_extack),
 	KUNIT_CASE(group_in_use_cannot_be_deleted),
 	KUNIT_CASE(memory_budget_refuses_with_extack),
+	KUNIT_CASE(many_anonymous_groups_are_found_by_content),
 	KUNIT_CASE(group_schedule_starts_at_a_random_phase),
 	KUNIT_CASE(group_of_the_largest_size_allocates),
 	KUNIT_CASE(lpm_v4_prefers_host_route_over_aggregate),
