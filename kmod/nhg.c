@@ -173,12 +173,6 @@ static int fare_group_sched(struct fare_group *grp)
 }
 
 /*
- * Once nh[] is filled and the group is to be used: ranks the tiers,
- * precomputes their schedules and allocates the per-CPU counters and one
- * spray state per distinct tier. Frees nothing on failure;
- * fare_group_discard() does.
- */
-/*
  * Ranks @grp's tiers (tier_ord[], num_tiers) and sizes its spray state,
  * from nh[]'s tiers; again and again if need be.
  */
@@ -226,6 +220,12 @@ static size_t fare_group_bytes(const struct fare_group *grp)
 	       FARE_NHG_INDEX_BYTES;
 }
 
+/*
+ * Once nh[] is filled and the group is to be used: ranks the tiers,
+ * precomputes their schedules and allocates the per-CPU counters and one
+ * spray state per distinct tier. Frees nothing on failure;
+ * fare_group_discard() does.
+ */
 int fare_group_finish(struct fare_group *grp)
 {
 	unsigned int cpu;
@@ -358,7 +358,7 @@ void fare_group_discard(struct fare_group *grp)
  * @credit charged bytes (a group the request replaces) are about to go:
  * refused before any per-CPU state is made if the group passes the budget
  * without its schedules already, else charged with its exact size, which
- * grp->mem keeps for fare_nhg_uncharge(). Under @fn's lock; on error
+ * grp->mem keeps for fare_nhg_free(). Under @fn's lock; on error
  * nothing is charged and @grp is the caller's to discard.
  */
 static int fare_group_finish_charged(struct fare_net *fn,

@@ -480,15 +480,28 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 	const struct fare_group *grp;
 	struct fare_route_stats *rst;
 	struct fare_route *new;
-	size_t bytes, held;
+	size_t bytes, held, credit;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
 	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
-	/* Charged whole; what @rt held is released with it below. */
+	/*
+	 * Charged whole; what @rt held is released with it below, and so is
+	 * its old group if it is anonymous and only @rt uses it.
+	 */
 	bytes = fare_route_bytes(stats ? grp->num_nh : 0);
-	held = rt ? fare_route_held(fn, rt) : 0;
-	err = fare_mem_charge(&fn->mem_used, fn->mem_budget, bytes, held,
+	held = 0;
+	credit = 0;
+	if (rt) {
+		struct fare_nhg *old = rcu_dereference_protected(rt->nhg,
+					lockdep_is_held(&fn->lock));
+
+		held = fare_route_held(fn, rt);
+		credit = held;
+		if (old != nhg && old->refs == 1 && fare_nhg_anon(old))
+			credit += fare_nhg_bytes(fn, old);
+	}
+	err = fare_mem_charge(&fn->mem_used, fn->mem_budget, bytes, credit,
 			      fn->mem_msg, extack);
 	if (err) {
 		fare_nhg_put(fn, nhg);

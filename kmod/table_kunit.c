@@ -887,6 +887,42 @@ static void memory_budget_refuses_with_extack(struct kunit *test)
 }
 
 /*
+ * At the budget, a route moved from its own anonymous group to new next
+ * hops of the same size fits: what the move frees counts for what it
+ * makes, in the group's charge and in the route's.
+ */
+static void route_moved_at_the_budget_fits(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 w[] = { 5, 6 }, w2[] = { 7, 8 };
+	struct fare_net *fn = &ctx->fn;
+	u8 addr[4] = { 10, 0, 0, 9 };
+	struct fare_nhg *a, *b;
+	struct fare_prefix key;
+	struct fare_route *rt;
+
+	KUNIT_ASSERT_EQ(test, fare_prefix_make(&key, AF_INET, addr, 32), 0);
+	mutex_lock(&fn->lock);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w), NULL,
+						0, 0, &a, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET,
+					     false, a, &rt, NULL), 0);
+	fare_mem_budget_set(fn, fn->mem_used);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w2),
+						fare_nhg_grp(fn, a), 1,
+						fare_nhg_bytes(fn, a), &b,
+						NULL), 0);
+	KUNIT_EXPECT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_PACKET,
+					     false, b, &rt, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fn->num_groups, 1U);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
+	fare_route_remove(fn, rt);
+	fare_route_free(fn, rt);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, 0ULL);
+	mutex_unlock(&fn->lock);
+}
+
+/*
  * Anonymous groups live in a table that grows with them: 2,000 groups of
  * distinct next hops are each found again by their content, not made
  * twice, and each goes with its last route.
@@ -963,6 +999,7 @@ static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(group_in_use_cannot_be_deleted),
 	KUNIT_CASE(memory_budget_refuses_with_extack),
 	KUNIT_CASE(many_anonymous_groups_are_found_by_content),
+	KUNIT_CASE(route_moved_at_the_budget_fits),
 	KUNIT_CASE(group_schedule_starts_at_a_random_phase),
 	KUNIT_CASE(group_of_the_largest_size_allocates),
 	KUNIT_CASE(lpm_v4_prefers_host_route_over_aggregate),
