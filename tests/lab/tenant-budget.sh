@@ -22,7 +22,8 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 LAB_DIR=$(mktemp -d /tmp/tenant-budget.XXXXXX)
-chmod 755 "$LAB_DIR"
+# The tenant (uid 65534) writes what it saw there.
+chown 65534:65534 "$LAB_DIR"
 load_fare
 modprobe dummy 2>/dev/null || true
 sysctl -qw kernel.unprivileged_userns_clone=1 2>/dev/null || true
@@ -52,7 +53,7 @@ dir=$1
 fc=$2
 mem() { awk '/^(Percpu|SUnreclaim):/ { kb += $2 } END { print kb }' /proc/meminfo; }
 {
-	echo "uid_map: $(tr -s ' ' <"/proc/self/uid_map")"
+	echo "uid_map: $(awk '{ print $1, $2, $3 }' /proc/self/uid_map)"
 	ip link set lo up
 	ip link add eth-a type dummy &&
 	ip addr add 10.1.0.2/24 dev eth-a &&
