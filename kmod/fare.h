@@ -40,6 +40,7 @@
 #include <linux/fare.h>
 
 #include "compat/compat.h"
+#include "limits.h"
 #include "lpm.h"
 #include "select.h"
 
@@ -47,8 +48,6 @@ struct fare_plane;
 struct fare_agg;
 struct fare_pcpu_net;
 struct fare_flowlets;
-
-#define FARE_NHG_ANON_BITS 10
 
 struct fare_net {
 	struct net *net;
@@ -100,13 +99,27 @@ struct fare_net {
 	u32 max_nexthops;
 	u32 max_groups;
 	/*
+	 * The memory budget (uapi fare.h) and the bytes the routes, their
+	 * counters and the groups hold against it (limits.h,
+	 * fare_mem_charge()); written and read under the lock. mem_msg is
+	 * the refusal's extack text for mem_budget, rewritten with it (the
+	 * ack that carries it is sent after the lock is dropped, so it is
+	 * never freed before the namespace and its last byte stays 0).
+	 */
+	u64 mem_budget;
+	u64 mem_used;
+	char mem_msg[FARE_MEM_MSG_LEN];
+	/*
 	 * Next-hop groups, under the lock: by id (named and anonymous), and
-	 * the anonymous ones by a hash of their content.
+	 * the anonymous ones by a hash of their content seeded with
+	 * nhg_seed (random per namespace, so that nobody can aim many
+	 * groups at one hash), in a table that grows with them.
 	 */
 	struct xarray nhgs;
 	u32 nhg_next;			/* next anonymous id to try */
 	unsigned int num_groups;	/* checked against max_groups */
-	DECLARE_HASHTABLE(nhg_anon, FARE_NHG_ANON_BITS);
+	u32 nhg_seed;
+	struct rhltable nhg_anon;
 	bool route_stats;		/* default of FARE_A_ROUTE_STATS */
 	/* Routes per (family, prefix length); readers use the bitmaps. */
 	unsigned int plen_count[2][FARE_PLEN_SLOTS];

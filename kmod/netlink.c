@@ -228,13 +228,14 @@ static int fare_nl_route_nhg(struct fare_net *fn, struct genl_info *info,
 	struct fare_nhg *nhg;
 
 	if (grp) {
+		bool going = old && old->refs == 1 && fare_nhg_anon(old);
+
 		if (old)
 			prev = rcu_dereference_protected(old->grp,
 							 lockdep_is_held(&fn->lock));
 		/* Its own anonymous group, if only it used it, goes. */
-		return fare_nhg_get_anon(fn, grp, prev,
-					 old && old->refs == 1 &&
-					 fare_nhg_anon(old),
+		return fare_nhg_get_anon(fn, grp, prev, going,
+					 going ? fare_nhg_bytes(fn, old) : 0,
 					 nhgp, info->extack);
 	}
 	nhg = fare_nhg_find(fn, nla_get_u32(id_attr));
@@ -615,6 +616,11 @@ static int fare_nl_config_check(struct fare_net *fn, struct genl_info *info,
 	      fare_nl_config_limit(fn->max_groups,
 				   attrs[FARE_A_CONFIG_MAX_GROUPS], may_raise,
 				   extack);
+	if (!err && attrs[FARE_A_CONFIG_MEMORY_BUDGET])
+		err = fare_limit_set(fn->mem_budget,
+				     nla_get_u64(attrs[FARE_A_CONFIG_MEMORY_BUDGET]),
+				     may_raise, attrs[FARE_A_CONFIG_MEMORY_BUDGET],
+				     extack);
 	if (!err && attrs[FARE_A_CONFIG_FLOWLET_SLOTS])
 		err = fare_config_set_slots(fn, attrs[FARE_A_CONFIG_FLOWLET_SLOTS],
 					    may_raise, extack);
@@ -630,6 +636,10 @@ static void fare_nl_config_apply(struct fare_net *fn, struct nlattr **attrs)
 	/* A lower limit refuses new objects; those present stay. */
 	if (attrs[FARE_A_CONFIG_MAX_GROUPS])
 		fn->max_groups = nla_get_u32(attrs[FARE_A_CONFIG_MAX_GROUPS]);
+	/* Likewise: what the namespace holds stays, new objects are refused. */
+	if (attrs[FARE_A_CONFIG_MEMORY_BUDGET])
+		fare_mem_budget_set(fn,
+				    nla_get_u64(attrs[FARE_A_CONFIG_MEMORY_BUDGET]));
 	/* Routes made from now on; those present keep what they have. */
 	if (attrs[FARE_A_CONFIG_ROUTE_STATS])
 		fn->route_stats = nla_get_u8(attrs[FARE_A_CONFIG_ROUTE_STATS]);
@@ -762,12 +772,30 @@ static const struct genl_ops fare_genl_ops[] = {
 	},
 };
 
+/*
+ * parallel_ops: no handler runs under the kernel-wide genl_mutex, so a slow
+ * request (a group of many next hops and tiers, a long dump) holds up no
+ * other genetlink family and no other namespace. Each handler takes what
+ * it needs itself:
+ *  - pre_doit and dump starts find the device under RCU (fare_nl_fn());
+ *  - PLANE_NEW and PLANE_DEL take RTNL (the plane table, the fare device;
+ *    fare_dev_ensure() takes fare_net.lock inside it for the flowlet
+ *    table); PLANE_GET and the plane dump read under RCU;
+ *  - ROUTE_*, GROUP_*, CONFIG_SET and CONFIG_GET, and the route and group
+ *    dumps, take fare_net.lock, which also orders their notifications;
+ *  - STATS_GET sums per-CPU counters and needs no lock;
+ *  - ROUTE_NEW and GROUP_NEW check the next-hop limit while parsing, with
+ *    READ_ONCE, before the lock: one lowered meanwhile applies from the
+ *    next request, as a lower limit keeps what exists.
+ * genl_unregister_family() still waits for requests in flight (cb_lock).
+ */
 struct genl_family fare_family __ro_after_init = {
 	.name = FARE_GENL_NAME,
 	.version = FARE_GENL_VERSION,
 	.maxattr = FARE_A_MAX,
 	.policy = fare_policy,
 	.netnsok = true,
+	.parallel_ops = true,
 	.pre_doit = fare_nl_pre_doit,
 	/* Every command, old and new, is strictly validated. */
 	.resv_start_op = 0,

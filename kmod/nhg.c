@@ -9,6 +9,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/jhash.h>
+#include <linux/random.h>
 #include "nhg.h"
 #include "limits.h"
 
@@ -30,16 +31,19 @@ static_assert(ALIGN(struct_size_t(struct fare_spray, count, FARE_NEXTHOP_MAX),
  * route whose next hops an existing group already holds costs one small
  * allocation, freed at once (fare_group_discard()).
  */
+static size_t fare_group_size(unsigned int num_nh)
+{
+	return struct_size_t(struct fare_group, nh, num_nh) +
+	       num_nh * (sizeof(u64) + sizeof(u32) + 2);
+}
+
 struct fare_group *fare_group_alloc(unsigned int num_nh)
 {
 	struct fare_group *grp;
-	size_t size;
 
 	if (WARN_ON_ONCE(!num_nh || num_nh > FARE_NEXTHOP_MAX))
 		return NULL;
-	size = struct_size(grp, nh, num_nh) +
-	       num_nh * (sizeof(u64) + sizeof(u32) + 2);
-	grp = kzalloc(size, GFP_KERNEL_ACCOUNT);
+	grp = kzalloc(fare_group_size(num_nh), GFP_KERNEL_ACCOUNT);
 	if (!grp)
 		return NULL;
 	grp->deficit.sent = (u64 *)&grp->nh[num_nh];
@@ -66,9 +70,17 @@ bool fare_group_same(const struct fare_group *a, const struct fare_group *b)
 	return true;
 }
 
-static u32 fare_group_hash(const struct fare_group *grp)
+/* The anonymous groups by content hash (several may share one). */
+static const struct rhashtable_params fare_nhg_anon_params = {
+	.key_len = sizeof(u32),
+	.key_offset = offsetof(struct fare_nhg, hash),
+	.head_offset = offsetof(struct fare_nhg, anon),
+	.automatic_shrinking = true,
+};
+
+static u32 fare_group_hash(const struct fare_group *grp, u32 seed)
 {
-	u32 h = grp->num_nh;
+	u32 h = jhash_1word(grp->num_nh, seed);
 	unsigned int i;
 
 	for (i = 0; i < grp->num_nh; i++)
@@ -161,23 +173,12 @@ static int fare_group_sched(struct fare_group *grp)
 }
 
 /*
- * Once nh[] is filled and the group is to be used: ranks the tiers,
- * precomputes their schedules and allocates the per-CPU counters and one
- * spray state per distinct tier. Frees nothing on failure;
- * fare_group_discard() does.
+ * Ranks @grp's tiers (tier_ord[], num_tiers) and sizes its spray state,
+ * from nh[]'s tiers; again and again if need be.
  */
-int fare_group_finish(struct fare_group *grp)
+static void fare_group_rank(struct fare_group *grp)
 {
-	unsigned int i, j, cpu;
-	int err;
-
-	grp->tx = __alloc_percpu_gfp(struct_size(grp->tx, nh, grp->num_nh),
-				     __alignof__(struct fare_group_tx),
-				     GFP_KERNEL_ACCOUNT);
-	if (!grp->tx)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(grp->tx, cpu)->syncp);
+	unsigned int i, j;
 
 	grp->num_tiers = 0;
 	for (i = 0; i < grp->num_nh; i++) {
@@ -192,6 +193,53 @@ int fare_group_finish(struct fare_group *grp)
 	grp->spray_size = ALIGN(struct_size_t(struct fare_spray, count,
 					      grp->num_nh),
 				__alignof__(struct fare_spray));
+}
+
+/*
+ * The bytes @grp holds once fare_group_finish() has made its state (its
+ * precomputed schedules counted only if made), with the fare_nhg that
+ * names it and its slot in the id index: what the namespace's memory
+ * budget counts for a group. Per-CPU state counts once per possible CPU.
+ */
+static size_t fare_group_bytes(const struct fare_group *grp)
+{
+	size_t seq = 0;
+	unsigned int ord;
+
+	if (grp->sched)
+		for (ord = 0; ord < grp->num_tiers; ord++)
+			seq += grp->sched[ord].len;
+	return fare_kmalloc_bytes(fare_group_size(grp->num_nh)) +
+	       fare_kmalloc_bytes(grp->num_tiers * sizeof(*grp->sched)) +
+	       fare_kmalloc_bytes(max_t(size_t, seq, 1)) +
+	       fare_pcpu_bytes(struct_size(grp->tx, nh, grp->num_nh),
+			       __alignof__(struct fare_group_tx)) +
+	       fare_pcpu_bytes(grp->spray_size * grp->num_tiers,
+			       __alignof__(struct fare_spray)) +
+	       fare_kmalloc_bytes(sizeof(struct fare_nhg)) +
+	       FARE_NHG_INDEX_BYTES;
+}
+
+/*
+ * Once nh[] is filled and the group is to be used: ranks the tiers,
+ * precomputes their schedules and allocates the per-CPU counters and one
+ * spray state per distinct tier. Frees nothing on failure;
+ * fare_group_discard() does.
+ */
+int fare_group_finish(struct fare_group *grp)
+{
+	unsigned int cpu;
+	int err;
+
+	grp->tx = __alloc_percpu_gfp(struct_size(grp->tx, nh, grp->num_nh),
+				     __alignof__(struct fare_group_tx),
+				     GFP_KERNEL_ACCOUNT);
+	if (!grp->tx)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(grp->tx, cpu)->syncp);
+
+	fare_group_rank(grp);
 	if (WARN_ON_ONCE(grp->num_tiers > FARE_TIER_MAX + 1))
 		return -EINVAL;
 	err = fare_group_sched(grp);
@@ -305,21 +353,62 @@ void fare_group_discard(struct fare_group *grp)
 
 /* ---- shared groups ---- */
 
+/*
+ * Finishes @grp (fare_group_finish()) within @fn's memory budget, where
+ * @credit charged bytes (a group the request replaces) are about to go:
+ * refused before any per-CPU state is made if the group passes the budget
+ * without its schedules already, else charged with its exact size, which
+ * grp->mem keeps for fare_nhg_free(). Under @fn's lock; on error
+ * nothing is charged and @grp is the caller's to discard.
+ */
+static int fare_group_finish_charged(struct fare_net *fn,
+				     struct fare_group *grp, size_t credit,
+				     struct netlink_ext_ack *extack)
+{
+	u64 used = fn->mem_used;
+	int err;
+
+	lockdep_assert_held(&fn->lock);
+	fare_group_rank(grp);
+	err = fare_mem_charge(&used, fn->mem_budget, fare_group_bytes(grp),
+			      credit, fn->mem_msg, extack);
+	if (err)
+		return err;
+	err = fare_group_finish(grp);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no memory for the group");
+		return err;
+	}
+	grp->mem = fare_group_bytes(grp);
+	return fare_mem_charge(&fn->mem_used, fn->mem_budget, grp->mem,
+			       credit, fn->mem_msg, extack);
+}
+
+/* The bytes @nhg's group holds against the budget; under @fn's lock. */
+size_t fare_nhg_bytes(struct fare_net *fn, struct fare_nhg *nhg)
+{
+	return rcu_dereference_protected(nhg->grp,
+					 lockdep_is_held(&fn->lock))->mem;
+}
+
 /* Under RTNL, before the namespace's fare device can exist. */
-void fare_nhgs_init(struct fare_net *fn)
+int fare_nhgs_init(struct fare_net *fn)
 {
 	xa_init_flags(&fn->nhgs, XA_FLAGS_ALLOC);
-	hash_init(fn->nhg_anon);
 	fn->nhg_next = FARE_GROUP_ID_MAX + 1U;
 	fn->max_groups = FARE_MAX_GROUPS_DEFAULT;
+	fn->nhg_seed = get_random_u32();
+	return rhltable_init(&fn->nhg_anon, &fare_nhg_anon_params);
 }
 
 static void fare_nhg_free(struct fare_net *fn, struct fare_nhg *nhg)
 {
 	xa_erase(&fn->nhgs, nhg->id);
 	if (fare_nhg_anon(nhg))
-		hash_del(&nhg->anon);
+		rhltable_remove(&fn->nhg_anon, &nhg->anon,
+				fare_nhg_anon_params);
 	fn->num_groups--;
+	fare_mem_uncharge(&fn->mem_used, fare_nhg_bytes(fn, nhg));
 	fare_group_free_rcu(rcu_dereference_protected(nhg->grp,
 						      lockdep_is_held(&fn->lock)));
 	kfree_rcu(nhg, rcu);
@@ -369,58 +458,75 @@ static struct fare_nhg *fare_nhg_alloc(struct fare_group *grp)
  */
 int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 		      const struct fare_group *prev, unsigned int slack,
-		      struct fare_nhg **nhgp, struct netlink_ext_ack *extack)
+		      size_t credit, struct fare_nhg **nhgp,
+		      struct netlink_ext_ack *extack)
 {
-	u32 hash = fare_group_hash(grp);
+	u32 hash = fare_group_hash(grp, fn->nhg_seed);
 	const struct fare_group *have;
-	struct fare_nhg *nhg;
+	struct rhlist_head *list, *pos;
+	struct fare_nhg *nhg, *found = NULL;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
 	fare_group_set_buckets(grp, prev);
-	hash_for_each_possible(fn->nhg_anon, nhg, anon, hash) {
+	/* RCU for the table's own checks; the lock keeps what it finds. */
+	rcu_read_lock();
+	list = rhltable_lookup(&fn->nhg_anon, &hash, fare_nhg_anon_params);
+	rhl_for_each_entry_rcu(nhg, pos, list, anon) {
 		have = rcu_dereference_protected(nhg->grp,
 						 lockdep_is_held(&fn->lock));
-		if (nhg->hash != hash || !fare_group_same(have, grp) ||
+		if (!fare_group_same(have, grp) ||
 		    (prev && memcmp(have->buckets, grp->buckets,
 				    sizeof(grp->buckets))))
 			continue;
-		nhg->refs++;
+		found = nhg;
+		break;
+	}
+	rcu_read_unlock();
+	if (found) {
+		found->refs++;
 		fare_group_discard(grp);
-		*nhgp = nhg;
+		*nhgp = found;
 		return 0;
 	}
 	err = fare_limit_groups(fn->num_groups - slack, fn->max_groups, extack);
 	if (err)
 		goto err_free;
-	err = fare_group_finish(grp);
+	err = fare_group_finish_charged(fn, grp, credit, extack);
 	if (err)
-		goto err_nomem;
+		goto err_free;
 	err = -ENOMEM;
 	nhg = fare_nhg_alloc(grp);
 	if (!nhg)
-		goto err_nomem;
+		goto err_uncharge;
 	err = xa_alloc_cyclic(&fn->nhgs, &nhg->id, nhg,
 			      XA_LIMIT(FARE_GROUP_ID_MAX + 1U, U32_MAX),
 			      &fn->nhg_next, GFP_KERNEL_ACCOUNT);
 	if (err < 0) {
 		kfree(nhg);
 		if (err == -EBUSY) {
+			fare_mem_uncharge(&fn->mem_used, grp->mem);
 			NL_SET_ERR_MSG(extack, "no anonymous group id left");
 			goto err_free;
 		}
-		goto err_nomem;
+		goto err_uncharge;
+	}
+	nhg->hash = hash;
+	err = rhltable_insert(&fn->nhg_anon, &nhg->anon, fare_nhg_anon_params);
+	if (err) {
+		xa_erase(&fn->nhgs, nhg->id);
+		kfree(nhg);
+		goto err_uncharge;
 	}
 	if (prev)
 		fare_group_carry_vq(grp, prev);
-	nhg->hash = hash;
 	nhg->refs = 1;
-	hash_add(fn->nhg_anon, &nhg->anon, hash);
 	fn->num_groups++;
 	*nhgp = nhg;
 	return 0;
 
-err_nomem:
+err_uncharge:
+	fare_mem_uncharge(&fn->mem_used, grp->mem);
 	NL_SET_ERR_MSG(extack, "no memory for the group");
 err_free:
 	fare_group_discard(grp);
@@ -459,9 +565,11 @@ int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 			goto err_free;
 	}
 	/* Refusals first: the per-CPU state is made only for a group kept. */
-	err = fare_group_finish(grp);
+	err = fare_group_finish_charged(fn, grp,
+					nhg ? fare_nhg_bytes(fn, nhg) : 0,
+					extack);
 	if (err)
-		goto err_nomem;
+		goto err_free;
 	if (nhg) {
 		/* Readers see the old next hops or the new, never a mix. */
 		old = rcu_dereference_protected(nhg->grp,
@@ -469,6 +577,7 @@ int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 		fare_group_set_buckets(grp, old);
 		fare_group_carry_vq(grp, old);
 		rcu_assign_pointer(nhg->grp, grp);
+		fare_mem_uncharge(&fn->mem_used, old->mem);
 		fare_group_free_rcu(old);
 		*nhgp = nhg;
 		return 0;
@@ -476,19 +585,20 @@ int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 	err = -ENOMEM;
 	nhg = fare_nhg_alloc(grp);
 	if (!nhg)
-		goto err_nomem;
+		goto err_uncharge;
 	nhg->id = id;
 	err = xa_insert(&fn->nhgs, id, nhg, GFP_KERNEL_ACCOUNT);
 	if (err) {
 		kfree(nhg);
-		goto err_nomem;
+		goto err_uncharge;
 	}
 	fare_group_set_buckets(grp, NULL);
 	fn->num_groups++;
 	*nhgp = nhg;
 	return 0;
 
-err_nomem:
+err_uncharge:
+	fare_mem_uncharge(&fn->mem_used, grp->mem);
 	NL_SET_ERR_MSG(extack, "no memory for the group");
 err_free:
 	fare_group_discard(grp);
@@ -553,4 +663,5 @@ void fare_nhgs_destroy(struct fare_net *fn)
 	xa_for_each(&fn->nhgs, id, nhg)
 		fare_nhg_free(fn, nhg);
 	xa_destroy(&fn->nhgs);
+	rhltable_destroy(&fn->nhg_anon);
 }

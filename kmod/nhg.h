@@ -89,6 +89,11 @@ struct fare_group {
 	 * Its sent[] follows nh[] in the group's allocation.
 	 */
 	struct fare_deficit_base deficit;
+	/*
+	 * Bytes charged to the namespace's memory budget for the group and
+	 * its fare_nhg (nhg.c, fare_group_bytes()); 0 until charged.
+	 */
+	size_t mem;
 	/* Flow mode: next hop per bucket, over the preferred tier. */
 	u8 buckets[FARE_BUCKETS];
 	struct fare_nh nh[];
@@ -107,9 +112,16 @@ struct fare_nhg {
 	u32 id;				/* key in fare_net.nhgs */
 	u32 hash;			/* of the content, anonymous only */
 	unsigned int refs;		/* routes using it, under the lock */
-	struct hlist_node anon;		/* in fare_net.nhg_anon, under it */
+	struct rhlist_head anon;	/* in fare_net.nhg_anon, under it */
 	struct rcu_head rcu;
 };
+
+/*
+ * A group's share of the id index (an xarray node of 64 slots, about 9
+ * bytes a slot) and of the anonymous groups' table (4/3 to 8/3 buckets of
+ * 8 bytes each), counted with it.
+ */
+#define FARE_NHG_INDEX_BYTES	32
 
 static inline bool fare_nhg_anon(const struct fare_nhg *nhg)
 {
@@ -132,7 +144,7 @@ static inline int fare_group_spray_pick(struct fare_group *grp,
 			       grp->weights, st, usable, grp->num_nh);
 }
 
-void fare_nhgs_init(struct fare_net *fn);
+int fare_nhgs_init(struct fare_net *fn);
 void fare_nhgs_destroy(struct fare_net *fn);
 struct fare_group *fare_group_alloc(unsigned int num_nh);
 bool fare_group_same(const struct fare_group *a, const struct fare_group *b);
@@ -148,7 +160,9 @@ void fare_group_nh_tx(struct fare_group *grp, unsigned int i, u64 *packets,
 struct fare_nhg *fare_nhg_find(struct fare_net *fn, u32 id);
 int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 		      const struct fare_group *prev, unsigned int slack,
-		      struct fare_nhg **nhgp, struct netlink_ext_ack *extack);
+		      size_t credit, struct fare_nhg **nhgp,
+		      struct netlink_ext_ack *extack);
+size_t fare_nhg_bytes(struct fare_net *fn, struct fare_nhg *nhg);
 int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 		 bool replace, struct fare_nhg **nhgp,
 		 struct netlink_ext_ack *extack);

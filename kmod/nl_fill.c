@@ -232,7 +232,11 @@ int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 	    nla_put_u32(skb, FARE_A_CONFIG_MAX_GROUPS, fn->max_groups) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_NUM_GROUPS, fn->num_groups) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_SLOTS, fn->flowlet_slots) ||
-	    nla_put_u8(skb, FARE_A_CONFIG_USE_NEIGH, READ_ONCE(fn->use_neigh))) {
+	    nla_put_u8(skb, FARE_A_CONFIG_USE_NEIGH, READ_ONCE(fn->use_neigh)) ||
+	    nla_put_u64_64bit(skb, FARE_A_CONFIG_MEMORY_BUDGET, fn->mem_budget,
+			      FARE_A_PAD) ||
+	    nla_put_u64_64bit(skb, FARE_A_CONFIG_MEMORY_USED, fn->mem_used,
+			      FARE_A_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -38,6 +38,11 @@ static struct netlink_range_validation fare_max_groups_range = {
 	.max = FARE_MAX_GROUPS_LIMIT,
 };
 
+static struct netlink_range_validation fare_mem_budget_range = {
+	.min = 0,
+	.max = FARE_MEMORY_BUDGET_LIMIT,
+};
+
 /* FARE_A_CONFIG_TIER_HOPS: 1..FARE_TIER_MAX + 1 hop counts, none 0. */
 static int fare_tier_hops_validate(const struct nlattr *attr,
 				   struct netlink_ext_ack *extack)
@@ -117,6 +122,8 @@ static const struct nla_policy fare_policy[FARE_A_MAX + 1] __maybe_unused = {
 	[FARE_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[FARE_A_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
 	[FARE_A_CONFIG_USE_NEIGH] = NLA_POLICY_MAX(NLA_U8, 1),
+	[FARE_A_CONFIG_MEMORY_BUDGET] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &fare_mem_budget_range),
 };
 
 #endif /* _FARE_POLICY_H */

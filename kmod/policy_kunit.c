@@ -118,6 +118,10 @@ static const struct policy_case policy_cases[] = {
 	  -EINVAL, "Attribute failed policy validation" },
 	{ "device name of 17 bytes", FARE_A_IFNAME, 17, 0, -ERANGE,
 	  "Attribute failed policy validation" },
+	{ "memory budget as u32", FARE_A_CONFIG_MEMORY_BUDGET, 4, 1, -EINVAL,
+	  "invalid attribute length" },
+	{ "read only: memory used", FARE_A_CONFIG_MEMORY_USED, 8, 0, -EINVAL,
+	  "Unsupported attribute" },
 	{ "pad", FARE_A_PAD, 4, 0, -EINVAL, "Unsupported attribute" },
 	{ "unknown attribute", FARE_A_MAX + 1, 4, 0, -EINVAL,
 	  "Unknown attribute type" },
@@ -339,6 +343,50 @@ static void limits_refuse_past_the_limit(struct kunit *test)
 			-EPERM);
 	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)",
 			   "raising a limit needs CAP_NET_ADMIN in the initial user namespace");
+	/* The memory budget is a u64 like any other limit. */
+	extack._msg = NULL;
+	KUNIT_EXPECT_EQ(test, fare_limit_set(64ULL << 20, 5ULL << 30, false,
+					     NULL, &extack), -EPERM);
+	KUNIT_EXPECT_EQ(test, fare_limit_set(5ULL << 30, 64ULL << 20, false,
+					     NULL, &extack), 0);
+}
+
+/*
+ * The memory budget: a charge that would pass it is refused with the
+ * budget's text and changes nothing; what a request replaces counts as
+ * released; the budget is named in MiB when whole.
+ */
+static void memory_charge_refuses_past_the_budget(struct kunit *test)
+{
+	struct netlink_ext_ack extack = { };
+	char msg[FARE_MEM_MSG_LEN];
+	u64 used = 1000;
+
+	fare_mem_msg_format(msg, 64ULL << 20);
+	KUNIT_EXPECT_STREQ(test, msg,
+			   "fare: memory budget of 64 MiB for this namespace reached");
+	fare_mem_msg_format(msg, 1500);
+	KUNIT_EXPECT_STREQ(test, msg,
+			   "fare: memory budget of 1500 bytes for this namespace reached");
+	KUNIT_EXPECT_EQ(test, fare_mem_charge(&used, 1500, 500, 0, msg,
+					      &extack), 0);
+	KUNIT_EXPECT_EQ(test, used, 1500ULL);
+	KUNIT_EXPECT_NULL(test, extack._msg);
+	KUNIT_EXPECT_EQ(test, fare_mem_charge(&used, 1500, 1, 0, msg, &extack),
+			-ENOSPC);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)", msg);
+	KUNIT_EXPECT_EQ(test, used, 1500ULL);
+	/* 300 bytes about to go make room for 300. */
+	KUNIT_EXPECT_EQ(test, fare_mem_charge(&used, 1500, 300, 300, msg,
+					      &extack), 0);
+	KUNIT_EXPECT_EQ(test, used, 1800ULL);
+	fare_mem_uncharge(&used, 300);
+	KUNIT_EXPECT_EQ(test, used, 1500ULL);
+	/* Per-CPU state counts once per possible CPU. */
+	KUNIT_EXPECT_EQ(test, fare_pcpu_bytes(24, 8),
+			(size_t)24 * num_possible_cpus());
+	KUNIT_EXPECT_EQ(test, fare_pcpu_bytes(1, 1),
+			(size_t)PCPU_MIN_ALLOC_SIZE * num_possible_cpus());
 }
 
 /*
@@ -364,6 +412,7 @@ static struct kunit_case fare_policy_cases[] = {
 	KUNIT_CASE(policy_checks_nested_next_hops),
 	KUNIT_CASE(policy_accepts_the_bounds),
 	KUNIT_CASE(limits_refuse_past_the_limit),
+	KUNIT_CASE(memory_charge_refuses_past_the_budget),
 	KUNIT_CASE(dump_fails_when_the_first_entry_does_not_fit),
 	{}
 };

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
 #include <linux/socket.h>
+#include <linux/user_namespace.h>
 #include "route.h"
 #include "stats.h"
 
@@ -143,11 +144,20 @@ int fare_table_init(struct fare_net *fn)
 
 	fn->route_tree = RB_ROOT;
 	fn->dump_gen = 1;
-	fn->route_stats = true;
-	fare_nhgs_init(fn);
-	err = rhashtable_init(&fn->routes, &fare_route_params);
+	/* Per-route counters cost per-CPU memory per route: opt-in. */
+	fn->route_stats = false;
+	/* The budget of a namespace a user namespace's root can make. */
+	fare_mem_budget_set(fn, fn->net && fn->net->user_ns != &init_user_ns ?
+			    FARE_MEMORY_BUDGET_DEFAULT :
+			    FARE_MEMORY_BUDGET_HOST_DEFAULT);
+	err = fare_nhgs_init(fn);
 	if (err)
 		return err;
+	err = rhashtable_init(&fn->routes, &fare_route_params);
+	if (err) {
+		rhltable_destroy(&fn->nhg_anon);
+		return err;
+	}
 	/*
 	 * Empty indexes, so that the first aggregate walks no route list
 	 * (without memory, none: fare_table_destroy() frees what there is).
@@ -327,11 +337,44 @@ struct fare_route_stats *fare_route_stats_locked(struct fare_net *fn,
 					 lockdep_is_held(&fn->lock));
 }
 
-/* Drops what @rt holds: its group's reference and its counters. */
+/*
+ * What a route holds against the namespace's memory budget: the object,
+ * its share of the table's bucket arrays and, if it has them, counters
+ * for @stats_nh next hops (0: none).
+ */
+static size_t fare_route_bytes(unsigned int stats_nh)
+{
+	if (!stats_nh)
+		return fare_kmalloc_bytes(sizeof(struct fare_route)) +
+		       FARE_ROUTE_INDEX_BYTES;
+	return fare_kmalloc_bytes(sizeof(struct fare_route_ext)) +
+	       FARE_ROUTE_INDEX_BYTES + fare_route_stats_bytes(stats_nh);
+}
+
+/* What @rt holds, as charged; under @fn's lock. */
+static size_t fare_route_held(struct fare_net *fn, struct fare_route *rt)
+{
+	struct fare_route_stats *rst = fare_route_stats_locked(fn, rt);
+
+	return fare_route_bytes(rst ? rst->n : 0);
+}
+
+/* Sets the memory budget and the text of its refusal; under the lock. */
+void fare_mem_budget_set(struct fare_net *fn, u64 budget)
+{
+	fn->mem_budget = budget;
+	fare_mem_msg_format(fn->mem_msg, budget);
+}
+
+/*
+ * Drops what @rt holds: its group's reference, its counters and their
+ * charge.
+ */
 static void fare_route_release(struct fare_net *fn, struct fare_route *rt)
 {
 	struct fare_nhg *nhg;
 
+	fare_mem_uncharge(&fn->mem_used, fare_route_held(fn, rt));
 	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
 	if (nhg)
 		fare_nhg_put(fn, nhg);
@@ -436,18 +479,45 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 		   bool stats, struct fare_nhg *nhg, struct fare_route **rtp,
 		   struct netlink_ext_ack *extack)
 {
+	const struct fare_group *grp;
 	struct fare_route_stats *rst;
 	struct fare_route *new;
+	size_t bytes, held, credit;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
+	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
+	/*
+	 * Charged whole; what @rt held is released with it below, and so is
+	 * its old group if it is anonymous and only @rt uses it.
+	 */
+	bytes = fare_route_bytes(stats ? grp->num_nh : 0);
+	held = 0;
+	credit = 0;
+	if (rt) {
+		struct fare_nhg *old = rcu_dereference_protected(rt->nhg,
+					lockdep_is_held(&fn->lock));
+
+		held = fare_route_held(fn, rt);
+		credit = held;
+		if (old != nhg && old->refs == 1 && fare_nhg_anon(old))
+			credit += fare_nhg_bytes(fn, old);
+	}
+	err = fare_mem_charge(&fn->mem_used, fn->mem_budget, bytes, credit,
+			      fn->mem_msg, extack);
+	if (err) {
+		fare_nhg_put(fn, nhg);
+		return err;
+	}
 	err = fare_route_stats_new(fn, stats, nhg, &rst, extack);
 	if (err) {
+		fare_mem_uncharge(&fn->mem_used, bytes);
 		fare_nhg_put(fn, nhg);
 		return err;
 	}
 	if (rt && !!rst == !!(rt->flags & FARE_ROUTE_F_STATS)) {
 		fare_route_update(fn, rt, mode, tcp_mode, nhg, rst);
+		fare_mem_uncharge(&fn->mem_used, held);
 		*rtp = rt;
 		return 0;
 	}
@@ -455,6 +525,7 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 	new = fare_route_alloc(rst);
 	if (!new) {
 		NL_SET_ERR_MSG(extack, "no memory for the route");
+		fare_mem_uncharge(&fn->mem_used, bytes);
 		fare_route_stats_free_rcu(rst);
 		fare_nhg_put(fn, nhg);
 		return -ENOMEM;

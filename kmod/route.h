@@ -144,6 +144,13 @@ struct fare_agg {
  */
 #define FARE_AGG_MAX		256
 
+/*
+ * A route's share of the table's bucket arrays (the rhashtable keeps 4/3
+ * to 8/3 buckets of 8 bytes per entry), counted against the budget.
+ */
+#define FARE_ROUTE_INDEX_BYTES	24
+
+void fare_mem_budget_set(struct fare_net *fn, u64 budget);
 int fare_table_init(struct fare_net *fn);
 void fare_table_destroy(struct fare_net *fn);
 int fare_prefix_make(struct fare_prefix *key, u8 family, const void *addr,

@@ -73,6 +73,15 @@ void fare_sum_tx(struct fare_pcpu_tx __percpu *tx, u64 *packets, u64 *bytes)
 static_assert(struct_size_t(struct fare_route_pcpu, nh, FARE_NEXTHOP_MAX) <=
 	      PCPU_MIN_UNIT_SIZE / 4);
 
+/* What the counters of a route of @n next hops hold: kmalloc and per-CPU. */
+size_t fare_route_stats_bytes(unsigned int n)
+{
+	return fare_kmalloc_bytes(struct_size_t(struct fare_route_stats,
+						plane, n)) +
+	       fare_pcpu_bytes(struct_size_t(struct fare_route_pcpu, nh, n),
+			       __alignof__(struct fare_route_pcpu));
+}
+
 /* Counters for a route over @grp's next hops; NULL without memory. */
 struct fare_route_stats *fare_route_stats_alloc(const struct fare_group *grp)
 {

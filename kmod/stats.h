@@ -79,6 +79,7 @@ struct fare_stats {
 
 void fare_stats_read(struct fare_net *fn, struct fare_stats *sum);
 void fare_sum_tx(struct fare_pcpu_tx __percpu *tx, u64 *packets, u64 *bytes);
+size_t fare_route_stats_bytes(unsigned int n);
 struct fare_route_stats *fare_route_stats_alloc(const struct fare_group *grp);
 void fare_route_stats_free_rcu(struct fare_route_stats *st);
 void fare_route_stats_read(struct fare_route_stats *st, u32 plane_id,

@@ -26,14 +26,25 @@ static int table_init(struct kunit *test)
 	return 0;
 }
 
+/*
+ * Every test's routes and groups are charged to the memory budget as
+ * netlink's would be, and every byte charged is released with them.
+ */
 static void table_exit(struct kunit *test)
 {
 	struct table_ctx *ctx = test->priv;
 
 	mutex_lock(&ctx->fn.lock);
 	fare_table_destroy(&ctx->fn);
+	KUNIT_EXPECT_EQ(test, ctx->fn.mem_used, 0ULL);
 	mutex_unlock(&ctx->fn.lock);
 	rcu_barrier();
+}
+
+/* Charges @rt, put in the table directly, as fare_route_set() would. */
+static void charge_route(struct fare_net *fn, struct fare_route *rt)
+{
+	fn->mem_used += fare_route_held(fn, rt);
 }
 
 /* Adds family/addr/plen; the route's mode records @tag for identification. */
@@ -48,6 +59,7 @@ static struct fare_route *add(struct kunit *test, u8 family, const void *addr,
 	rt->mode = tag;
 	mutex_lock(&ctx->fn.lock);
 	KUNIT_ASSERT_EQ(test, fare_route_insert(&ctx->fn, rt), 0);
+	charge_route(&ctx->fn, rt);
 	mutex_unlock(&ctx->fn.lock);
 	return rt;
 }
@@ -223,6 +235,7 @@ static void lpm_index_matches_naive_search_across_its_limits(struct kunit *test)
 						fare_route_swap(&ctx->fn,
 								ref[i].rt, new),
 						0);
+				charge_route(&ctx->fn, new);
 				fare_route_free(&ctx->fn, ref[i].rt);
 				mutex_unlock(&ctx->fn.lock);
 				ref[i].rt = new;
@@ -520,6 +533,7 @@ static struct fare_route *add_on(struct kunit *test, u8 host,
 	RCU_INIT_POINTER(rt->nhg, nhg);
 	mutex_lock(&ctx->fn.lock);
 	KUNIT_ASSERT_EQ(test, fare_route_insert(&ctx->fn, rt), 0);
+	charge_route(&ctx->fn, rt);
 	mutex_unlock(&ctx->fn.lock);
 	return rt;
 }
@@ -555,15 +569,15 @@ static void routes_with_the_same_next_hops_share_one_group(struct kunit *test)
 
 	mutex_lock(&ctx->fn.lock);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 4, w),
-						NULL, 0, &a, NULL), 0);
+						NULL, 0, 0, &a, NULL), 0);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 4, w),
-						NULL, 0, &b, NULL), 0);
+						NULL, 0, 0, &b, NULL), 0);
 	KUNIT_EXPECT_PTR_EQ(test, a, b);
 	KUNIT_EXPECT_EQ(test, a->refs, 2U);
 	KUNIT_EXPECT_GT(test, a->id, (u32)FARE_GROUP_ID_MAX);
 	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 1U);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 4, w2),
-						NULL, 0, &c, NULL), 0);
+						NULL, 0, 0, &c, NULL), 0);
 	KUNIT_EXPECT_PTR_NE(test, a, c);
 	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 2U);
 	id = a->id;
@@ -617,15 +631,15 @@ static void replaced_route_keeps_its_flows_beside_an_equal_group(struct kunit *t
 	mutex_lock(&ctx->fn.lock);
 	/* Two routes on 1:1; another route reaches 3:1 from 1:1:2. */
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, even),
-						NULL, 0, &g1, NULL), 0);
+						NULL, 0, 0, &g1, NULL), 0);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, even),
-						NULL, 0, &dropped, NULL), 0);
+						NULL, 0, 0, &dropped, NULL), 0);
 	KUNIT_ASSERT_PTR_EQ(test, g1, dropped);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn,
 						mkgroup(test, 3, three),
-						NULL, 0, &gx, NULL), 0);
+						NULL, 0, 0, &gx, NULL), 0);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, skew),
-						fare_nhg_grp(&ctx->fn, gx), 1,
+						fare_nhg_grp(&ctx->fn, gx), 1, 0,
 						&g2, NULL), 0);
 	fare_nhg_put(&ctx->fn, gx);
 	old = fare_nhg_grp(&ctx->fn, g1);
@@ -644,18 +658,18 @@ static void replaced_route_keeps_its_flows_beside_an_equal_group(struct kunit *t
 
 	/* The first route on 1:1 goes to 3:1: the least movement. */
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, skew),
-						old, 0, &mine, NULL), 0);
+						old, 0, 0, &mine, NULL), 0);
 	got = fare_nhg_grp(&ctx->fn, mine);
 	KUNIT_EXPECT_EQ(test, buckets_moved(old, got), need);
 	KUNIT_EXPECT_PTR_NE(test, mine, g2);
 	/* The second one, moved the same way, shares its group. */
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, skew),
-						old, 0, &also, NULL), 0);
+						old, 0, 0, &also, NULL), 0);
 	KUNIT_EXPECT_PTR_EQ(test, also, mine);
 	KUNIT_EXPECT_EQ(test, mine->refs, 2U);
 	/* A new route has no flows to keep: it takes the first group found. */
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, skew),
-						NULL, 0, &dropped, NULL), 0);
+						NULL, 0, 0, &dropped, NULL), 0);
 	KUNIT_EXPECT_TRUE(test, dropped == g2 || dropped == mine);
 	fare_nhg_put(&ctx->fn, dropped);
 	fare_nhg_put(&ctx->fn, g1);
@@ -723,7 +737,7 @@ static void route_counters_count_only_where_enabled(struct kunit *test)
 
 	mutex_lock(&ctx->fn.lock);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 2, w),
-						NULL, 0, &nhg, NULL), 0);
+						NULL, 0, 0, &nhg, NULL), 0);
 	nhg->refs++;
 	grp = rcu_dereference_protected(nhg->grp, true);
 	mutex_unlock(&ctx->fn.lock);
@@ -771,12 +785,12 @@ static void group_limit_refuses_with_extack(struct kunit *test)
 	mutex_lock(&ctx->fn.lock);
 	ctx->fn.max_groups = 1;
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 1, w1),
-						NULL, 0, &a, &extack), 0);
+						NULL, 0, 0, &a, &extack), 0);
 	/* The same content needs no new group. */
 	KUNIT_EXPECT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 1, w1),
-						NULL, 0, &b, &extack), 0);
+						NULL, 0, 0, &b, &extack), 0);
 	KUNIT_EXPECT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 1, w2),
-						NULL, 0, &b, &extack), -ENOSPC);
+						NULL, 0, 0, &b, &extack), -ENOSPC);
 	KUNIT_EXPECT_STREQ(test, extack._msg,
 			   "group limit of the namespace reached (config group-limit)");
 	extack._msg = NULL;
@@ -785,13 +799,170 @@ static void group_limit_refuses_with_extack(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
 	/* A route that drops its own group for another may make it. */
 	KUNIT_EXPECT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 1, w2),
-						NULL, 1, &b, &extack), 0);
+						NULL, 1, 0, &b, &extack), 0);
 	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 2U);
 	fare_nhg_put(&ctx->fn, b);
 	fare_nhg_put(&ctx->fn, a);
 	fare_nhg_put(&ctx->fn, a);
 	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 0U);
 	mutex_unlock(&ctx->fn.lock);
+}
+
+/*
+ * The memory budget counts groups and routes as they are made, per-CPU
+ * state once per possible CPU, refuses what would pass it with the
+ * budget's extack text, lets a replacement reuse what it replaces, and
+ * gets every byte back.
+ */
+static void memory_budget_refuses_with_extack(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 w[] = { 5, 6 }, w2[] = { 7, 8 };
+	struct fare_net *fn = &ctx->fn;
+	struct netlink_ext_ack extack = {};
+	struct fare_prefix key;
+	u8 addr[4] = { 10, 0, 0, 1 };
+	struct fare_route *rt;
+	struct fare_nhg *nhg, *b;
+	u64 one;
+
+	KUNIT_ASSERT_EQ(test, fare_prefix_make(&key, AF_INET, addr, 32), 0);
+	mutex_lock(&fn->lock);
+	KUNIT_EXPECT_EQ(test, fn->mem_budget, FARE_MEMORY_BUDGET_HOST_DEFAULT);
+	fare_mem_budget_set(fn, FARE_MEMORY_BUDGET_DEFAULT);
+	KUNIT_EXPECT_STREQ(test, fn->mem_msg,
+			   "fare: memory budget of 64 MiB for this namespace reached");
+	KUNIT_ASSERT_EQ(test, fare_nhg_set(fn, 1, mkgroup(test, 2, w), false,
+					   &nhg, NULL), 0);
+	one = fn->mem_used;
+	/* Its counters and spray state, one copy per possible CPU. */
+	KUNIT_EXPECT_GE(test, one,
+			(u64)num_possible_cpus() *
+			struct_size_t(struct fare_group_tx, nh, 2));
+	fare_mem_budget_set(fn, one);
+	KUNIT_EXPECT_EQ(test, fare_nhg_set(fn, 2, mkgroup(test, 2, w2), false,
+					   &b, &extack), -ENOSPC);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)",
+			   fn->mem_msg);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(fn->mem_msg, "memory budget of "));
+	KUNIT_EXPECT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w2), NULL,
+						0, 0, &b, &extack), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, fn->num_groups, 1U);
+	/* Replacing the group needs no more than it holds. */
+	KUNIT_EXPECT_EQ(test, fare_nhg_set(fn, 1, mkgroup(test, 2, w2), true,
+					   &nhg, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, one);
+	/* A route on it: refused at the budget, made below it. */
+	nhg->refs++;
+	extack._msg = NULL;
+	KUNIT_EXPECT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET,
+					     false, nhg, &rt, &extack),
+			-ENOSPC);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)", fn->mem_msg);
+	KUNIT_EXPECT_EQ(test, nhg->refs, 0U);
+	fare_mem_budget_set(fn, one + fare_route_bytes(0));
+	nhg->refs++;
+	KUNIT_ASSERT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET,
+					     false, nhg, &rt, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
+	/* Counters of its own pass the budget: the route stays as it was. */
+	nhg->refs++;
+	KUNIT_EXPECT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_FLOW,
+					     true, nhg, &rt, &extack),
+			-ENOSPC);
+	KUNIT_EXPECT_NULL(test, fare_route_stats_locked(fn, rt));
+	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
+	fare_mem_budget_set(fn, one + fare_route_bytes(2));
+	nhg->refs++;
+	KUNIT_ASSERT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_FLOW,
+					     true, nhg, &rt, NULL), 0);
+	KUNIT_EXPECT_NOT_NULL(test, fare_route_stats_locked(fn, rt));
+	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
+	fare_route_remove(fn, rt);
+	fare_route_free(fn, rt);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, one);
+	KUNIT_EXPECT_EQ(test, fare_nhg_del(fn, 1, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, 0ULL);
+	mutex_unlock(&fn->lock);
+}
+
+/*
+ * At the budget, a route moved from its own anonymous group to new next
+ * hops of the same size fits: what the move frees counts for what it
+ * makes, in the group's charge and in the route's.
+ */
+static void route_moved_at_the_budget_fits(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 w[] = { 5, 6 }, w2[] = { 7, 8 };
+	struct fare_net *fn = &ctx->fn;
+	u8 addr[4] = { 10, 0, 0, 9 };
+	struct fare_nhg *a, *b;
+	struct fare_prefix key;
+	struct fare_route *rt;
+
+	KUNIT_ASSERT_EQ(test, fare_prefix_make(&key, AF_INET, addr, 32), 0);
+	mutex_lock(&fn->lock);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w), NULL,
+						0, 0, &a, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET,
+					     false, a, &rt, NULL), 0);
+	fare_mem_budget_set(fn, fn->mem_used);
+	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w2),
+						fare_nhg_grp(fn, a), 1,
+						fare_nhg_bytes(fn, a), &b,
+						NULL), 0);
+	KUNIT_EXPECT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_PACKET,
+					     false, b, &rt, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fn->num_groups, 1U);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
+	fare_route_remove(fn, rt);
+	fare_route_free(fn, rt);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, 0ULL);
+	mutex_unlock(&fn->lock);
+}
+
+/*
+ * Anonymous groups live in a table that grows with them: 2,000 groups of
+ * distinct next hops are each found again by their content, not made
+ * twice, and each goes with its last route.
+ */
+static void many_anonymous_groups_are_found_by_content(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	struct fare_net *fn = &ctx->fn;
+	struct fare_nhg **nhg, *again;
+	unsigned int i, n = 2000;
+	u32 w[2];
+
+	nhg = kunit_kcalloc(test, n, sizeof(*nhg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nhg);
+	mutex_lock(&fn->lock);
+	for (i = 0; i < n; i++) {
+		w[0] = i + 1;
+		w[1] = 7;
+		KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w),
+							NULL, 0, 0, &nhg[i],
+							NULL), 0);
+	}
+	KUNIT_EXPECT_EQ(test, fn->num_groups, n);
+	for (i = 0; i < n; i++) {
+		w[0] = i + 1;
+		w[1] = 7;
+		KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w),
+							NULL, 0, 0, &again,
+							NULL), 0);
+		KUNIT_EXPECT_PTR_EQ(test, again, nhg[i]);
+		KUNIT_EXPECT_EQ(test, nhg[i]->refs, 2U);
+	}
+	KUNIT_EXPECT_EQ(test, fn->num_groups, n);
+	for (i = 0; i < n; i++) {
+		fare_nhg_put(fn, nhg[i]);
+		fare_nhg_put(fn, nhg[i]);
+	}
+	KUNIT_EXPECT_EQ(test, fn->num_groups, 0U);
+	KUNIT_EXPECT_EQ(test, fn->mem_used, 0ULL);
+	mutex_unlock(&fn->lock);
 }
 
 /* A named group in use cannot be deleted; once unused it can. */
@@ -826,6 +997,9 @@ static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(route_counters_count_only_where_enabled),
 	KUNIT_CASE(group_limit_refuses_with_extack),
 	KUNIT_CASE(group_in_use_cannot_be_deleted),
+	KUNIT_CASE(memory_budget_refuses_with_extack),
+	KUNIT_CASE(many_anonymous_groups_are_found_by_content),
+	KUNIT_CASE(route_moved_at_the_budget_fits),
 	KUNIT_CASE(group_schedule_starts_at_a_random_phase),
 	KUNIT_CASE(group_of_the_largest_size_allocates),
 	KUNIT_CASE(lpm_v4_prefers_host_route_over_aggregate),

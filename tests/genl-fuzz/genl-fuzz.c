@@ -1026,6 +1026,13 @@ static void gen_request(struct slot *s, struct msg *m)
 		if (chance(10))
 			put_u8(m, FARE_A_CONFIG_USE_NEIGH,
 			       chance(90) ? below(2) : any_u8());
+		/*
+		 * The memory budget: mostly a few MiB (so that routes and
+		 * groups meet it), sometimes anything, refused past the limit.
+		 */
+		if (chance(5))
+			put_u64(m, FARE_A_CONFIG_MEMORY_BUDGET, chance(80) ?
+				(uint64_t)(1 + below(64)) << 20 : any_u64());
 		break;
 	default:
 		break;

@@ -18,10 +18,12 @@ topo_planes 3 v6
 plane_add_all 2 v6
 ip -n host route add 198.51.100.0/24 via 10.3.0.1 dev eth-p3
 ip -n host -6 route add 2001:db8:100::/64 via 2001:db8:3::1 dev eth-p3
+# Per-route counters are off by default: these routes' fallback counts
+# are read below.
 "$FARECTL" -n host route add 198.51.100.0/24 mode packet src 192.0.2.7 \
-	nexthop plane 1 weight 1 nexthop plane 2 weight 1
+	stats on nexthop plane 1 weight 1 nexthop plane 2 weight 1
 "$FARECTL" -n host route add 2001:db8:100::/64 mode packet src 2001:db8:7::7 \
-	nexthop plane 1 weight 1 nexthop plane 2 weight 1
+	stats on nexthop plane 1 weight 1 nexthop plane 2 weight 1
 
 # phase FAMILY NAME: sends COUNT datagrams; sets got1 got2 got3 (datagrams
 # the receiver got from leaf 1, 2, 3).

@@ -8,7 +8,9 @@
 # seed is shown to CAP_NET_ADMIN only, the flowlet table's size reads back
 # and only the initial namespace's root grows it past the default, and a
 # route of 64 next hops with bandwidths (larger than a default netlink
-# message) is shown whole by route show, route get and monitor.
+# message) is shown whole by route show, route get and monitor. The
+# memory budget reads back, and only the initial namespace's root raises
+# it (tenant-budget.sh shows a tenant refused at it).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -47,6 +49,11 @@ expect_refusal "two next hops past the limit of one" \
 	fc route replace 198.18.1.0/24 nexthop plane 1 weight 1 \
 	nexthop plane 2 weight 1
 expect_eq "routes counted" "$(cfg routes)" 3
+# Per-route counters are opt-in: a route added without "stats" has none.
+expect_eq "route-stats off by default" "$(cfg route_stats)" false
+expect_eq "so a route has no counters of its own" \
+	"$(fc -j route show 198.18.1.0/24 | jq -c '.[0] | [.stats, .nexthops[0].tx_packets]')" \
+	'[false,null]'
 expect_eq "planes counted" "$(cfg planes)" 2
 fc route del 198.18.3.0/24
 fc route add 198.18.4.0/24 nexthop plane 1 weight 1
@@ -59,6 +66,27 @@ if [ $rc -eq 1 ] && grep -qF "raising a limit needs CAP_NET_ADMIN in the initial
 	pass "user-namespace root lowers but cannot raise: $out"
 else
 	fail "user-namespace root and limits: exit $rc, $out"
+fi
+
+# The memory budget: 4 GiB in a namespace of the host's, 64 MiB in one of
+# an unprivileged user namespace, whose root may lower but not raise it;
+# read back in text and JSON, with what the namespace holds.
+expect_eq "host namespace's memory budget" "$(cfg memory_budget)" 4294967296
+expect_eq "its three routes and their group count in its use" \
+	"$(u=$(cfg memory_used); [ "$u" -gt 0 ] 2>/dev/null && echo some)" some
+fc config set memory-budget 8G
+expect_eq "raised by the host's root" "$(cfg memory_budget)" 8589934592
+expect_eq "and shown as text" \
+	"$(fc config show | grep -o 'memory-budget [0-9]*M')" "memory-budget 8192M"
+fc config set memory-budget 4G
+out=$(unshare --user --map-root-user --net sh -c \
+	"'$FARECTL' -j config show && '$FARECTL' config set memory-budget 32M && '$FARECTL' -j config show && '$FARECTL' config set memory-budget 65M" 2>&1) && rc=0 || rc=$?
+if [ $rc -eq 1 ] && grep -qF '"memory_budget":67108864' <<<"$out" &&
+   grep -qF '"memory_budget":33554432' <<<"$out" &&
+   grep -qF "raising a limit needs CAP_NET_ADMIN in the initial user namespace" <<<"$out"; then
+	pass "user-namespace root: 64 MiB, lowered to 32, not raised past it"
+else
+	fail "user-namespace root and the memory budget: exit $rc, $out"
 fi
 
 # The flowlet table's size: it reads back in text and JSON; the initial

@@ -46,7 +46,9 @@ neigh_pin leaf2 eth-remote 10.12.0.2 remote eth-leaf2
 "$FARECTL" -n host plane add 1 dev eth-p1 via 10.1.0.1
 "$FARECTL" -n host plane add 2 dev eth-p2 via 10.2.0.1
 "$FARECTL" -n host group add 7 nexthop plane 1 weight 3 nexthop plane 2 weight 1
-"$FARECTL" -n host route add 198.51.100.1/32 mode packet src 192.0.2.7 group 7
+# Counters of its own (off by default): read below.
+"$FARECTL" -n host route add 198.51.100.1/32 mode packet src 192.0.2.7 \
+	stats on group 7
 "$FARECTL" -n host route add 198.51.100.2/32 mode packet src 192.0.2.7 \
 	stats off group 7
 "$FARECTL" -n host group show

@@ -72,7 +72,8 @@ expect_eq "ynl route-new read by farectl" \
 	'["flow",[[1,3,0],[2,4000000000,1]]]'
 
 # dump: what farectl made, as ynl decodes it
-fc route add 2001:db8::/32 nexthop plane 2 weight 7
+# With counters of its own (off by default): route-get reads them.
+fc route add 2001:db8::/32 stats on nexthop plane 2 weight 7
 expect_eq "ynl dump plane-get" \
 	"$(ynl --dump plane-get | jq -c '[.[] | [.["plane-id"], .["plane-ifindex"], .["plane-gw4"], .["plane-gw6"], .["plane-flags"]]]')" \
 	"[[1,$ifa,\"10.1.0.1\",null,[\"oper-up\"]],[2,$ifb,null,\"fe80::2\",[\"oper-up\"]]]"

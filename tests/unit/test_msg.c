@@ -354,6 +354,40 @@ TEST(config_flowlet_slots_is_sent_checked_and_read_back)
 	CHECK(fare_msg_parse_config(nlh, &back, &err) < 0);
 }
 
+TEST(config_memory_budget_is_sent_checked_and_read_back)
+{
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_MEMORY_BUDGET,
+		.memory_budget = 5ULL << 30,
+	};
+	struct fare_config back;
+	struct fare_err err;
+	struct nlmsghdr *nlh;
+
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 1);
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, NULL), 0);
+	CHECK(mnl_attr_get_u64(find(nlh, FARE_A_CONFIG_MEMORY_BUDGET)) ==
+	      5ULL << 30);
+	CHECK(!find(nlh, FARE_A_CONFIG_MAX_ROUTES));
+	/* What the kernel sends back: the budget and what is used. */
+	mnl_attr_put_u64(nlh, FARE_A_CONFIG_MEMORY_USED, 123456);
+	CHECK_INT(fare_msg_parse_config(nlh, &back, NULL), 0);
+	CHECK_INT(back.set, FARE_CONFIG_MEMORY_BUDGET | FARE_CONFIG_MEMORY_USED);
+	CHECK(back.memory_budget == 5ULL << 30);
+	CHECK(back.memory_used == 123456);
+
+	cfg.memory_budget = FARE_MEMORY_BUDGET_LIMIT + 1;
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_SET, 0, 1);
+	CHECK_INT(fare_msg_put_config(nlh, sizeof(buf), &cfg, &err), -EINVAL);
+	CHECK_STR(err.msg,
+		  "memory-budget 1099511627777 out of range (0..1099511627776)");
+
+	/* A budget that is not a u64 is refused. */
+	nlh = fare_msg_start(buf, FAMILY_ID, FARE_CMD_CONFIG_GET, 0, 1);
+	mnl_attr_put_u32(nlh, FARE_A_CONFIG_MEMORY_BUDGET, 256);
+	CHECK(fare_msg_parse_config(nlh, &back, &err) < 0);
+}
+
 TEST(nexthop_bandwidth_is_sent_only_when_set_and_reads_back)
 {
 	const struct nlattr *hops, *e;

@@ -376,6 +376,32 @@ TEST(config_shows_flowlet_slots)
 	capture_end(&c);
 }
 
+TEST(config_shows_memory_budget_and_use)
+{
+	struct fare_config cfg = {
+		.set = FARE_CONFIG_MEMORY_BUDGET | FARE_CONFIG_MEMORY_USED,
+		.mode = FARE_MODE_PACKET, .flowlet_us = 100,
+		.memory_budget = 64ULL << 20, .memory_used = 4096,
+	};
+	struct fc_out o;
+	struct capture c;
+
+	capture_start(&c);
+	fc_out_init(&o, c.f, false, false);
+	fc_out_config(&o, &cfg, NULL);
+	cfg.memory_budget = 1000;
+	fc_out_config(&o, &cfg, NULL);
+	fc_out_init(&o, c.f, true, false);
+	fc_out_config(&o, &cfg, NULL);
+	CHECK_STR(capture_text(&c),
+		  "mode packet flowlet-timeout 100 memory-budget 64M dev none\n"
+		  "mode packet flowlet-timeout 100 memory-budget 1000 dev none\n"
+		  "{\"mode\":\"packet\",\"flowlet_timeout_us\":100,\"hash_seed\":null,"
+		  "\"ifindex\":0,\"dev\":null,\"memory_budget\":1000,"
+		  "\"memory_used\":4096}\n");
+	capture_end(&c);
+}
+
 TEST(drops_line_names_each_counter)
 {
 	struct fare_stats s = {

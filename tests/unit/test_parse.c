@@ -493,7 +493,7 @@ TEST(unknown_keywords_list_the_choices)
 	PARSE_USAGE("plane add 1 device eth0",
 		    "plane add: unknown keyword \"device\" (dev, via) at argument 4");
 	PARSE_USAGE("config set seed 1",
-		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots, use-neigh) at argument 3");
+		    "config set: unknown keyword \"seed\" (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots, use-neigh, memory-budget) at argument 3");
 }
 
 TEST(unknown_objects_commands_and_options_are_usage_errors)
@@ -557,7 +557,7 @@ TEST(plane_add_needs_a_device_and_a_gateway)
 
 TEST(config_set_needs_something_to_set)
 {
-	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots, use-neigh)");
+	PARSE_USAGE("config set", "config set: nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots, use-neigh, memory-budget)");
 	PARSE_USAGE("config set hash-seed 1 hash-seed 2",
 		    "config set: hash-seed given twice at argument 5");
 	PARSE_USAGE("config set flowlet-timeout 0",
@@ -810,6 +810,29 @@ TEST(config_set_reads_use_neigh)
 	CHECK(req.config.use_neigh);
 	PARSE_USAGE("config set use-neigh 1",
 		    "config set: unknown use-neigh \"1\" (on, off) at argument 4");
+}
+
+TEST(config_set_reads_memory_budget)
+{
+	PARSE_OK("config set memory-budget 64M");
+	CHECK_INT(req.config.set, FARE_CONFIG_MEMORY_BUDGET);
+	CHECK(req.config.memory_budget == 64ULL << 20);
+	PARSE_OK("config set memory-budget 2GiB");
+	CHECK(req.config.memory_budget == 2ULL << 30);
+	PARSE_OK("config set memory-budget 1000");
+	CHECK(req.config.memory_budget == 1000);
+	PARSE_OK("config set memory-budget 1T");
+	CHECK(req.config.memory_budget == FARE_MEMORY_BUDGET_LIMIT);
+	PARSE_USAGE("config set memory-budget 2T",
+		    "config set: memory-budget 2T out of range (0..1099511627776 bytes) at argument 4");
+	PARSE_USAGE("config set memory-budget 64Q",
+		    "config set: memory-budget \"64Q\" is not a size (bytes, or with K, M, G, T) at argument 4");
+	PARSE_USAGE("config set memory-budget -1",
+		    "config set: memory-budget \"-1\" is not a size at argument 4");
+	/* "m" and "mo" still mean mode. */
+	PARSE_OK("config set m flow memory-budget 1K");
+	CHECK_INT(req.config.set, FARE_CONFIG_MODE | FARE_CONFIG_MEMORY_BUDGET);
+	CHECK(req.config.memory_budget == 1024);
 }
 
 TEST(config_set_reads_route_stats_and_group_limit)

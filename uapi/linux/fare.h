@@ -82,6 +82,21 @@
 #define FARE_MAX_NEXTHOPS_DEFAULT	FARE_NEXTHOP_MAX
 #define FARE_MAX_GROUPS_DEFAULT		262144
 #define FARE_MAX_GROUPS_LIMIT		16777216
+/*
+ * The namespace's memory budget (FARE_A_CONFIG_MEMORY_BUDGET), in bytes:
+ * what fare.ko allocates for the namespace's routes, their counters and
+ * its next-hop groups, per-CPU state counted once per possible CPU. A
+ * ROUTE_NEW or GROUP_NEW that would pass it fails with -ENOSPC and an
+ * extack message naming the budget ("fare: memory budget of 64 MiB for
+ * this namespace reached"). A namespace owned by a user namespace other
+ * than the initial one starts at FARE_MEMORY_BUDGET_DEFAULT whatever the
+ * CPU count; one owned by the initial user namespace at
+ * FARE_MEMORY_BUDGET_HOST_DEFAULT. Raising it, like any limit, needs
+ * CAP_NET_ADMIN in the initial user namespace.
+ */
+#define FARE_MEMORY_BUDGET_DEFAULT	(64ULL * 1024 * 1024)
+#define FARE_MEMORY_BUDGET_HOST_DEFAULT	(4096ULL * 1024 * 1024)
+#define FARE_MEMORY_BUDGET_LIMIT	(1048576ULL * 1024 * 1024)
 
 /*
  * Next-hop groups (FARE_CMD_GROUP_*). Many routes share one group; a
@@ -172,7 +187,7 @@ enum fare_attr {
 					 * FARE_A_CONFIG_ROUTE_STATS
 					 */
 	FARE_A_CONFIG_ROUTE_STATS,	/* u8, default of FARE_A_ROUTE_STATS
-					 * (1 when the namespace is made)
+					 * (0 when the namespace is made)
 					 */
 	FARE_A_CONFIG_MAX_GROUPS,	/* u32, groups in the namespace */
 	FARE_A_CONFIG_NUM_GROUPS,	/* u32, groups now (read only) */
@@ -197,6 +212,12 @@ enum fare_attr {
 	FARE_A_CONFIG_USE_NEIGH,	/* u8, 1 (default): a plane whose
 					 * gateway's neighbour entry failed
 					 * carries nothing by that gateway
+					 */
+	FARE_A_CONFIG_MEMORY_BUDGET,	/* u64, bytes the namespace's routes
+					 * and groups may hold
+					 */
+	FARE_A_CONFIG_MEMORY_USED,	/* u64, bytes they hold now (read
+					 * only)
 					 */
 	__FARE_A_MAX,
 };

@@ -300,6 +300,10 @@ static void config_json(struct fc_out *o, const struct fare_config *cfg,
 		json_kv_u64(&o->j, "flowlet_slots", cfg->flowlet_slots);
 	if (cfg->set & FARE_CONFIG_USE_NEIGH)
 		json_kv_bool(&o->j, "use_neigh", cfg->use_neigh);
+	if (cfg->set & FARE_CONFIG_MEMORY_BUDGET)
+		json_kv_u64(&o->j, "memory_budget", cfg->memory_budget);
+	if (cfg->set & FARE_CONFIG_MEMORY_USED)
+		json_kv_u64(&o->j, "memory_used", cfg->memory_used);
 	json_close_object(&o->j);
 }
 
@@ -331,7 +335,7 @@ static void config_spill_text(FILE *f, const struct fare_config *cfg)
 
 /*
  * " route-limit 262144 plane-limit 64 nexthop-limit 64 group-limit 262144
- * flowlet-slots 4096", each if the kernel sent it; for config show only: a
+ * flowlet-slots 4096 memory-budget 64M", each if the kernel sent it; for config show only: a
  * monitor line replayed by -batch must not try to raise a limit (or grow
  * the flowlet table, or restart every flowlet).
  */
@@ -348,6 +352,13 @@ static void config_limits_text(FILE *f, const struct fare_config *cfg)
 	/* Above the default it also needs the initial namespace's right. */
 	if (cfg->set & FARE_CONFIG_FLOWLET_SLOTS)
 		fprintf(f, " flowlet-slots %u", cfg->flowlet_slots);
+	/* In MiB where whole, as config set takes it back. */
+	if ((cfg->set & FARE_CONFIG_MEMORY_BUDGET) && cfg->memory_budget &&
+	    !(cfg->memory_budget % (1024 * 1024)))
+		fprintf(f, " memory-budget %" PRIu64 "M",
+			cfg->memory_budget / (1024 * 1024));
+	else if (cfg->set & FARE_CONFIG_MEMORY_BUDGET)
+		fprintf(f, " memory-budget %" PRIu64, cfg->memory_budget);
 }
 
 void fc_out_config(struct fc_out *o, const struct fare_config *cfg,

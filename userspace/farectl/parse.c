@@ -210,6 +210,44 @@ static int get_u64(struct cur *c, const char *name, uint64_t min,
 	return 0;
 }
 
+/*
+ * Consume a size in bytes, in 0..max: digits, then optionally K, M, G or
+ * T (powers of 1024, also written KiB, MiB, GiB, TiB).
+ */
+static int get_size(struct cur *c, const char *name, uint64_t max,
+		    uint64_t *out)
+{
+	static const char *const units[] = { "K", "M", "G", "T" };
+	const char *w;
+	unsigned long long v;
+	unsigned int shift = 0, i;
+	char *end;
+
+	if (!more(c))
+		return fail_at(c, c->i, "missing %s", name);
+	w = word(c);
+	if (w[0] < '0' || w[0] > '9')
+		return fail_at(c, c->i, "%s \"%s\" is not a size", name, w);
+	errno = 0;
+	v = strtoull(w, &end, 10);
+	if (*end) {
+		for (i = 0; i < 4; i++)
+			if (end[0] == units[i][0] &&
+			    (!end[1] || !strcmp(end + 1, "iB")))
+				shift = 10 * (i + 1);
+		if (!shift)
+			return fail_at(c, c->i,
+				       "%s \"%s\" is not a size (bytes, or with K, M, G, T)",
+				       name, w);
+	}
+	if (errno == ERANGE || v > (max >> shift))
+		return fail_at(c, c->i, "%s %s out of range (0..%llu bytes)",
+			       name, w, (unsigned long long)max);
+	*out = (uint64_t)v << shift;
+	c->i++;
+	return 0;
+}
+
 static int get_u32(struct cur *c, const char *name, uint32_t min,
 		   uint32_t max, bool hex_ok, uint32_t *out)
 {
@@ -700,6 +738,7 @@ static int get_flowlet_slots(struct cur *c, uint32_t *out)
  *	[tier-hops H[,H...]] [spill-bias BYTES] [route-limit N]
  *	[plane-limit N] [nexthop-limit N] [group-limit N]
  *	[route-stats on|off] [flowlet-slots N] [use-neigh on|off]
+ *	[memory-budget SIZE]
  */
 static int parse_config_set(struct cur *c, struct fc_request *req)
 {
@@ -717,6 +756,7 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		K_GROUPS = FARE_CONFIG_MAX_GROUPS,
 		K_SLOTS = FARE_CONFIG_FLOWLET_SLOTS,
 		K_NEIGH = FARE_CONFIG_USE_NEIGH,
+		K_BUDGET = FARE_CONFIG_MEMORY_BUDGET,
 	};
 	static const struct kw keys[] = {
 		KW("mode", K_MODE), KW("flowlet-timeout", K_FLOWLET),
@@ -727,6 +767,8 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 		/* "f" and "flowlet" still mean flowlet-timeout. */
 		KW_LATE("flowlet-slots", K_SLOTS),
 		KW("use-neigh", K_NEIGH),
+		/* "m" still means mode. */
+		KW_LATE("memory-budget", K_BUDGET),
 		KW_END
 	};
 	struct fare_config *cfg = &req->config;
@@ -793,13 +835,18 @@ static int parse_config_set(struct cur *c, struct fc_request *req)
 			ret = expect_kw(c, on_off, "use-neigh", &mode);
 			cfg->use_neigh = mode == FARE_ROUTE_STATS_ON;
 			break;
+		case K_BUDGET:
+			ret = get_size(c, "memory-budget",
+				       FARE_MEMORY_BUDGET_LIMIT,
+				       &cfg->memory_budget);
+			break;
 		}
 		if (ret)
 			return ret;
 		cfg->set |= key;
 	}
 	if (!cfg->set)
-		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots, use-neigh)");
+		return fail(c, "nothing to set (mode, flowlet-timeout, hash-seed, tier-hops, spill-bias, route-limit, plane-limit, nexthop-limit, route-stats, group-limit, flowlet-slots, use-neigh, memory-budget)");
 	return 0;
 }
 
@@ -1296,6 +1343,7 @@ static const char help_config[] =
 	"                          [route-limit R] [plane-limit P] [nexthop-limit K]\n"
 	"                          [group-limit G] [route-stats { on | off }]\n"
 	"                          [flowlet-slots S] [use-neigh { on | off }]\n"
+	"                          [memory-budget SIZE]\n"
 	"MODE := { packet | flow | flowlet }\n"
 	"USEC := 1..10000000 microseconds   N := 0..4294967295 (or 0x...)\n"
 	"H := 1..255, the hop count of tiers 0, 1, ... (at most 8)\n"
@@ -1304,10 +1352,15 @@ static const char help_config[] =
 	"     next hops per route of the namespace (raising one needs\n"
 	"     CAP_NET_ADMIN in the initial user namespace)\n"
 	"G := 0..16777216 next-hop groups, named and anonymous\n"
-	"route-stats: whether new routes get their own counters (default on)\n"
+	"route-stats: whether new routes get their own counters (default off)\n"
 	"S := 256..4194304, a power of two: flowlet table slots, 16 bytes each\n"
 	"     (default 4096; above it needs CAP_NET_ADMIN in the initial user\n"
-	"     namespace; a resize starts every flowlet anew)\n";
+	"     namespace; a resize starts every flowlet anew)\n"
+	"SIZE := bytes, or with K, M, G, T (KiB...): what the namespace's routes,\n"
+	"     their counters and groups may hold, per-CPU state counted for every\n"
+	"     possible CPU (default 64M in a namespace of an unprivileged user\n"
+	"     namespace, 4G in the host's; raising it needs CAP_NET_ADMIN in the\n"
+	"     initial user namespace)\n";
 
 static const char help_stats[] =
 	"Usage: farectl stats [show]\n"

@@ -125,6 +125,9 @@ struct fare_group {
 #define FARE_CONFIG_NUM_GROUPS	(1U << 11)
 #define FARE_CONFIG_FLOWLET_SLOTS (1U << 12)
 #define FARE_CONFIG_USE_NEIGH	(1U << 13)
+#define FARE_CONFIG_MEMORY_BUDGET (1U << 14)
+/* Read only: memory_used was sent. */
+#define FARE_CONFIG_MEMORY_USED	(1U << 15)
 
 struct fare_config {
 	unsigned int set;	/* FARE_CONFIG_* mask, for fare_config_set() */
@@ -150,6 +153,12 @@ struct fare_config {
 	uint32_t flowlet_slots;
 	/* Skip a plane's gateway whose neighbour entry failed (default). */
 	bool use_neigh;
+	/*
+	 * The namespace's memory budget and what its routes and groups hold
+	 * against it, bytes (uapi fare.h FARE_MEMORY_BUDGET_*).
+	 */
+	uint64_t memory_budget;
+	uint64_t memory_used;	/* read only */
 };
 
 /* Counters of one tier; a tier above FARE_TIER_MAX counts in the last. */

@@ -356,6 +356,16 @@ int fare_msg_put_config(struct nlmsghdr *nlh, size_t buflen,
 	    !mnl_attr_put_u32_check(nlh, buflen, FARE_A_CONFIG_MAX_NEXTHOPS,
 				    cfg->max_nexthops))
 		return too_long(err);
+	if ((cfg->set & FARE_CONFIG_MEMORY_BUDGET) &&
+	    cfg->memory_budget > FARE_MEMORY_BUDGET_LIMIT)
+		return fare_err_set(err, -EINVAL,
+				    "memory-budget %llu out of range (0..%llu)",
+				    (unsigned long long)cfg->memory_budget,
+				    (unsigned long long)FARE_MEMORY_BUDGET_LIMIT);
+	if ((cfg->set & FARE_CONFIG_MEMORY_BUDGET) &&
+	    !mnl_attr_put_u64_check(nlh, buflen, FARE_A_CONFIG_MEMORY_BUDGET,
+				    cfg->memory_budget))
+		return too_long(err);
 	return 0;
 }
 
@@ -587,11 +597,22 @@ int fare_msg_parse_config(const struct nlmsghdr *nlh, struct fare_config *out,
 	    bad_len(tb[FARE_A_CONFIG_MAX_GROUPS], 4) ||
 	    bad_len(tb[FARE_A_CONFIG_NUM_GROUPS], 4) ||
 	    bad_len(tb[FARE_A_CONFIG_FLOWLET_SLOTS], 4) ||
-	    bad_len(tb[FARE_A_CONFIG_USE_NEIGH], 1))
+	    bad_len(tb[FARE_A_CONFIG_USE_NEIGH], 1) ||
+	    bad_len(tb[FARE_A_CONFIG_MEMORY_BUDGET], 8) ||
+	    bad_len(tb[FARE_A_CONFIG_MEMORY_USED], 8))
 		return malformed(err, "config attribute of the wrong size");
 	if (tb[FARE_A_CONFIG_USE_NEIGH]) {
 		out->use_neigh = mnl_attr_get_u8(tb[FARE_A_CONFIG_USE_NEIGH]);
 		out->set |= FARE_CONFIG_USE_NEIGH;
+	}
+	if (tb[FARE_A_CONFIG_MEMORY_BUDGET]) {
+		out->memory_budget =
+			mnl_attr_get_u64(tb[FARE_A_CONFIG_MEMORY_BUDGET]);
+		out->set |= FARE_CONFIG_MEMORY_BUDGET;
+	}
+	if (tb[FARE_A_CONFIG_MEMORY_USED]) {
+		out->memory_used = mnl_attr_get_u64(tb[FARE_A_CONFIG_MEMORY_USED]);
+		out->set |= FARE_CONFIG_MEMORY_USED;
 	}
 	if (tb[FARE_A_CONFIG_ROUTE_STATS]) {
 		out->route_stats = mnl_attr_get_u8(tb[FARE_A_CONFIG_ROUTE_STATS]);
