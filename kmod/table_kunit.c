@@ -855,26 +855,26 @@ static void memory_budget_refuses_with_extack(struct kunit *test)
 	/* A route on it: refused at the budget, made below it. */
 	nhg->refs++;
 	extack._msg = NULL;
-	KUNIT_EXPECT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET,
+	KUNIT_EXPECT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET, FARE_MODE_DEFAULT,
 					     false, nhg, &rt, &extack),
 			-ENOSPC);
 	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)", fn->mem_msg);
 	KUNIT_EXPECT_EQ(test, nhg->refs, 0U);
 	fare_mem_budget_set(fn, one + fare_route_bytes(0));
 	nhg->refs++;
-	KUNIT_ASSERT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET,
+	KUNIT_ASSERT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET, FARE_MODE_DEFAULT,
 					     false, nhg, &rt, NULL), 0);
 	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
 	/* Counters of its own pass the budget: the route stays as it was. */
 	nhg->refs++;
-	KUNIT_EXPECT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_FLOW,
+	KUNIT_EXPECT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_FLOW, FARE_MODE_DEFAULT,
 					     true, nhg, &rt, &extack),
 			-ENOSPC);
 	KUNIT_EXPECT_NULL(test, fare_route_stats_locked(fn, rt));
 	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
 	fare_mem_budget_set(fn, one + fare_route_bytes(2));
 	nhg->refs++;
-	KUNIT_ASSERT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_FLOW,
+	KUNIT_ASSERT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_FLOW, FARE_MODE_DEFAULT,
 					     true, nhg, &rt, NULL), 0);
 	KUNIT_EXPECT_NOT_NULL(test, fare_route_stats_locked(fn, rt));
 	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
@@ -905,14 +905,14 @@ static void route_moved_at_the_budget_fits(struct kunit *test)
 	mutex_lock(&fn->lock);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w), NULL,
 						0, 0, &a, NULL), 0);
-	KUNIT_ASSERT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET,
+	KUNIT_ASSERT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET, FARE_MODE_DEFAULT,
 					     false, a, &rt, NULL), 0);
 	fare_mem_budget_set(fn, fn->mem_used);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w2),
 						fare_nhg_grp(fn, a), 1,
 						fare_nhg_bytes(fn, a), &b,
 						NULL), 0);
-	KUNIT_EXPECT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_PACKET,
+	KUNIT_EXPECT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_PACKET, FARE_MODE_DEFAULT,
 					     false, b, &rt, NULL), 0);
 	KUNIT_EXPECT_EQ(test, fn->num_groups, 1U);
 	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
