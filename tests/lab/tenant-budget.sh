@@ -121,7 +121,11 @@ expect_eq "and within a group of it" \
 	"$([ "$used" -gt $((BUDGET - (1 << 20))) ] && echo yes)" yes
 read -r before after <"$LAB_DIR/mem"
 grew=$(((after - before) * 1024))
-limit=$BUDGET
+# meminfo also counts what is not fare's (the tenant's processes and
+# netlink sockets, the rest of the guest): 1 MiB of slack for it. 6.1
+# measured 67,039,232 bytes against the 67,108,864 of the budget, too
+# close to leave no room.
+limit=$((BUDGET + (1 << 20)))
 debug_kernel && limit=$((2 * BUDGET))
 log "Percpu + SUnreclaim grew by $grew bytes while the groups were made (bound $limit)"
 expect_eq "the kernel's memory grew by no more than the budget" \
