@@ -37,6 +37,9 @@ fail()
 			echo running || echo gone); its neighbors:" >&2
 		CTL_TIMEOUT=5 ctl neighbors >&2 2>&1 ||
 			echo "(no answer in 5 s)" >&2
+		# What its writer holds: bytes queued, routes not yet built.
+		CTL_TIMEOUT=5 ctl neighbors json 2>/dev/null | jq -c '.[] |
+			{address, updates_tx, send_queue_bytes, routes_pending}' >&2 2>&1
 	fi
 	if [ -n "${BIRD_PID:-}" ] && [ -S "${BIRD_SOCK:-}" ]; then
 		echo "--- BIRD's protocols and log (last 20 lines)" >&2

@@ -595,8 +595,10 @@ static void adj_pend(struct adj_out *o, struct adj_route *a, struct peer *p)
 	ap->n_fam[a->prefix.family]++;
 }
 
-size_t adj_out_pending(const struct adj_out *o, const struct peer *p)
+size_t adj_out_pending(const struct peer *p)
 {
+	const struct adj_out *o = p->d->out;
+
 	if (!o || p->index >= o->n_peers)
 		return 0;
 	return o->peers[p->index].n - o->peers[p->index].head;

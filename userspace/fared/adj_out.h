@@ -135,7 +135,7 @@ void adj_out_peer_down(struct peer *p, bool gone);
 void adj_out_drain(struct peer *p);
 #define ADJ_WRITE_HIGH		(256u << 10)
 /* Records pending for p (all families). */
-size_t adj_out_pending(const struct adj_out *o, const struct peer *p);
+size_t adj_out_pending(const struct peer *p);
 
 /* Whether this node originates p ("originate" lines): it wins. */
 bool adj_out_originates(const struct fared_config *cfg,

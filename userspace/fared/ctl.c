@@ -179,6 +179,7 @@ static void neighbor_json(struct json *j, const struct peer *p)
 	json_close_object(j);
 	json_kv_u64(j, "memory_bytes", peer_memory(p));
 	json_kv_u64(j, "send_queue_bytes", peer_send_queue(p));
+	json_kv_u64(j, "routes_pending", adj_out_pending(p));
 	json_kv_u64(j, "not_sent_too_large", p->too_large);
 	json_key(j, "max_prefix");
 	json_open_object(j);

@@ -123,6 +123,7 @@ static const struct fared_hooks hooks = {
 	.export = adj_out_export,
 	.down = adj_out_peer_down,
 	.writable = adj_out_drain,
+	.pending = adj_out_pending,
 	.eor = fare_sync_eor,
 	.forwarding = fare_sync_forwarding,
 	.selecting = fare_sync_selecting,

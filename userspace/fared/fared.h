@@ -43,6 +43,10 @@ struct peer_rib_ops;
  *               wait for it (RFC 4724 §4.1)
  *   writable    p's socket took what was queued: more UPDATEs may be
  *               built from what is pending for it (adj_out.h)
+ *   pending     how many records wait for p's writer: while any do, the
+ *               socket's writability is watched even with nothing queued,
+ *               so that a queue emptied by other traffic (a KEEPALIVE's
+ *               flush) still wakes the writer
  * A hook left NULL does nothing (forwarding, selecting: false).
  */
 struct fared_hooks {
@@ -52,6 +56,7 @@ struct fared_hooks {
 	bool (*forwarding)(const struct fared *d, unsigned int fam);
 	bool (*selecting)(const struct fared *d);
 	void (*writable)(struct peer *p);
+	size_t (*pending)(const struct peer *p);
 };
 
 struct fared {

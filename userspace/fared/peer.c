@@ -139,10 +139,22 @@ static uint64_t send_hold_ms(const struct conn *c)
 	return twice > SEND_HOLD_MIN_MS ? twice : SEND_HOLD_MIN_MS;
 }
 
+/* Whether c's writer (fared_hooks' pending) has records waiting. */
+static bool conn_writer_waits(const struct conn *c)
+{
+	const struct peer *p = c->peer;
+
+	return p->est == c && p->export_done && p->d->hooks &&
+	       p->d->hooks->writable && p->d->hooks->pending &&
+	       p->d->hooks->pending(p);
+}
+
 /*
  * Writes what the socket takes; the send hold timer runs while stuck.
  * What was sent is skipped (woff), not moved: the rest moves to the front
- * only when conn_queue() needs the room.
+ * only when conn_queue() needs the room. Writability is watched while
+ * bytes wait or the writer has records: a flush from elsewhere (a
+ * KEEPALIVE) that empties the queue must not leave the writer asleep.
  */
 static int conn_flush(struct conn *c)
 {
@@ -174,7 +186,8 @@ static int conn_flush(struct conn *c)
 	}
 	if (c->wlen && !c->send_hold.armed)
 		timer_set(l, &c->send_hold, send_hold_ms(c));
-	io_set(l, &c->io, EPOLLIN | (c->wlen ? EPOLLOUT : 0));
+	io_set(l, &c->io, EPOLLIN | (c->wlen || conn_writer_waits(c) ?
+				     EPOLLOUT : 0));
 	return 0;
 }
 
@@ -1117,9 +1130,14 @@ static void conn_ready(struct io *io, uint32_t events)
 			return;
 		}
 		/* The writer pulls what is pending (adj_out.h). */
-		if (c->peer->est == c && c->peer->export_done &&
-		    c->peer->d->hooks && c->peer->d->hooks->writable)
+		if (conn_writer_waits(c)) {
 			c->peer->d->hooks->writable(c->peer);
+			/* Nothing left to send or pull: stop watching. */
+			if (c->peer->est == c && !c->broken && conn_flush(c)) {
+				conn_close(c, "send failed", false);
+				return;
+			}
+		}
 	}
 	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 		conn_read(c);
