@@ -73,7 +73,7 @@ plane replace 2 dev eth-b via 10.2.0.1 via fe80::2 # up
 route replace 198.51.100.0/24 mode packet stats off nexthop plane 1 weight 3 nexthop plane 2 weight 1 tier 1
 route replace 198.51.100.0/24 stats off nexthop plane 2 weight 5
 route del 198.51.100.0/24
-config set mode flow flowlet-timeout 250 hash-seed 0x00001234 tier-hops 3,4,6 spill-bias 65536
+config set mode flow flowlet-timeout 250 hash-seed 0x00001234 tier-hops 3,4,6 spill-bias 65536 use-neigh on
 plane replace 2 dev eth-b via 10.2.0.1 via fe80::2 # down
 plane del 2"
 mon_complete() { [ "$(wc -l <"$work/mon")" -ge 8 ]; }
