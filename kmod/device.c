@@ -188,6 +188,7 @@ static int fare_dev_state_init(struct net_device *dev)
 
 	fn->net = net;
 	fn->dev = dev;
+	INIT_LIST_HEAD(&fn->list);
 	fn->budget = &fare_ns(net)->budget;
 	mutex_init(&fn->lock);
 	fn->default_mode = FARE_MODE_PACKET;
@@ -227,12 +228,11 @@ err_stats:
 /*
  * The device's standard per-CPU counters: tx packets and bytes in
  * dev->tstats (fare_dev_count_xmit()), drops in the core's tx_dropped;
- * charged to the creator's memory cgroup. Then its own state, listed in
- * its namespace's. Under RTNL.
+ * charged to the creator's memory cgroup. Then its own state, which
+ * fare_dev_register() lists in the namespace's. Under RTNL.
  */
 static int fare_dev_init(struct net_device *dev)
 {
-	struct fare_net *fn = fare_dev_state(dev);
 	int err;
 
 	dev->tstats = fare_alloc_pcpu_stats(struct pcpu_sw_netstats);
@@ -244,7 +244,6 @@ static int fare_dev_init(struct net_device *dev)
 		dev->tstats = NULL;
 		return err;
 	}
-	list_add_tail_rcu(&fn->list, &fare_ns(dev_net(dev))->devs);
 	return 0;
 }
 
@@ -261,7 +260,9 @@ static void fare_dev_uninit(struct net_device *dev)
 	ASSERT_RTNL();
 	fare_planes_flush(fn);
 	fare_gw_net_exit(fn);
-	list_del_rcu(&fn->list);
+	/* Not listed if its registration failed before the end. */
+	if (!list_empty(&fn->list))
+		list_del_rcu(&fn->list);
 }
 
 /*
@@ -362,16 +363,32 @@ bool fare_dev_is_fare(const struct net_device *dev)
 	return dev->rtnl_link_ops == &fare_link_ops;
 }
 
-static int fare_newlink_common(struct net_device *dev,
-			       struct netlink_ext_ack *extack)
+/*
+ * Registers fare device @dev and lists its state in its namespace's, where
+ * the notifiers find it; under RTNL, so no plane can be added before. A
+ * registration that fails after ndo_init is undone without a grace period
+ * (ndo_uninit, the destructor): the state is listed only once there is no
+ * going back, and unlisted by ndo_uninit, which the core follows with one.
+ */
+static int fare_dev_register(struct net_device *dev)
 {
+	struct fare_net *fn;
 	int err;
 
 	ASSERT_RTNL();
 	err = register_netdevice(dev);
-	if (!err)
-		fare_dev_no_addrconf(dev);
-	return err;
+	if (err)
+		return err;
+	fn = fare_dev_state(dev);
+	list_add_tail_rcu(&fn->list, &fare_ns(dev_net(dev))->devs);
+	fare_dev_no_addrconf(dev);
+	return 0;
+}
+
+static int fare_newlink_common(struct net_device *dev,
+			       struct netlink_ext_ack *extack)
+{
+	return fare_dev_register(dev);
 }
 
 #ifdef FARE_HAVE_NEWLINK_PARAMS
@@ -421,13 +438,12 @@ struct net_device *fare_dev_default(struct net *net,
 	}
 	dev_net_set(dev, net);
 	dev->rtnl_link_ops = &fare_link_ops;
-	err = register_netdevice(dev);
+	err = fare_dev_register(dev);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot create device " FARE_DEV_NAME);
 		free_netdev(dev);
 		return ERR_PTR(err);
 	}
-	fare_dev_no_addrconf(dev);
 	err = dev_open(dev, extack);
 	if (err) {
 		unregister_netdevice(dev);
