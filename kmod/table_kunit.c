@@ -891,6 +891,61 @@ static void memory_budget_refuses_with_extack(struct kunit *test)
 }
 
 /*
+ * Two fare devices of one namespace charge one budget: what one holds
+ * refuses the other, and a device that goes (its destructor: the table
+ * destroyed, then fare_budget_release()) gives all its bytes back.
+ */
+static void devices_share_the_namespace_budget(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 w[] = { 5, 6 };
+	struct fare_net *a = &ctx->fn, *b;
+	struct netlink_ext_ack extack = {};
+	struct fare_nhg *nhg;
+	u64 one;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	mutex_init(&b->lock);
+	b->budget = a->budget;
+	KUNIT_ASSERT_EQ(test, fare_table_init(b), 0);
+
+	mutex_lock(&a->lock);
+	KUNIT_ASSERT_EQ(test, fare_nhg_set(a, 1, mkgroup(test, 2, w), false,
+					   &nhg, NULL), 0);
+	one = a->budget->used;
+	KUNIT_EXPECT_EQ(test, a->mem_held, one);
+	mutex_unlock(&a->lock);
+
+	fare_budget_set(a->budget, one + one / 2);
+	mutex_lock(&b->lock);
+	KUNIT_EXPECT_EQ(test, fare_nhg_set(b, 1, mkgroup(test, 2, w), false,
+					   &nhg, &extack), -ENOSPC);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)", b->budget->msg);
+	KUNIT_EXPECT_EQ(test, b->mem_held, 0ULL);
+	mutex_unlock(&b->lock);
+
+	/* a goes, as its destructor would take it. */
+	mutex_lock(&a->lock);
+	fare_table_destroy(a);
+	mutex_unlock(&a->lock);
+	fare_budget_release(a);
+	KUNIT_EXPECT_EQ(test, a->budget->used, 0ULL);
+	KUNIT_EXPECT_EQ(test, a->mem_held, 0ULL);
+
+	mutex_lock(&b->lock);
+	KUNIT_EXPECT_EQ(test, fare_nhg_set(b, 1, mkgroup(test, 2, w), false,
+					   &nhg, NULL), 0);
+	KUNIT_EXPECT_EQ(test, b->budget->used, one);
+	fare_table_destroy(b);
+	mutex_unlock(&b->lock);
+	fare_budget_release(b);
+	KUNIT_EXPECT_EQ(test, b->budget->used, 0ULL);
+	/* table_exit() destroys a's empty table again. */
+	KUNIT_ASSERT_EQ(test, fare_table_init(a), 0);
+}
+
+/*
  * At the budget, a route moved from its own anonymous group to new next
  * hops of the same size fits: what the move frees counts for what it
  * makes, in the group's charge and in the route's.
@@ -1015,6 +1070,7 @@ static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(lpm_index_matches_naive_search_across_its_limits),
 	KUNIT_CASE(group_precomputes_short_periods),
 	KUNIT_CASE(lpm_v6_matches_naive_search),
+	KUNIT_CASE(devices_share_the_namespace_budget),
 	{}
 };
 
