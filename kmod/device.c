@@ -7,12 +7,16 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/if_arp.h>
+#include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <net/rtnetlink.h>
 #include "device.h"
 #include "flowlet.h"
+#include "gateway.h"
 #include "plane.h"
+#include "route.h"
+#include "stats.h"
 #include "xmit.h"
 
 /*
@@ -30,7 +34,7 @@
 static netdev_features_t fare_fix_features(struct net_device *dev,
 					   netdev_features_t features)
 {
-	struct fare_net *fn = fare_pernet(dev_net(dev));
+	struct fare_net *fn = fare_dev_state(dev);
 	netdev_features_t shared = FARE_FEATURES_SHARED;
 	struct fare_plane *plane;
 	unsigned int id;
@@ -115,13 +119,13 @@ static bool fare_dev_limits(struct fare_net *fn, struct fare_dev_limits *l)
  */
 void fare_dev_sync(struct fare_net *fn)
 {
-	struct net_device *dev = rtnl_dereference(fn->dev);
+	struct net_device *dev = fn->dev;
 	struct fare_dev_limits l;
 	unsigned int mtu;
 	int err;
 
 	ASSERT_RTNL();
-	if (!dev || dev->reg_state != NETREG_REGISTERED ||
+	if (dev->reg_state != NETREG_REGISTERED ||
 	    !fare_dev_limits(fn, &l))
 		return;
 	/* Read locklessly by the stack when it sizes an skb: a hint. */
@@ -155,7 +159,7 @@ void fare_dev_sync(struct fare_net *fn)
  */
 static int fare_change_mtu(struct net_device *dev, int new_mtu)
 {
-	struct fare_net *fn = fare_pernet(dev_net(dev));
+	struct fare_net *fn = fare_dev_state(dev);
 	struct fare_dev_limits l;
 	bool planes = fare_dev_limits(fn, &l);
 
@@ -170,20 +174,113 @@ static int fare_change_mtu(struct net_device *dev, int new_mtu)
 	return 0;
 }
 
+#define FARE_DEFAULT_FLOWLET_US	100
+
 /*
- * fare0's standard per-CPU counters: tx packets and bytes in dev->tstats
- * (fare_dev_count_xmit()), drops in the core's tx_dropped. Charged to the
- * creator's memory cgroup; freed by fare_dev_free().
+ * The device's own state, empty, with the defaults of a new namespace's
+ * config; on error nothing is left. Under RTNL (the flowlet table's).
+ */
+static int fare_dev_state_init(struct net_device *dev)
+{
+	struct fare_net *fn = fare_dev_state(dev);
+	struct net *net = dev_net(dev);
+	int err;
+
+	fn->net = net;
+	fn->dev = dev;
+	INIT_LIST_HEAD(&fn->list);
+	fn->budget = &fare_ns(net)->budget;
+	mutex_init(&fn->lock);
+	fn->default_mode = FARE_MODE_PACKET;
+	fn->flowlet_us = FARE_DEFAULT_FLOWLET_US;
+	fn->flowlet_slots = FARE_FLOWLET_SLOTS_DEFAULT;
+	fn->hash_seed = get_random_u32();
+	/* Dragonfly+ paths (seed 001): L-G-L, L-G-G-L, L-G-L-L-G-L. */
+	fn->tier_hops[0] = 3;
+	fn->tier_hops[1] = 4;
+	fn->tier_hops[2] = 6;
+	fn->n_tier_hops = 3;
+	fn->spill_bias = FARE_SPILL_BIAS_DEFAULT;
+	fn->max_routes = FARE_MAX_ROUTES_DEFAULT;
+	fn->max_planes = FARE_MAX_PLANES_DEFAULT;
+	fn->max_nexthops = FARE_MAX_NEXTHOPS_DEFAULT;
+	fare_gw_net_init(fn);
+	fn->stats = fare_alloc_pcpu_stats(struct fare_pcpu_net);
+	if (!fn->stats)
+		return -ENOMEM;
+	err = fare_table_init(fn);
+	if (err)
+		goto err_stats;
+	err = fare_flowlets_prepare(fn);
+	if (err)
+		goto err_table;
+	return 0;
+
+err_table:
+	mutex_lock(&fn->lock);
+	fare_table_destroy(fn);
+	mutex_unlock(&fn->lock);
+err_stats:
+	free_percpu(fn->stats);
+	return err;
+}
+
+/*
+ * The device's standard per-CPU counters: tx packets and bytes in
+ * dev->tstats (fare_dev_count_xmit()), drops in the core's tx_dropped;
+ * charged to the creator's memory cgroup. Then its own state, which
+ * fare_dev_register() lists in the namespace's. Under RTNL.
  */
 static int fare_dev_init(struct net_device *dev)
 {
+	int err;
+
 	dev->tstats = fare_alloc_pcpu_stats(struct pcpu_sw_netstats);
-	return dev->tstats ? 0 : -ENOMEM;
+	if (!dev->tstats)
+		return -ENOMEM;
+	err = fare_dev_state_init(dev);
+	if (err) {
+		free_percpu(dev->tstats);
+		dev->tstats = NULL;
+		return err;
+	}
+	return 0;
 }
 
-/* After the last reference, or when registration fails after ndo_init. */
+/*
+ * Unregistering (ip link del, namespace exit, module unload), after the
+ * device stopped transmitting, under RTNL: its planes let their devices
+ * go now, the gateway probe stops, and the neighbour events stop finding
+ * it (the core waits for a grace period before the device is freed).
+ */
+static void fare_dev_uninit(struct net_device *dev)
+{
+	struct fare_net *fn = fare_dev_state(dev);
+
+	ASSERT_RTNL();
+	fare_planes_flush(fn);
+	fare_gw_net_exit(fn);
+	/* Not listed if its registration failed before the end. */
+	if (!list_empty(&fn->list))
+		list_del_rcu(&fn->list);
+}
+
+/*
+ * After the last reference (no request works on the device any more), or
+ * when registration fails after ndo_init: the routes, groups and flowlet
+ * table go, and what they held goes back to the namespace's budget.
+ */
 static void fare_dev_free(struct net_device *dev)
 {
+	struct fare_net *fn = fare_dev_state(dev);
+
+	mutex_lock(&fn->lock);
+	fare_table_destroy(fn);
+	fare_flowlets_destroy(fn);
+	mutex_unlock(&fn->lock);
+	fare_budget_release(fn);
+	free_percpu(fn->stats);
+	fn->stats = NULL;
 	free_percpu(dev->tstats);
 	dev->tstats = NULL;
 }
@@ -203,6 +300,7 @@ static const struct ethtool_ops fare_ethtool_ops = {
 
 static const struct net_device_ops fare_netdev_ops = {
 	.ndo_init = fare_dev_init,
+	.ndo_uninit = fare_dev_uninit,
 	.ndo_start_xmit = fare_xmit,
 	.ndo_get_stats64 = dev_get_tstats64,
 	.ndo_fix_features = fare_fix_features,
@@ -230,8 +328,8 @@ static void fare_setup(struct net_device *dev)
 	dev->priv_flags |= IFF_NO_QUEUE;
 	fare_dev_set_lltx(dev);
 	/*
-	 * fare0's state (flowlet table, planes, routes) is its namespace's:
-	 * it cannot move to another one.
+	 * Its planes are devices of its namespace, and its budget is the
+	 * namespace's: it cannot move to another one.
 	 */
 	fare_dev_set_netns_local(dev);
 	dev->features |= features;
@@ -265,27 +363,32 @@ bool fare_dev_is_fare(const struct net_device *dev)
 	return dev->rtnl_link_ops == &fare_link_ops;
 }
 
-static int fare_newlink_common(struct net_device *dev,
-			       struct netlink_ext_ack *extack)
+/*
+ * Registers fare device @dev and lists its state in its namespace's, where
+ * the notifiers find it; under RTNL, so no plane can be added before. A
+ * registration that fails after ndo_init is undone without a grace period
+ * (ndo_uninit, the destructor): the state is listed only once there is no
+ * going back, and unlisted by ndo_uninit, which the core follows with one.
+ */
+static int fare_dev_register(struct net_device *dev)
 {
-	struct fare_net *fn = fare_pernet(dev_net(dev));
+	struct fare_net *fn;
 	int err;
 
 	ASSERT_RTNL();
-	if (rtnl_dereference(fn->dev)) {
-		NL_SET_ERR_MSG(extack,
-			       "this namespace already has a fare device");
-		return -EEXIST;
-	}
-	err = fare_flowlets_prepare(fn);
-	if (err) {
-		NL_SET_ERR_MSG(extack, "no memory for the flowlet table");
-		return err;
-	}
 	err = register_netdevice(dev);
-	if (!err)
-		fare_dev_no_addrconf(dev);
-	return err;
+	if (err)
+		return err;
+	fn = fare_dev_state(dev);
+	list_add_tail_rcu(&fn->list, &fare_ns(dev_net(dev))->devs);
+	fare_dev_no_addrconf(dev);
+	return 0;
+}
+
+static int fare_newlink_common(struct net_device *dev,
+			       struct netlink_ext_ack *extack)
+{
+	return fare_dev_register(dev);
 }
 
 #ifdef FARE_HAVE_NEWLINK_PARAMS
@@ -306,61 +409,45 @@ static int fare_newlink(struct net *src_net, struct net_device *dev,
 
 struct rtnl_link_ops fare_link_ops __read_mostly = {
 	.kind = "fare",
+	.priv_size = sizeof(struct fare_net),
 	.setup = fare_setup,
 	.newlink = fare_newlink,
 };
 
 /*
- * Makes sure the namespace has its fare device, creating and opening
- * FARE_DEV_NAME on first use. Called under RTNL.
+ * The namespace's default fare device, FARE_DEV_NAME: what a request that
+ * names no device works on. Created and opened on first use; a device of
+ * that name that is not a fare device is the caller's to refuse. Under
+ * RTNL.
  */
-int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack)
+struct net_device *fare_dev_default(struct net *net,
+				    struct netlink_ext_ack *extack)
 {
 	struct net_device *dev;
 	int err;
 
 	ASSERT_RTNL();
-	if (rtnl_dereference(fn->dev))
-		return 0;
-	err = fare_flowlets_prepare(fn);
-	if (err) {
-		NL_SET_ERR_MSG(extack, "no memory for the flowlet table");
-		return err;
-	}
-
-	dev = alloc_netdev(0, FARE_DEV_NAME, NET_NAME_USER, fare_setup);
+	dev = __dev_get_by_name(net, FARE_DEV_NAME);
+	if (dev)
+		return dev;
+	dev = alloc_netdev(sizeof(struct fare_net), FARE_DEV_NAME,
+			   NET_NAME_USER, fare_setup);
 	if (!dev) {
 		NL_SET_ERR_MSG(extack, "no memory for device " FARE_DEV_NAME);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
-	dev_net_set(dev, fn->net);
+	dev_net_set(dev, net);
 	dev->rtnl_link_ops = &fare_link_ops;
-	err = register_netdevice(dev);
+	err = fare_dev_register(dev);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot create device " FARE_DEV_NAME);
 		free_netdev(dev);
-		return err;
+		return ERR_PTR(err);
 	}
-	fare_dev_no_addrconf(dev);
 	err = dev_open(dev, extack);
-	if (err)
+	if (err) {
 		unregister_netdevice(dev);
-	return err;
-}
-
-/*
- * The notifier's event @event for the fare device @dev (plane.c): the
- * namespace's fare device is the first one registered. Under RTNL.
- */
-void fare_dev_event(struct fare_net *fn, struct net_device *dev,
-		    unsigned long event)
-{
-	if (event == NETDEV_REGISTER && !rtnl_dereference(fn->dev)) {
-		/* A new fare device follows its planes' MTU. */
-		fn->dev_mtu_admin = 0;
-		rcu_assign_pointer(fn->dev, dev);
-	} else if (event == NETDEV_UNREGISTER &&
-		   rtnl_dereference(fn->dev) == dev) {
-		RCU_INIT_POINTER(fn->dev, NULL);
+		return ERR_PTR(err);
 	}
+	return dev;
 }

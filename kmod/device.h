@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The fare device (device.c): its link ops, its creation on first use, and
- * how it follows its planes.
+ * The fare device (device.c): its link ops, its state's lifetime, the
+ * namespace's default device made on first use, and how it follows its
+ * planes.
  */
 #ifndef _FARE_DEVICE_H
 #define _FARE_DEVICE_H
@@ -10,9 +11,8 @@
 
 extern struct rtnl_link_ops fare_link_ops;
 bool fare_dev_is_fare(const struct net_device *dev);
-int fare_dev_ensure(struct fare_net *fn, struct netlink_ext_ack *extack);
+struct net_device *fare_dev_default(struct net *net,
+				    struct netlink_ext_ack *extack);
 void fare_dev_sync(struct fare_net *fn);
-void fare_dev_event(struct fare_net *fn, struct net_device *dev,
-		    unsigned long event);
 
 #endif /* _FARE_DEVICE_H */

@@ -1,18 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fare.ko internals: the per-namespace state. The objects it holds have a
- * header each: plane.h, route.h, nhg.h, flowlet.h, stats.h; device.h,
- * decide.h and xmit.h are the fare device and its packet path; netlink.h
- * and nl.h the generic netlink family.
+ * fare.ko internals: the state of one fare device (struct fare_net, in
+ * its netdev_priv) and what a namespace shares between its fare devices
+ * (struct fare_ns, pernet). The objects a device holds have a header
+ * each: plane.h, route.h, nhg.h, flowlet.h, stats.h; device.h, decide.h
+ * and xmit.h are the fare device and its packet path; netlink.h and nl.h
+ * the generic netlink family.
  *
  * Lifetime and locking, in one place:
- *  - struct fare_net lives as long as its network namespace (pernet ops).
- *  - RTNL serialises writers of the plane table and of the fare device
- *    pointer, so the netdevice notifier (which runs under RTNL) can track
- *    plane devices without another lock.
- *  - fare_net.lock serialises writers of routes, of the shared next-hop
- *    groups (the id xarray, the anonymous groups' hash, each group's
- *    route count and next hops) and of the namespace config.
+ *  - struct fare_net is a fare device's private part: made by its
+ *    ndo_init, its planes dropped by its ndo_uninit, the rest freed by
+ *    its priv_destructor after the device's last reference
+ *    (fare_dev_state_init(), device.c). A netlink request holds a
+ *    reference on the device it works on.
+ *  - struct fare_ns lives as long as its network namespace (pernet ops)
+ *    and holds only the list of the namespace's fare devices and the
+ *    memory budget they share, so that a tenant does not get more memory
+ *    by making more devices.
+ *  - RTNL serialises writers of each device's plane table and of the
+ *    namespace's device list, so the netdevice notifier (which runs under
+ *    RTNL) can track plane devices without another lock.
+ *  - fare_net.lock serialises writers of a device's routes, of its shared
+ *    next-hop groups (the id xarray, the anonymous groups' hash, each
+ *    group's route count and next hops) and of its config.
+ *  - fare_budget.lock, taken inside fare_net.lock, protects the
+ *    namespace's budget and what it counts as used.
  *  - The packet path never locks: it reads planes, routes, groups and a
  *    route's counters under RCU (route -> nhg -> grp). A plane or a
  *    group's next hops are immutable once published except for the
@@ -49,11 +61,42 @@ struct fare_agg;
 struct fare_pcpu_net;
 struct fare_flowlets;
 
+/*
+ * The memory budget of a namespace (uapi fare.h), shared by its fare
+ * devices: the bytes their routes, counters and groups hold (limits.h,
+ * fare_mem_charge()). msg is the refusal's extack text for limit,
+ * rewritten with it (the ack that carries it is sent after the lock is
+ * dropped, so it is never freed before the namespace and its last byte
+ * stays 0).
+ */
+struct fare_budget {
+	spinlock_t lock;	/* protects limit, used and msg */
+	u64 limit;
+	u64 used;
+	char msg[FARE_MEM_MSG_LEN];
+};
+
+/* What a namespace's fare devices share: net_generic(net, fare_net_id). */
+struct fare_ns {
+	/*
+	 * The namespace's fare devices (fare_net.list): changed under RTNL,
+	 * read under RTNL or RCU (the neighbour events).
+	 */
+	struct list_head devs;
+	struct fare_budget budget;
+};
+
 struct fare_net {
 	struct net *net;
-	/* Under RTNL: the planes and the fare device. */
+	/* The fare device this is the private part of; fixed. */
+	struct net_device *dev;
+	/* In fare_ns.devs, under RTNL (RCU readers). */
+	struct list_head list;
+	/* The namespace's budget, and the bytes this device holds of it. */
+	struct fare_budget *budget;
+	u64 mem_held;		/* under fare_budget.lock */
+	/* Under RTNL: the planes. */
 	struct fare_plane __rcu *planes[FARE_PLANE_ID_MAX + 1];
-	struct net_device __rcu *dev;
 	/*
 	 * Under RTNL: the MTU an admin gave the fare device below its
 	 * planes' smallest (0: none, it follows the planes), and whether
@@ -99,17 +142,6 @@ struct fare_net {
 	u32 max_nexthops;
 	u32 max_groups;
 	/*
-	 * The memory budget (uapi fare.h) and the bytes the routes, their
-	 * counters and the groups hold against it (limits.h,
-	 * fare_mem_charge()); written and read under the lock. mem_msg is
-	 * the refusal's extack text for mem_budget, rewritten with it (the
-	 * ack that carries it is sent after the lock is dropped, so it is
-	 * never freed before the namespace and its last byte stays 0).
-	 */
-	u64 mem_budget;
-	u64 mem_used;
-	char mem_msg[FARE_MEM_MSG_LEN];
-	/*
 	 * Next-hop groups, under the lock: by id (named and anonymous), and
 	 * the anonymous ones by a hash of their content seeded with
 	 * nhg_seed (random per namespace, so that nobody can aim many
@@ -143,11 +175,10 @@ struct fare_net {
 	struct fare_pcpu_net __percpu *stats;
 	/*
 	 * The flowlet table's size (FARE_A_CONFIG_FLOWLET_SLOTS) and the
-	 * table, both written under the lock. The table is made (with RTNL
-	 * held too) before the fare device exists, so a transmitting device
-	 * always finds one; it is replaced whole on a resize and freed at
-	 * namespace exit. Readers: rcu_dereference(), then mask and slots
-	 * from the same object.
+	 * table, both written under the lock. The table is made by the
+	 * device's ndo_init, so a transmitting device always finds one; it
+	 * is replaced whole on a resize and freed with the device. Readers:
+	 * rcu_dereference(), then mask and slots from the same object.
 	 */
 	u32 flowlet_slots;
 	struct fare_flowlets __rcu *flowlets;
@@ -184,9 +215,63 @@ static inline void fare_dump_gen_bump(struct fare_net *fn)
 	__s;								\
 })
 
-static inline struct fare_net *fare_pernet(const struct net *net)
+static inline struct fare_ns *fare_ns(const struct net *net)
 {
 	return net_generic(net, fare_net_id);
+}
+
+/* The state of fare device @dev. */
+static inline struct fare_net *fare_dev_state(const struct net_device *dev)
+{
+	return netdev_priv(dev);
+}
+
+/*
+ * Charges @bytes to @fn's namespace budget when @credit charged bytes are
+ * about to be released (fare_mem_charge()); under @fn's lock.
+ */
+static inline int fare_budget_charge(struct fare_net *fn, size_t bytes,
+				     size_t credit,
+				     struct netlink_ext_ack *extack)
+{
+	struct fare_budget *b = fn->budget;
+	int err;
+
+	lockdep_assert_held(&fn->lock);
+	spin_lock(&b->lock);
+	err = fare_mem_charge(&b->used, b->limit, bytes, credit, b->msg,
+			      extack);
+	if (!err)
+		fn->mem_held += bytes;
+	spin_unlock(&b->lock);
+	return err;
+}
+
+/* Whether @bytes more (@credit less) would fit; under @fn's lock. */
+static inline int fare_budget_check(struct fare_net *fn, size_t bytes,
+				    size_t credit,
+				    struct netlink_ext_ack *extack)
+{
+	struct fare_budget *b = fn->budget;
+	u64 used;
+	int err;
+
+	spin_lock(&b->lock);
+	used = b->used;
+	err = fare_mem_charge(&used, b->limit, bytes, credit, b->msg, extack);
+	spin_unlock(&b->lock);
+	return err;
+}
+
+/* Releases @bytes charged by fare_budget_charge(); under @fn's lock. */
+static inline void fare_budget_uncharge(struct fare_net *fn, size_t bytes)
+{
+	struct fare_budget *b = fn->budget;
+
+	spin_lock(&b->lock);
+	fare_mem_uncharge(&fn->mem_held, bytes);
+	fare_mem_uncharge(&b->used, bytes);
+	spin_unlock(&b->lock);
 }
 
 /*

@@ -95,13 +95,29 @@ static void fare_gw_update(struct fare_net *fn, struct fare_plane *plane,
 	fare_planes_bump(fn);
 }
 
+/* Neighbour @n (a gateway's @bit table) changed: @fn's planes on it. */
+static void fare_gw_event(struct fare_net *fn, struct neighbour *n, u8 bit)
+{
+	struct fare_plane *plane;
+	unsigned int id;
+
+	for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
+		plane = rcu_dereference(fn->planes[id]);
+		if (!plane || !fare_gw_is(plane, bit, n))
+			continue;
+		/* The state read under the lock: the last event reads the last. */
+		spin_lock_bh(&fn->gw_lock);
+		fare_gw_update(fn, plane, bit, READ_ONCE(n->nud_state));
+		spin_unlock_bh(&fn->gw_lock);
+	}
+}
+
 static int fare_netevent(struct notifier_block *nb, unsigned long event,
 			 void *ptr)
 {
 	struct neighbour *n = ptr;
-	struct fare_plane *plane;
 	struct fare_net *fn;
-	unsigned int id;
+	struct fare_ns *ns;
 	u8 bit;
 
 	if (event != NETEVENT_NEIGH_UPDATE)
@@ -112,24 +128,17 @@ static int fare_netevent(struct notifier_block *nb, unsigned long event,
 		bit = FARE_PLANE_C_GW6;
 	else
 		return NOTIFY_DONE;
-	fn = fare_pernet(dev_net(n->dev));
-	/* NULL or empty before fare's pernet init ran: no planes yet. */
-	if (!fn || !READ_ONCE(fn->num_planes))
+	ns = fare_ns(dev_net(n->dev));
+	/* NULL before fare's pernet init ran: no fare device yet. */
+	if (!ns)
 		return NOTIFY_DONE;
-
 	/* An entry that left the table says nothing of the gateway. */
 	if (READ_ONCE(n->dead))
 		return NOTIFY_DONE;
 	rcu_read_lock();
-	for (id = 1; id <= FARE_PLANE_ID_MAX; id++) {
-		plane = rcu_dereference(fn->planes[id]);
-		if (!plane || !fare_gw_is(plane, bit, n))
-			continue;
-		/* The state read under the lock: the last event reads the last. */
-		spin_lock_bh(&fn->gw_lock);
-		fare_gw_update(fn, plane, bit, READ_ONCE(n->nud_state));
-		spin_unlock_bh(&fn->gw_lock);
-	}
+	list_for_each_entry_rcu(fn, &ns->devs, list)
+		if (READ_ONCE(fn->num_planes))
+			fare_gw_event(fn, n, bit);
 	rcu_read_unlock();
 	return NOTIFY_DONE;
 }
@@ -261,7 +270,7 @@ void fare_gw_net_init(struct fare_net *fn)
 	fn->use_neigh = 1;
 }
 
-/* At namespace exit, once its planes are gone: the work stays off. */
+/* When the fare device goes, once its planes are: the work stays off. */
 void fare_gw_net_exit(struct fare_net *fn)
 {
 	spin_lock_bh(&fn->gw_lock);

@@ -19,76 +19,36 @@
 #include "route.h"
 #include "stats.h"
 
-#define FARE_DEFAULT_FLOWLET_US	100
-
 unsigned int fare_net_id __read_mostly;
 
+/* A namespace's shared part: no device, no table until one is made. */
 static int __net_init fare_net_init(struct net *net)
 {
-	struct fare_net *fn = fare_pernet(net);
-	int err;
+	struct fare_ns *ns = fare_ns(net);
 
-	fn->net = net;
-	mutex_init(&fn->lock);
-	fn->default_mode = FARE_MODE_PACKET;
-	fn->flowlet_us = FARE_DEFAULT_FLOWLET_US;
-	/* The table itself comes with the fare device (device.c). */
-	fn->flowlet_slots = FARE_FLOWLET_SLOTS_DEFAULT;
-	fn->hash_seed = get_random_u32();
-	/* Dragonfly+ paths (seed 001): L-G-L, L-G-G-L, L-G-L-L-G-L. */
-	fn->tier_hops[0] = 3;
-	fn->tier_hops[1] = 4;
-	fn->tier_hops[2] = 6;
-	fn->n_tier_hops = 3;
-	fn->spill_bias = FARE_SPILL_BIAS_DEFAULT;
-	fn->max_routes = FARE_MAX_ROUTES_DEFAULT;
-	fn->max_planes = FARE_MAX_PLANES_DEFAULT;
-	fn->max_nexthops = FARE_MAX_NEXTHOPS_DEFAULT;
-	fare_gw_net_init(fn);
-	fn->stats = fare_alloc_pcpu_stats(struct fare_pcpu_net);
-	if (!fn->stats)
-		return -ENOMEM;
-	err = fare_table_init(fn);
-	if (err)
-		free_percpu(fn->stats);
-	return err;
+	INIT_LIST_HEAD(&ns->devs);
+	fare_budget_init(&ns->budget, net);
+	return 0;
 }
 
 /*
- * Runs after the namespaces' devices are gone (fare is a pernet subsystem,
- * whose exits follow the device exits): nothing can transmit through fare
- * any more and the notifier has already dropped planes of unregistered
- * devices. One grace period covers the whole batch of namespaces.
+ * Runs after the namespace's devices are gone (fare is a pernet subsystem,
+ * whose exits follow the device exits, which delete every fare device):
+ * their state went with them (device.c).
  */
-static void __net_exit fare_net_exit_batch(struct list_head *net_list)
+static void __net_exit fare_net_exit(struct net *net)
 {
-	struct fare_net *fn;
-	struct net *net;
+	struct fare_ns *ns = fare_ns(net);
 
-	rtnl_lock();
-	list_for_each_entry(net, net_list, exit_list)
-		fare_planes_flush(fare_pernet(net));
-	rtnl_unlock();
-	list_for_each_entry(net, net_list, exit_list)
-		fare_gw_net_exit(fare_pernet(net));
-
-	/* Readers that started before the devices went away are done. */
-	synchronize_rcu();
-	list_for_each_entry(net, net_list, exit_list) {
-		fn = fare_pernet(net);
-		mutex_lock(&fn->lock);
-		fare_table_destroy(fn);
-		fare_flowlets_destroy(fn);
-		mutex_unlock(&fn->lock);
-		free_percpu(fn->stats);
-	}
+	WARN_ON_ONCE(!list_empty(&ns->devs));
+	WARN_ON_ONCE(ns->budget.used);
 }
 
 static struct pernet_operations fare_net_ops = {
 	.init = fare_net_init,
-	.exit_batch = fare_net_exit_batch,
+	.exit = fare_net_exit,
 	.id = &fare_net_id,
-	.size = sizeof(struct fare_net),
+	.size = sizeof(struct fare_ns),
 };
 
 static int __init fare_init(void)
@@ -133,7 +93,10 @@ static void __exit fare_exit(void)
 	fare_notifier_unregister();
 	fare_gw_notifier_unregister();
 	unregister_pernet_subsys(&fare_net_ops);
-	/* Wait for the call_rcu() frees of planes, routes and groups. */
+	/*
+	 * Wait for the call_rcu() frees of planes, routes, groups and
+	 * flowlet tables.
+	 */
 	rcu_barrier();
 }
 

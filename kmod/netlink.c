@@ -32,26 +32,81 @@ static const struct genl_multicast_group fare_mcgrps[] = {
 };
 
 /*
- * Before every doit: the fare state the request is for (nl_parse.c,
- * fare_nl_fn()), in info->user_ptr[0].
+ * Before every doit: the fare device the request is for (nl_parse.c,
+ * fare_nl_dev()), held until fare_nl_post_doit(), its state in
+ * info->user_ptr[0]. FARE_DEV_NAME is made on first use by a change, or
+ * by a read of someone who could have made it.
  */
 static int fare_nl_pre_doit(const struct fare_genl_doit_ops *ops,
 			    struct sk_buff *skb, struct genl_info *info)
 {
-	struct fare_net *fn = fare_nl_fn(genl_info_net(info), info->attrs,
-					 info->extack);
+	struct net *net = genl_info_net(info);
+	bool create = (ops->flags & GENL_UNS_ADMIN_PERM) ||
+		      netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN);
+	struct net_device *dev;
 
-	if (IS_ERR(fn))
-		return PTR_ERR(fn);
-	info->user_ptr[0] = fn;
+	dev = fare_nl_dev(net, info->attrs, create, info->extack);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	if (!dev) {
+		NL_SET_ERR_MSG(info->extack,
+			       "no fare device " FARE_DEV_NAME " in this namespace");
+		return -ENODEV;
+	}
+	info->user_ptr[0] = fare_dev_state(dev);
 	return 0;
 }
+
+static void fare_nl_post_doit(const struct fare_genl_doit_ops *ops,
+			      struct sk_buff *skb, struct genl_info *info)
+{
+	struct fare_net *fn = info->user_ptr[0];
+
+	dev_put(fn->dev);
+}
+
+/*
+ * A dump keeps the ifindex of its device (0: none, an empty dump) in
+ * cb->args[FARE_DUMP_DEV_ARG] and finds it again every round, so that it
+ * holds no reference between rounds (a reader that never finishes its
+ * dump must not keep the device from going).
+ */
+#define FARE_DUMP_DEV_ARG	5
 
 /* Before every dump: the device the request names, checked likewise. */
 static int fare_nl_dump_start(struct netlink_callback *cb)
 {
-	return PTR_ERR_OR_ZERO(fare_nl_fn(sock_net(cb->skb->sk),
-					  fare_dump_attrs(cb), cb->extack));
+	struct net_device *dev;
+
+	dev = fare_nl_dev(sock_net(cb->skb->sk), fare_dump_attrs(cb), false,
+			  cb->extack);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	if (dev) {
+		cb->args[FARE_DUMP_DEV_ARG] = dev->ifindex;
+		dev_put(dev);
+	}
+	return 0;
+}
+
+/*
+ * The device of a dump round, held: NULL if there is none, -ENODEV if it
+ * went away since the dump started.
+ */
+static struct net_device *fare_nl_dump_dev(struct sk_buff *skb,
+					   struct netlink_callback *cb)
+{
+	int ifindex = cb->args[FARE_DUMP_DEV_ARG];
+	struct net_device *dev;
+
+	if (!ifindex)
+		return NULL;
+	dev = dev_get_by_index(sock_net(skb->sk), ifindex);
+	if (dev && !fare_dev_is_fare(dev)) {
+		dev_put(dev);
+		dev = NULL;
+	}
+	return dev ?: ERR_PTR(-ENODEV);
 }
 
 /* ---- planes ---- */
@@ -109,8 +164,10 @@ static int fare_nl_plane_new(struct sk_buff *skb, struct genl_info *info)
 	rtnl_lock();
 	dev = fare_nl_plane_dev(fn, info, plane->id);
 	err = PTR_ERR_OR_ZERO(dev);
-	if (!err)
-		err = fare_dev_ensure(fn, info->extack);
+	if (!err && fn->dev->reg_state != NETREG_REGISTERED) {
+		NL_SET_ERR_MSG(info->extack, "the fare device is going away");
+		err = -ENODEV;
+	}
 	if (!err)
 		fare_plane_publish(fn, plane, dev, info);
 	rtnl_unlock();
@@ -182,9 +239,9 @@ static int fare_nl_plane_get(struct sk_buff *skb, struct genl_info *info)
  * time. cb->seq must not be 0 ("no generation"): gen 0 and U32_MAX share
  * seq 1.
  */
-static int fare_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
+static int fare_nl_plane_dump_fn(struct fare_net *fn, struct sk_buff *skb,
+				 struct netlink_callback *cb)
 {
-	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
 	struct fare_plane *plane;
 	struct nlmsghdr *nlh;
 	long id;
@@ -390,16 +447,16 @@ static int fare_nl_route_dump_start(struct netlink_callback *cb)
 	return fare_nl_dump_start(cb);
 }
 
-static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
+static int fare_nl_route_dump_fn(struct fare_net *fn, struct sk_buff *skb,
+				 struct netlink_callback *cb)
 {
 	struct fare_route_dump_ctx *ctx = (void *)cb->ctx;
-	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
 	struct rb_node *node = NULL;
 	struct nlmsghdr *nlh;
 	struct fare_route *rt;
 	int err = 0;
 
-	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	BUILD_BUG_ON(sizeof(*ctx) > FARE_DUMP_DEV_ARG * sizeof(cb->args[0]));
 
 	mutex_lock(&fn->lock);
 	cb->seq = fn->dump_gen;
@@ -512,9 +569,9 @@ static int fare_nl_group_dump_start(struct netlink_callback *cb)
  * Resumes at the id after the last one sent, kept in cb->args[0]; marked
  * NLM_F_DUMP_INTR if the groups change meanwhile (fare_net.dump_gen).
  */
-static int fare_nl_group_dump(struct sk_buff *skb, struct netlink_callback *cb)
+static int fare_nl_group_dump_fn(struct fare_net *fn, struct sk_buff *skb,
+				 struct netlink_callback *cb)
 {
-	struct fare_net *fn = fare_pernet(sock_net(skb->sk));
 	unsigned long id = cb->args[0];
 	struct nlmsghdr *nlh;
 	struct fare_nhg *nhg;
@@ -617,7 +674,7 @@ static int fare_nl_config_check(struct fare_net *fn, struct genl_info *info,
 				   attrs[FARE_A_CONFIG_MAX_GROUPS], may_raise,
 				   extack);
 	if (!err && attrs[FARE_A_CONFIG_MEMORY_BUDGET])
-		err = fare_limit_set(fn->mem_budget,
+		err = fare_limit_set(READ_ONCE(fn->budget->limit),
 				     nla_get_u64(attrs[FARE_A_CONFIG_MEMORY_BUDGET]),
 				     may_raise, attrs[FARE_A_CONFIG_MEMORY_BUDGET],
 				     extack);
@@ -638,8 +695,8 @@ static void fare_nl_config_apply(struct fare_net *fn, struct nlattr **attrs)
 		fn->max_groups = nla_get_u32(attrs[FARE_A_CONFIG_MAX_GROUPS]);
 	/* Likewise: what the namespace holds stays, new objects are refused. */
 	if (attrs[FARE_A_CONFIG_MEMORY_BUDGET])
-		fare_mem_budget_set(fn,
-				    nla_get_u64(attrs[FARE_A_CONFIG_MEMORY_BUDGET]));
+		fare_budget_set(fn->budget,
+				nla_get_u64(attrs[FARE_A_CONFIG_MEMORY_BUDGET]));
 	/* Routes made from now on; those present keep what they have. */
 	if (attrs[FARE_A_CONFIG_ROUTE_STATS])
 		fn->route_stats = nla_get_u8(attrs[FARE_A_CONFIG_ROUTE_STATS]);
@@ -706,6 +763,37 @@ static int fare_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 		return -EMSGSIZE;
 	}
 	return genlmsg_reply(msg, info);
+}
+
+/* A dump round of @dump on the dump's device (fare_nl_dump_dev()). */
+static int fare_nl_dump_on_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			       int (*dump)(struct fare_net *fn,
+					   struct sk_buff *skb,
+					   struct netlink_callback *cb))
+{
+	struct net_device *dev = fare_nl_dump_dev(skb, cb);
+	int ret;
+
+	if (IS_ERR_OR_NULL(dev))
+		return PTR_ERR_OR_ZERO(dev);
+	ret = dump(fare_dev_state(dev), skb, cb);
+	dev_put(dev);
+	return ret;
+}
+
+static int fare_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return fare_nl_dump_on_dev(skb, cb, fare_nl_plane_dump_fn);
+}
+
+static int fare_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return fare_nl_dump_on_dev(skb, cb, fare_nl_route_dump_fn);
+}
+
+static int fare_nl_group_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return fare_nl_dump_on_dev(skb, cb, fare_nl_group_dump_fn);
 }
 
 static const struct genl_ops fare_genl_ops[] = {
@@ -777,10 +865,11 @@ static const struct genl_ops fare_genl_ops[] = {
  * request (a group of many next hops and tiers, a long dump) holds up no
  * other genetlink family and no other namespace. Each handler takes what
  * it needs itself:
- *  - pre_doit and dump starts find the device under RCU (fare_nl_fn());
- *  - PLANE_NEW and PLANE_DEL take RTNL (the plane table, the fare device;
- *    fare_dev_ensure() takes fare_net.lock inside it for the flowlet
- *    table); PLANE_GET and the plane dump read under RCU;
+ *  - pre_doit and dump starts find the device under RCU, or make
+ *    FARE_DEV_NAME under RTNL (fare_nl_dev()); a doit holds the device
+ *    until post_doit, a dump round while it runs;
+ *  - PLANE_NEW and PLANE_DEL take RTNL (the device's plane table);
+ *    PLANE_GET and the plane dump read under RCU;
  *  - ROUTE_*, GROUP_*, CONFIG_SET and CONFIG_GET, and the route and group
  *    dumps, take fare_net.lock, which also orders their notifications;
  *  - STATS_GET sums per-CPU counters and needs no lock;
@@ -797,6 +886,7 @@ struct genl_family fare_family __ro_after_init = {
 	.netnsok = true,
 	.parallel_ops = true,
 	.pre_doit = fare_nl_pre_doit,
+	.post_doit = fare_nl_post_doit,
 	/* Every command, old and new, is strictly validated. */
 	.resv_start_op = 0,
 	.ops = fare_genl_ops,

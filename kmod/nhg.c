@@ -365,13 +365,11 @@ static int fare_group_finish_charged(struct fare_net *fn,
 				     struct fare_group *grp, size_t credit,
 				     struct netlink_ext_ack *extack)
 {
-	u64 used = fn->mem_used;
 	int err;
 
 	lockdep_assert_held(&fn->lock);
 	fare_group_rank(grp);
-	err = fare_mem_charge(&used, fn->mem_budget, fare_group_bytes(grp),
-			      credit, fn->mem_msg, extack);
+	err = fare_budget_check(fn, fare_group_bytes(grp), credit, extack);
 	if (err)
 		return err;
 	err = fare_group_finish(grp);
@@ -380,8 +378,7 @@ static int fare_group_finish_charged(struct fare_net *fn,
 		return err;
 	}
 	grp->mem = fare_group_bytes(grp);
-	return fare_mem_charge(&fn->mem_used, fn->mem_budget, grp->mem,
-			       credit, fn->mem_msg, extack);
+	return fare_budget_charge(fn, grp->mem, credit, extack);
 }
 
 /* The bytes @nhg's group holds against the budget; under @fn's lock. */
@@ -408,7 +405,7 @@ static void fare_nhg_free(struct fare_net *fn, struct fare_nhg *nhg)
 		rhltable_remove(&fn->nhg_anon, &nhg->anon,
 				fare_nhg_anon_params);
 	fn->num_groups--;
-	fare_mem_uncharge(&fn->mem_used, fare_nhg_bytes(fn, nhg));
+	fare_budget_uncharge(fn, fare_nhg_bytes(fn, nhg));
 	fare_group_free_rcu(rcu_dereference_protected(nhg->grp,
 						      lockdep_is_held(&fn->lock)));
 	kfree_rcu(nhg, rcu);
@@ -505,7 +502,7 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 	if (err < 0) {
 		kfree(nhg);
 		if (err == -EBUSY) {
-			fare_mem_uncharge(&fn->mem_used, grp->mem);
+			fare_budget_uncharge(fn, grp->mem);
 			NL_SET_ERR_MSG(extack, "no anonymous group id left");
 			goto err_free;
 		}
@@ -526,7 +523,7 @@ int fare_nhg_get_anon(struct fare_net *fn, struct fare_group *grp,
 	return 0;
 
 err_uncharge:
-	fare_mem_uncharge(&fn->mem_used, grp->mem);
+	fare_budget_uncharge(fn, grp->mem);
 	NL_SET_ERR_MSG(extack, "no memory for the group");
 err_free:
 	fare_group_discard(grp);
@@ -577,7 +574,7 @@ int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 		fare_group_set_buckets(grp, old);
 		fare_group_carry_vq(grp, old);
 		rcu_assign_pointer(nhg->grp, grp);
-		fare_mem_uncharge(&fn->mem_used, old->mem);
+		fare_budget_uncharge(fn, old->mem);
 		fare_group_free_rcu(old);
 		*nhgp = nhg;
 		return 0;
@@ -598,7 +595,7 @@ int fare_nhg_set(struct fare_net *fn, u32 id, struct fare_group *grp,
 	return 0;
 
 err_uncharge:
-	fare_mem_uncharge(&fn->mem_used, grp->mem);
+	fare_budget_uncharge(fn, grp->mem);
 	NL_SET_ERR_MSG(extack, "no memory for the group");
 err_free:
 	fare_group_discard(grp);

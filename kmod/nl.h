@@ -30,8 +30,8 @@ struct fare_route_req {
 };
 
 /* nl_parse.c */
-struct fare_net *fare_nl_fn(struct net *net, struct nlattr **attrs,
-			    struct netlink_ext_ack *extack);
+struct net_device *fare_nl_dev(struct net *net, struct nlattr **attrs,
+			       bool create, struct netlink_ext_ack *extack);
 struct fare_plane *fare_nl_parse_plane(struct genl_info *info);
 int fare_nl_parse_route(struct genl_info *info, struct fare_route_req *req);
 int fare_nl_parse_prefix(struct genl_info *info, struct fare_prefix *key);

@@ -201,18 +201,18 @@ cancel:
 int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 		     u32 portid, u32 seq, u8 cmd, bool with_seed)
 {
-	struct net_device *dev;
+	u64 budget, used;
 	void *hdr;
-	int err;
 
 	hdr = fare_msg_start(skb, portid, seq, 0, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	rcu_read_lock();
-	dev = rcu_dereference(fn->dev);
-	err = nla_put_u32(skb, FARE_A_CONFIG_IFINDEX, dev ? dev->ifindex : 0);
-	rcu_read_unlock();
-	if (err ||
+	/* The namespace's: what every fare device in it holds together. */
+	spin_lock(&fn->budget->lock);
+	budget = fn->budget->limit;
+	used = fn->budget->used;
+	spin_unlock(&fn->budget->lock);
+	if (nla_put_u32(skb, FARE_A_CONFIG_IFINDEX, fn->dev->ifindex) ||
 	    nla_put_u8(skb, FARE_A_CONFIG_MODE, fn->default_mode) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, fn->flowlet_us) ||
 	    (with_seed &&
@@ -233,9 +233,9 @@ int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 	    nla_put_u32(skb, FARE_A_CONFIG_NUM_GROUPS, fn->num_groups) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_SLOTS, fn->flowlet_slots) ||
 	    nla_put_u8(skb, FARE_A_CONFIG_USE_NEIGH, READ_ONCE(fn->use_neigh)) ||
-	    nla_put_u64_64bit(skb, FARE_A_CONFIG_MEMORY_BUDGET, fn->mem_budget,
+	    nla_put_u64_64bit(skb, FARE_A_CONFIG_MEMORY_BUDGET, budget,
 			      FARE_A_PAD) ||
-	    nla_put_u64_64bit(skb, FARE_A_CONFIG_MEMORY_USED, fn->mem_used,
+	    nla_put_u64_64bit(skb, FARE_A_CONFIG_MEMORY_USED, used,
 			      FARE_A_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

@@ -4,6 +4,7 @@
  * group's next hops, with an extack on every refusal. The policies
  * (policy.h) checked each attribute's type and range already.
  */
+#include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "device.h"
@@ -230,18 +231,18 @@ static int fare_nl_dev_check(const struct nlattr *attr,
 }
 
 /*
- * The fare state a request is for: the namespace's, if it names no fare
- * device (FARE_A_IFINDEX, FARE_A_IFNAME, or both naming the same one),
- * else the named device's, which must be a fare device of the request's
- * namespace. A namespace has one fare device for now (fare_newlink()),
- * whose state is the namespace's: naming it is naming the default.
+ * The fare device a request is for, held (dev_hold()): the one it names
+ * (FARE_A_IFINDEX, FARE_A_IFNAME, or both naming the same one), which
+ * must be a fare device of the request's namespace; else the namespace's
+ * FARE_DEV_NAME, made on first use if @create (fare_dev_default()). NULL
+ * if it names none, there is no FARE_DEV_NAME and not @create.
  */
-struct fare_net *fare_nl_fn(struct net *net, struct nlattr **attrs,
-			    struct netlink_ext_ack *extack)
+struct net_device *fare_nl_dev(struct net *net, struct nlattr **attrs,
+			       bool create, struct netlink_ext_ack *extack)
 {
 	struct nlattr *idx = attrs[FARE_A_IFINDEX];
 	struct nlattr *name = attrs[FARE_A_IFNAME];
-	struct net_device *by_idx = NULL, *by_name = NULL;
+	struct net_device *by_idx = NULL, *by_name = NULL, *dev;
 	int err;
 
 	rcu_read_lock();
@@ -249,6 +250,8 @@ struct fare_net *fare_nl_fn(struct net *net, struct nlattr **attrs,
 		by_idx = fare_nl_dev_rcu(net, idx);
 	if (name)
 		by_name = fare_nl_dev_rcu(net, name);
+	if (!idx && !name)
+		by_name = dev_get_by_name_rcu(net, FARE_DEV_NAME);
 	err = fare_nl_dev_check(idx, by_idx, extack) ?:
 	      fare_nl_dev_check(name, by_name, extack);
 	if (!err && idx && name && by_idx != by_name) {
@@ -256,6 +259,26 @@ struct fare_net *fare_nl_fn(struct net *net, struct nlattr **attrs,
 				    "ifindex and ifname name different devices");
 		err = -EINVAL;
 	}
+	dev = by_idx ?: by_name;
+	if (!err && dev)
+		dev_hold(dev);
 	rcu_read_unlock();
-	return err ? ERR_PTR(err) : fare_pernet(net);
+	if (err)
+		return ERR_PTR(err);
+	if (!dev && create) {
+		rtnl_lock();
+		dev = fare_dev_default(net, extack);
+		if (!IS_ERR(dev))
+			dev_hold(dev);
+		rtnl_unlock();
+		if (IS_ERR(dev))
+			return dev;
+	}
+	if (dev && !fare_dev_is_fare(dev)) {
+		NL_SET_ERR_MSG(extack,
+			       "device " FARE_DEV_NAME " is not a fare device");
+		dev_put(dev);
+		return ERR_PTR(-EINVAL);
+	}
+	return dev;
 }

@@ -144,7 +144,7 @@ void fare_plane_unlink(struct fare_net *fn, struct fare_plane *plane,
 	fare_planes_sync(fn);
 }
 
-/* Unlinks every plane of @fn: at namespace exit, under RTNL. */
+/* Unlinks every plane of @fn: when its device goes, under RTNL. */
 void fare_planes_flush(struct fare_net *fn)
 {
 	struct fare_plane *plane;
@@ -225,26 +225,20 @@ static struct fare_plane *fare_plane_of_dev(struct fare_net *fn,
 	return NULL;
 }
 
-static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
-			     void *ptr)
+/* Event @event of device @dev, maybe a plane of fare device @fn. */
+static void fare_plane_dev_event(struct fare_net *fn, struct net_device *dev,
+				 unsigned long event)
 {
-	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct fare_net *fn = fare_pernet(dev_net(dev));
 	struct fare_plane *plane;
 	unsigned int id = 1;
 	bool was_up;
-
-	if (fare_dev_is_fare(dev)) {
-		fare_dev_event(fn, dev, event);
-		return NOTIFY_DONE;
-	}
 
 	switch (event) {
 	case NETDEV_CHANGEMTU:
 	case NETDEV_FEAT_CHANGE:
 		if (fare_plane_of_dev(fn, dev, &id))
 			fare_planes_sync(fn);
-		return NOTIFY_DONE;
+		return;
 	case NETDEV_GOING_DOWN:
 		/* Stop choosing the plane before the device stops sending. */
 		for (; (plane = fare_plane_of_dev(fn, dev, &id)); id++) {
@@ -255,7 +249,7 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 			fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW, plane,
 					     NULL);
 		}
-		return NOTIFY_DONE;
+		return;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
@@ -269,13 +263,30 @@ static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
 				fare_nl_notify_plane(fn, FARE_CMD_PLANE_NEW,
 						     plane, NULL);
 		}
-		return NOTIFY_DONE;
+		return;
 	case NETDEV_UNREGISTER:
 		/* The device goes away, and its planes with it. */
 		for (; (plane = fare_plane_of_dev(fn, dev, &id)); id++)
 			fare_plane_unlink(fn, plane, NULL);
-		return NOTIFY_DONE;
+		return;
 	}
+}
+
+/*
+ * Under RTNL: a device of the namespace changed; it may be a plane of any
+ * of the namespace's fare devices. A fare device's own state comes and
+ * goes with its ndo_init and ndo_uninit (device.c).
+ */
+static int fare_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct fare_net *fn;
+
+	if (fare_dev_is_fare(dev))
+		return NOTIFY_DONE;
+	list_for_each_entry(fn, &fare_ns(dev_net(dev))->devs, list)
+		fare_plane_dev_event(fn, dev, event);
 	return NOTIFY_DONE;
 }
 

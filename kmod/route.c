@@ -146,10 +146,6 @@ int fare_table_init(struct fare_net *fn)
 	fn->dump_gen = 1;
 	/* Per-route counters cost per-CPU memory per route: opt-in. */
 	fn->route_stats = false;
-	/* The budget of a namespace a user namespace's root can make. */
-	fare_mem_budget_set(fn, fn->net && fn->net->user_ns != &init_user_ns ?
-			    FARE_MEMORY_BUDGET_DEFAULT :
-			    FARE_MEMORY_BUDGET_HOST_DEFAULT);
 	err = fare_nhgs_init(fn);
 	if (err)
 		return err;
@@ -359,11 +355,32 @@ static size_t fare_route_held(struct fare_net *fn, struct fare_route *rt)
 	return fare_route_bytes(rst ? rst->n : 0);
 }
 
-/* Sets the memory budget and the text of its refusal; under the lock. */
-void fare_mem_budget_set(struct fare_net *fn, u64 budget)
+/* Sets the memory budget and the text of its refusal. */
+void fare_budget_set(struct fare_budget *b, u64 budget)
 {
-	fn->mem_budget = budget;
-	fare_mem_msg_format(fn->mem_msg, budget);
+	spin_lock(&b->lock);
+	b->limit = budget;
+	fare_mem_msg_format(b->msg, budget);
+	spin_unlock(&b->lock);
+}
+
+/*
+ * The budget of namespace @net (NULL: the initial one's), when it is made:
+ * smaller in a namespace a user namespace's root can make.
+ */
+void fare_budget_init(struct fare_budget *b, const struct net *net)
+{
+	spin_lock_init(&b->lock);
+	b->used = 0;
+	fare_budget_set(b, net && net->user_ns != &init_user_ns ?
+			FARE_MEMORY_BUDGET_DEFAULT :
+			FARE_MEMORY_BUDGET_HOST_DEFAULT);
+}
+
+/* The budget @fn's routes and groups held, when they are gone. */
+void fare_budget_release(struct fare_net *fn)
+{
+	fare_budget_uncharge(fn, fn->mem_held);
 }
 
 /*
@@ -374,7 +391,7 @@ static void fare_route_release(struct fare_net *fn, struct fare_route *rt)
 {
 	struct fare_nhg *nhg;
 
-	fare_mem_uncharge(&fn->mem_used, fare_route_held(fn, rt));
+	fare_budget_uncharge(fn, fare_route_held(fn, rt));
 	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
 	if (nhg)
 		fare_nhg_put(fn, nhg);
@@ -503,21 +520,20 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 		if (old != nhg && old->refs == 1 && fare_nhg_anon(old))
 			credit += fare_nhg_bytes(fn, old);
 	}
-	err = fare_mem_charge(&fn->mem_used, fn->mem_budget, bytes, credit,
-			      fn->mem_msg, extack);
+	err = fare_budget_charge(fn, bytes, credit, extack);
 	if (err) {
 		fare_nhg_put(fn, nhg);
 		return err;
 	}
 	err = fare_route_stats_new(fn, stats, nhg, &rst, extack);
 	if (err) {
-		fare_mem_uncharge(&fn->mem_used, bytes);
+		fare_budget_uncharge(fn, bytes);
 		fare_nhg_put(fn, nhg);
 		return err;
 	}
 	if (rt && !!rst == !!(rt->flags & FARE_ROUTE_F_STATS)) {
 		fare_route_update(fn, rt, mode, tcp_mode, nhg, rst);
-		fare_mem_uncharge(&fn->mem_used, held);
+		fare_budget_uncharge(fn, held);
 		*rtp = rt;
 		return 0;
 	}
@@ -525,7 +541,7 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 	new = fare_route_alloc(rst);
 	if (!new) {
 		NL_SET_ERR_MSG(extack, "no memory for the route");
-		fare_mem_uncharge(&fn->mem_used, bytes);
+		fare_budget_uncharge(fn, bytes);
 		fare_route_stats_free_rcu(rst);
 		fare_nhg_put(fn, nhg);
 		return -ENOMEM;

@@ -150,7 +150,9 @@ struct fare_agg {
  */
 #define FARE_ROUTE_INDEX_BYTES	24
 
-void fare_mem_budget_set(struct fare_net *fn, u64 budget);
+void fare_budget_set(struct fare_budget *b, u64 budget);
+void fare_budget_init(struct fare_budget *b, const struct net *net);
+void fare_budget_release(struct fare_net *fn);
 int fare_table_init(struct fare_net *fn);
 void fare_table_destroy(struct fare_net *fn);
 int fare_prefix_make(struct fare_prefix *key, u8 family, const void *addr,

@@ -13,6 +13,7 @@
 
 struct table_ctx {
 	struct fare_net fn;
+	struct fare_budget budget;	/* the namespace's */
 };
 
 static int table_init(struct kunit *test)
@@ -21,6 +22,8 @@ static int table_init(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	mutex_init(&ctx->fn.lock);
+	fare_budget_init(&ctx->budget, NULL);
+	ctx->fn.budget = &ctx->budget;
 	KUNIT_ASSERT_EQ(test, fare_table_init(&ctx->fn), 0);
 	test->priv = ctx;
 	return 0;
@@ -36,7 +39,7 @@ static void table_exit(struct kunit *test)
 
 	mutex_lock(&ctx->fn.lock);
 	fare_table_destroy(&ctx->fn);
-	KUNIT_EXPECT_EQ(test, ctx->fn.mem_used, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx->fn.budget->used, 0ULL);
 	mutex_unlock(&ctx->fn.lock);
 	rcu_barrier();
 }
@@ -44,7 +47,8 @@ static void table_exit(struct kunit *test)
 /* Charges @rt, put in the table directly, as fare_route_set() would. */
 static void charge_route(struct fare_net *fn, struct fare_route *rt)
 {
-	fn->mem_used += fare_route_held(fn, rt);
+	fn->budget->used += fare_route_held(fn, rt);
+	fn->mem_held += fare_route_held(fn, rt);
 }
 
 /* Adds family/addr/plen; the route's mode records @tag for identification. */
@@ -828,62 +832,117 @@ static void memory_budget_refuses_with_extack(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, fare_prefix_make(&key, AF_INET, addr, 32), 0);
 	mutex_lock(&fn->lock);
-	KUNIT_EXPECT_EQ(test, fn->mem_budget, FARE_MEMORY_BUDGET_HOST_DEFAULT);
-	fare_mem_budget_set(fn, FARE_MEMORY_BUDGET_DEFAULT);
-	KUNIT_EXPECT_STREQ(test, fn->mem_msg,
+	KUNIT_EXPECT_EQ(test, fn->budget->limit, FARE_MEMORY_BUDGET_HOST_DEFAULT);
+	fare_budget_set(fn->budget, FARE_MEMORY_BUDGET_DEFAULT);
+	KUNIT_EXPECT_STREQ(test, fn->budget->msg,
 			   "fare: memory budget of 64 MiB for this namespace reached");
 	KUNIT_ASSERT_EQ(test, fare_nhg_set(fn, 1, mkgroup(test, 2, w), false,
 					   &nhg, NULL), 0);
-	one = fn->mem_used;
+	one = fn->budget->used;
 	/* Its counters and spray state, one copy per possible CPU. */
 	KUNIT_EXPECT_GE(test, one,
 			(u64)num_possible_cpus() *
 			struct_size_t(struct fare_group_tx, nh, 2));
-	fare_mem_budget_set(fn, one);
+	fare_budget_set(fn->budget, one);
 	KUNIT_EXPECT_EQ(test, fare_nhg_set(fn, 2, mkgroup(test, 2, w2), false,
 					   &b, &extack), -ENOSPC);
 	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)",
-			   fn->mem_msg);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(fn->mem_msg, "memory budget of "));
+			   fn->budget->msg);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(fn->budget->msg, "memory budget of "));
 	KUNIT_EXPECT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w2), NULL,
 						0, 0, &b, &extack), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, fn->num_groups, 1U);
 	/* Replacing the group needs no more than it holds. */
 	KUNIT_EXPECT_EQ(test, fare_nhg_set(fn, 1, mkgroup(test, 2, w2), true,
 					   &nhg, NULL), 0);
-	KUNIT_EXPECT_EQ(test, fn->mem_used, one);
+	KUNIT_EXPECT_EQ(test, fn->budget->used, one);
 	/* A route on it: refused at the budget, made below it. */
 	nhg->refs++;
 	extack._msg = NULL;
 	KUNIT_EXPECT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET, FARE_MODE_DEFAULT,
 					     false, nhg, &rt, &extack),
 			-ENOSPC);
-	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)", fn->mem_msg);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)", fn->budget->msg);
 	KUNIT_EXPECT_EQ(test, nhg->refs, 0U);
-	fare_mem_budget_set(fn, one + fare_route_bytes(0));
+	fare_budget_set(fn->budget, one + fare_route_bytes(0));
 	nhg->refs++;
 	KUNIT_ASSERT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET, FARE_MODE_DEFAULT,
 					     false, nhg, &rt, NULL), 0);
-	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
+	KUNIT_EXPECT_EQ(test, fn->budget->used, fn->budget->limit);
 	/* Counters of its own pass the budget: the route stays as it was. */
 	nhg->refs++;
 	KUNIT_EXPECT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_FLOW, FARE_MODE_DEFAULT,
 					     true, nhg, &rt, &extack),
 			-ENOSPC);
 	KUNIT_EXPECT_NULL(test, fare_route_stats_locked(fn, rt));
-	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
-	fare_mem_budget_set(fn, one + fare_route_bytes(2));
+	KUNIT_EXPECT_EQ(test, fn->budget->used, fn->budget->limit);
+	fare_budget_set(fn->budget, one + fare_route_bytes(2));
 	nhg->refs++;
 	KUNIT_ASSERT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_FLOW, FARE_MODE_DEFAULT,
 					     true, nhg, &rt, NULL), 0);
 	KUNIT_EXPECT_NOT_NULL(test, fare_route_stats_locked(fn, rt));
-	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
+	KUNIT_EXPECT_EQ(test, fn->budget->used, fn->budget->limit);
 	fare_route_remove(fn, rt);
 	fare_route_free(fn, rt);
-	KUNIT_EXPECT_EQ(test, fn->mem_used, one);
+	KUNIT_EXPECT_EQ(test, fn->budget->used, one);
 	KUNIT_EXPECT_EQ(test, fare_nhg_del(fn, 1, NULL), 0);
-	KUNIT_EXPECT_EQ(test, fn->mem_used, 0ULL);
+	KUNIT_EXPECT_EQ(test, fn->budget->used, 0ULL);
 	mutex_unlock(&fn->lock);
+}
+
+/*
+ * Two fare devices of one namespace charge one budget: what one holds
+ * refuses the other, and a device that goes (its destructor: the table
+ * destroyed, then fare_budget_release()) gives all its bytes back.
+ */
+static void devices_share_the_namespace_budget(struct kunit *test)
+{
+	struct table_ctx *ctx = test->priv;
+	static const u32 w[] = { 5, 6 };
+	struct fare_net *a = &ctx->fn, *b;
+	struct netlink_ext_ack extack = {};
+	struct fare_nhg *nhg;
+	u64 one;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	mutex_init(&b->lock);
+	b->budget = a->budget;
+	KUNIT_ASSERT_EQ(test, fare_table_init(b), 0);
+
+	mutex_lock(&a->lock);
+	KUNIT_ASSERT_EQ(test, fare_nhg_set(a, 1, mkgroup(test, 2, w), false,
+					   &nhg, NULL), 0);
+	one = a->budget->used;
+	KUNIT_EXPECT_EQ(test, a->mem_held, one);
+	mutex_unlock(&a->lock);
+
+	fare_budget_set(a->budget, one + one / 2);
+	mutex_lock(&b->lock);
+	KUNIT_EXPECT_EQ(test, fare_nhg_set(b, 1, mkgroup(test, 2, w), false,
+					   &nhg, &extack), -ENOSPC);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "(none)", b->budget->msg);
+	KUNIT_EXPECT_EQ(test, b->mem_held, 0ULL);
+	mutex_unlock(&b->lock);
+
+	/* a goes, as its destructor would take it. */
+	mutex_lock(&a->lock);
+	fare_table_destroy(a);
+	mutex_unlock(&a->lock);
+	fare_budget_release(a);
+	KUNIT_EXPECT_EQ(test, a->budget->used, 0ULL);
+	KUNIT_EXPECT_EQ(test, a->mem_held, 0ULL);
+
+	mutex_lock(&b->lock);
+	KUNIT_EXPECT_EQ(test, fare_nhg_set(b, 1, mkgroup(test, 2, w), false,
+					   &nhg, NULL), 0);
+	KUNIT_EXPECT_EQ(test, b->budget->used, one);
+	fare_table_destroy(b);
+	mutex_unlock(&b->lock);
+	fare_budget_release(b);
+	KUNIT_EXPECT_EQ(test, b->budget->used, 0ULL);
+	/* table_exit() destroys a's empty table again. */
+	KUNIT_ASSERT_EQ(test, fare_table_init(a), 0);
 }
 
 /*
@@ -907,7 +966,7 @@ static void route_moved_at_the_budget_fits(struct kunit *test)
 						0, 0, &a, NULL), 0);
 	KUNIT_ASSERT_EQ(test, fare_route_set(fn, NULL, &key, FARE_MODE_PACKET, FARE_MODE_DEFAULT,
 					     false, a, &rt, NULL), 0);
-	fare_mem_budget_set(fn, fn->mem_used);
+	fare_budget_set(fn->budget, fn->budget->used);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(fn, mkgroup(test, 2, w2),
 						fare_nhg_grp(fn, a), 1,
 						fare_nhg_bytes(fn, a), &b,
@@ -915,10 +974,10 @@ static void route_moved_at_the_budget_fits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fare_route_set(fn, rt, &key, FARE_MODE_PACKET, FARE_MODE_DEFAULT,
 					     false, b, &rt, NULL), 0);
 	KUNIT_EXPECT_EQ(test, fn->num_groups, 1U);
-	KUNIT_EXPECT_EQ(test, fn->mem_used, fn->mem_budget);
+	KUNIT_EXPECT_EQ(test, fn->budget->used, fn->budget->limit);
 	fare_route_remove(fn, rt);
 	fare_route_free(fn, rt);
-	KUNIT_EXPECT_EQ(test, fn->mem_used, 0ULL);
+	KUNIT_EXPECT_EQ(test, fn->budget->used, 0ULL);
 	mutex_unlock(&fn->lock);
 }
 
@@ -961,7 +1020,7 @@ static void many_anonymous_groups_are_found_by_content(struct kunit *test)
 		fare_nhg_put(fn, nhg[i]);
 	}
 	KUNIT_EXPECT_EQ(test, fn->num_groups, 0U);
-	KUNIT_EXPECT_EQ(test, fn->mem_used, 0ULL);
+	KUNIT_EXPECT_EQ(test, fn->budget->used, 0ULL);
 	mutex_unlock(&fn->lock);
 }
 
@@ -1011,6 +1070,7 @@ static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(lpm_index_matches_naive_search_across_its_limits),
 	KUNIT_CASE(group_precomputes_short_periods),
 	KUNIT_CASE(lpm_v6_matches_naive_search),
+	KUNIT_CASE(devices_share_the_namespace_budget),
 	{}
 };
 

@@ -237,7 +237,7 @@ static void fare_xmit_noplane(struct fare_net *fn, struct net_device *dev,
 
 netdev_tx_t fare_xmit(struct sk_buff *skb, struct net_device *dev)
 {
-	struct fare_net *fn = fare_pernet(dev_net(dev));
+	struct fare_net *fn = fare_dev_state(dev);
 	struct fare_plane *plane = NULL;
 	struct net_device *pdev;
 	struct fare_route *rt;

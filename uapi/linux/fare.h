@@ -195,7 +195,7 @@ enum fare_attr {
 					 * of two, FARE_FLOWLET_SLOTS_MIN..MAX
 					 */
 	FARE_A_IFINDEX,			/* u32, the fare device a command is
-					 * for; none: the namespace's
+					 * for; none: fare0
 					 */
 	FARE_A_IFNAME,			/* string, the same by name */
 	FARE_A_PLANE_ADMIN_DOWN,	/* flag: a PLANE_NEW's plane carries
