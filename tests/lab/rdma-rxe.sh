@@ -7,7 +7,9 @@
 # takes its part from FARE_VM_GUEST). Issue 23, item 3.
 #
 #   guest A: the fare host                 guest B: the leaves and the far host
-#   lo 192.0.2.7
+#   lo 192.0.2.7, 2001:db8:7::7 (also on eth-pI, for the GIDs; IPv6 alike:
+#   2001:db8:I::/64 between A and leaf I, 2001:db8:1I::/64 to B,
+#   B's 2001:db8:100::1)
 #   eth-p1 10.1.0.2/30 ==== QEMU link ==== eth-p1 10.1.0.1/30 [ns leaf1]
 #     + 192.0.2.7/32, rxe1                   leaf1 eth-host 10.11.0.1/30
 #                                              |  veth
@@ -29,7 +31,9 @@
 #  (a) per plane: rping (RDMA CM) bound to the plane device's own address
 #      and ib_write_bw (verbs, -d rxeI -x GID of the loopback address)
 #      connect and complete; leaf I and B's eth-leafI count RoCE, the other
-#      plane nothing. The control: with A's oif rule of table 248 deleted
+#      plane nothing; ib_write_bw again with IPv6 GIDs (2001:db8:7::7 to
+#      2001:db8:100::1, the fare route 2001:db8:100::/48), the same. The
+#      control: with A's oif rule of table 248 deleted
 #      (issue 23's fix undone) rping bound to plane 1 fails and plane 1
 #      carries no RoCE packet.
 #  (b) "farectl route pick 198.51.100.1 8" over 3:1 places 6 and 2; eight
@@ -58,6 +62,8 @@ esac
 
 DST=198.51.100.1
 SRC=192.0.2.7
+DST6=2001:db8:100::1
+SRC6=2001:db8:7::7
 LAB_DIR=$(mktemp -d)
 # The rxe counters that move when packets are lost, reordered or
 # retransmitted (drivers/infiniband/sw/rxe/rxe_hw_counters.c).
@@ -222,33 +228,47 @@ done
 if [ $ME = A ]; then
 	load_fare
 	ip addr add $SRC/32 dev lo
+	ip addr add $SRC6/128 dev lo
 	for i in 1 2; do
 		sysctl -qw net.ipv4.conf.eth-p$i.rp_filter=0
 		ip addr add 10.$i.0.2/30 dev eth-p$i
 		ip addr add $SRC/32 dev eth-p$i
+		ip addr add 2001:db8:$i::2/64 dev eth-p$i nodad
+		ip addr add $SRC6/128 dev eth-p$i nodad
 		ip link set eth-p$i up
 		rdma link add rxe$i type rxe netdev eth-p$i
-		"$FARECTL" plane add $i dev eth-p$i via 10.$i.0.1
+		"$FARECTL" plane add $i dev eth-p$i via 10.$i.0.1 \
+			via 2001:db8:$i::1
 	done
 	"$FARECTL" route add 198.51.100.0/24 src $SRC \
 		nexthop plane 1 weight 3 nexthop plane 2 weight 1
+	"$FARECTL" route add 2001:db8:100::/48 src $SRC6 \
+		nexthop plane 1 weight 3 nexthop plane 2 weight 1
 else
 	ip addr add $DST/32 dev lo
+	ip addr add $DST6/128 dev lo
 	for i in 1 2; do
-		netns_add leaf$i
+		netns_add leaf$i v6
 		ip link set eth-p$i netns leaf$i
 		ip -n leaf$i addr add 10.$i.0.1/30 dev eth-p$i
+		ip -n leaf$i addr add 2001:db8:$i::1/64 dev eth-p$i nodad
 		ip -n leaf$i link set eth-p$i up
 		ip link add eth-leaf$i type veth peer name eth-host netns leaf$i
 		ip -n leaf$i addr add 10.1$i.0.1/30 dev eth-host
+		ip -n leaf$i addr add 2001:db8:1$i::1/64 dev eth-host nodad
 		ip -n leaf$i link set eth-host up
 		ip -n leaf$i route add $DST/32 via 10.1$i.0.2
 		ip -n leaf$i route add $SRC/32 via 10.$i.0.2
+		ip -n leaf$i route add $DST6/128 via 2001:db8:1$i::2
+		ip -n leaf$i route add $SRC6/128 via 2001:db8:$i::2
 		sysctl -qw net.ipv4.conf.eth-leaf$i.rp_filter=0
 		ip addr add 10.1$i.0.2/30 dev eth-leaf$i
 		ip addr add $DST/32 dev eth-leaf$i
+		ip addr add 2001:db8:1$i::2/64 dev eth-leaf$i nodad
+		ip addr add $DST6/128 dev eth-leaf$i nodad
 		ip link set eth-leaf$i up
 		ip route add 10.$i.0.0/30 via 10.1$i.0.1 dev eth-leaf$i
+		ip -6 route add 2001:db8:$i::/64 via 2001:db8:1$i::1 dev eth-leaf$i
 		rdma link add rxe$i type rxe netdev eth-leaf$i
 		roce_filter leaf$i eth-p$i
 		roce_filter leaf$i eth-host
@@ -259,6 +279,9 @@ else
 	ip route add $SRC/32 src $DST \
 		nexthop via 10.11.0.1 dev eth-leaf1 weight 3 \
 		nexthop via 10.12.0.1 dev eth-leaf2 weight 1
+	ip -6 route add $SRC6/128 src $DST6 \
+		nexthop via 2001:db8:11::1 dev eth-leaf1 weight 3 \
+		nexthop via 2001:db8:12::1 dev eth-leaf2 weight 1
 	# Persistent RDMA CM server on every address (B's checks (a), (d)).
 	rping -s -P -a 0.0.0.0 >"$LAB_DIR/rping-server" 2>&1 &
 	LAB_PIDS+=($!)
@@ -266,22 +289,28 @@ fi
 rdma link show
 
 # The GID tables fill from the devices' addresses asynchronously.
-if [ $ME = A ]; then MYADDR=$SRC; else MYADDR=$DST; fi
+if [ "$ME" = A ]; then
+	MYADDR=$SRC MYADDR6=$SRC6
+else
+	MYADDR=$DST MYADDR6=$DST6
+fi
 gids_ready()
 {
 	local i nd
 
 	for i in 1 2; do
-		if [ $ME = A ]; then nd=eth-p$i; else nd=eth-leaf$i; fi
+		if [ "$ME" = A ]; then nd=eth-p$i; else nd=eth-leaf$i; fi
 		gid_index rxe$i $nd $MYADDR >/dev/null || return 1
+		gid_index rxe$i $nd $MYADDR6 >/dev/null || return 1
 	done
 }
 wait_for 10 gids_ready ||
-	fail "rxe1 and rxe2 have no RoCE v2 GID of $MYADDR"
+	fail "rxe1 and rxe2 have no RoCE v2 GID of $MYADDR and $MYADDR6"
 for i in 1 2; do
-	if [ $ME = A ]; then nd=eth-p$i; else nd=eth-leaf$i; fi
+	if [ "$ME" = A ]; then nd=eth-p$i; else nd=eth-leaf$i; fi
 	GID[$i]=$(gid_index rxe$i $nd $MYADDR || echo none)
-	log "rxe$i: GID ${GID[$i]} holds $MYADDR (RoCE v2, $nd)"
+	GID6[$i]=$(gid_index rxe$i $nd $MYADDR6 || echo none)
+	log "rxe$i: GID ${GID[$i]} holds $MYADDR, GID ${GID6[$i]} $MYADDR6 (RoCE v2, $nd)"
 done
 BAD0=$(bad_snapshot)
 
@@ -337,6 +366,54 @@ for i in 1 2; do
 		fail "(a) ib_write_bw on plane $i: exit $rc: $(cat "$LAB_DIR/bw$i")"
 	fi
 	barrier a$i.done
+done
+
+# --- (a) over IPv6 GIDs: verbs on each plane --------------------------------
+#
+# rxe resolves a QP's IPv6 destination with the plane's device as oif and
+# the GID's address as source, from a socket bound to no device: a lookup
+# IPv6 does not match strictly to the device (datapath.md), so it may be
+# hashed onto another plane's next hop of table 248's multipath route.
+# Whether the QP then stays on its plane is what this measures. perftest
+# (4.5) exchanges QP numbers and GIDs over IPv4 TCP only: the QP itself
+# runs between the IPv6 GIDs given with -x.
+for i in 1 2; do
+	o=$((3 - i))
+	if [ "$ME" = B ]; then
+		timeout 150 ib_write_bw -d rxe$i -x "${GID6[$i]}" \
+			-p $((18100 + i)) "${PERF[@]}" >"$LAB_DIR/bw6-server$i" 2>&1 &
+		srv=$!
+		LAB_PIDS+=("$srv")
+		wait_for 20 sh -c "ss -ltn | grep -q ':$((18100 + i)) '" ||
+			fail "ib_write_bw server on port $((18100 + i)) not listening"
+		c0=$(counters)
+		barrier a6-$i.go
+		barrier a6-$i.done
+		wait "$srv" 2>/dev/null || true
+		read -r in1 in2 back1 back2 far1 far2 rx1 rx2 <<<"$(delta "$c0" "$(counters)")"
+		rin=([1]=$in1 [2]=$in2)
+		back=([1]=$back1 [2]=$back2)
+		far=([1]=$far1 [2]=$far2)
+		log "(a) IPv6 plane $i: RoCE from A on leaf 1 $in1, leaf 2 $in2; toward A $back1, $back2; eth-leaf1 $far1, eth-leaf2 $far2; rxe1 +$rx1, rxe2 +$rx2"
+		if [ "${rin[$i]}" -gt 0 ] && [ "${rin[$o]}" -eq 0 ] &&
+		   [ "${far[$i]}" -eq "${rin[$i]}" ] && [ "${far[$o]}" -eq 0 ]; then
+			verdict "ok: (a) IPv6 GIDs, QP on rxe$i: RoCE packets from A on plane $i only (leaf $i ${rin[$i]}, leaf $o ${rin[$o]}; eth-leaf$i ${far[$i]})"
+		else
+			verdict "FAIL: (a) IPv6 GIDs, QP on rxe$i: RoCE packets from A on leaf $i ${rin[$i]}, leaf $o ${rin[$o]}; eth-leaf$i ${far[$i]}, eth-leaf$o ${far[$o]} (expected plane $i only)"
+		fi
+		continue
+	fi
+	barrier a6-$i.go
+	rc=0
+	timeout 120 ib_write_bw -d rxe$i -x "${GID6[$i]}" -p $((18100 + i)) \
+		"${PERF[@]}" $DST >"$LAB_DIR/bw6-$i" 2>&1 || rc=$?
+	log "lookup rxe makes for it: $(ip -6 route get $DST6 oif eth-p$i from $SRC6 2>&1 | head -1)"
+	if [ $rc -eq 0 ]; then
+		pass "(a) IPv6: ib_write_bw -d rxe$i -x ${GID6[$i]} ($SRC6) to $DST6 completed"
+	else
+		fail "(a) IPv6: ib_write_bw on plane $i: exit $rc: $(cat "$LAB_DIR/bw6-$i")"
+	fi
+	barrier a6-$i.done
 done
 
 # --- the control: issue 23's fix undone on plane 1 ---------------------------
