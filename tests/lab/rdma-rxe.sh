@@ -38,7 +38,8 @@
 #      carries no RoCE packet.
 #  (b) "farectl route pick 198.51.100.1 8" over 3:1 places 6 and 2; eight
 #      ib_write_bw QPs placed by it (each the same size) give RoCE packet
-#      counts 3:1 on the leaves, equal on each plane's three counters.
+#      counts 3:1 on the leaves, equal on each plane's three counters;
+#      the same over IPv6 (pick of 2001:db8:100::1, QPs on IPv6 GIDs).
 #  (c) on both guests, rxe's out_of_seq_request, duplicate_request,
 #      rcvd_seq_err, retry_exceeded_err and completer_retry_err do not move.
 #  (d) an unbound RDMA CM connect (no source address) fails with ENODEV
@@ -462,42 +463,52 @@ else
 fi
 
 # --- (b) 8 QPs placed by route pick over 3:1 --------------------------------
+#
+# place_qps FAM PICKDST BASEPORT: A places 8 QPs toward PICKDST (the
+# destination of FAM, IPv4 or IPv6) by its pick; B counts. The QPs use
+# FAM's GIDs; perftest's own TCP goes to $DST either way.
+place_qps()
+{
+	local fam=$1 pdst=$2 base=$3 tag=b$1 pick=$P/pick$1.json
+	local -n gids=GID$4
+	local k plane dev gid rc srvs pid c0 in1 in2 back1 back2 far1 far2 rx1 rx2
 
-if [ $ME = A ]; then
-	"$FARECTL" route pick $DST 8
-	"$FARECTL" -j route pick $DST 8 >"$P/pick.json"
-	expect_eq "(b) pick 8 over 3:1: plane, device, count, RDMA device" \
-		"$(jq -c '[.planes[] | [.plane, .dev, .count, .rdma.dev]]' "$P/pick.json")" \
-		'[[1,"eth-p1",6,"rxe1"],[2,"eth-p2",2,"rxe2"]]'
-	for i in 1 2; do
-		expect_eq "(b) pick: plane $i's GID index (sysfs: $SRC)" \
-			"$(jq -r ".planes[] | select(.plane == $i) | .rdma.gid_index" "$P/pick.json")" \
-			"${GID[$i]}"
-	done
-	barrier b.pick
-	barrier b.go
-	k=0
-	for plane in $(jq -r '.placement[]' "$P/pick.json"); do
-		dev=$(jq -r ".planes[] | select(.plane == $plane) | .rdma.dev" "$P/pick.json")
-		gid=$(jq -r ".planes[] | select(.plane == $plane) | .rdma.gid_index" "$P/pick.json")
-		rc=0
-		timeout 120 ib_write_bw -d "$dev" -x "$gid" -p $((18515 + k)) \
-			"${PERF[@]}" $DST >"$LAB_DIR/bwq$k" 2>&1 || rc=$?
-		if [ $rc -eq 0 ]; then
-			pass "(b) QP $k on plane $plane ($dev GID $gid) completed"
-		else
-			fail "(b) QP $k on plane $plane ($dev GID $gid): exit $rc: $(cat "$LAB_DIR/bwq$k")"
-		fi
-		k=$((k + 1))
-	done
-	barrier b.done
-else
-	barrier b.pick
+	if [ "$ME" = A ]; then
+		"$FARECTL" route pick "$pdst" 8
+		"$FARECTL" -j route pick "$pdst" 8 >"$pick"
+		expect_eq "(b) $fam pick 8 over 3:1: plane, device, count, RDMA device" \
+			"$(jq -c '[.planes[] | [.plane, .dev, .count, .rdma.dev]]' "$pick")" \
+			'[[1,"eth-p1",6,"rxe1"],[2,"eth-p2",2,"rxe2"]]'
+		for i in 1 2; do
+			expect_eq "(b) $fam pick: plane $i's GID index (sysfs)" \
+				"$(jq -r ".planes[] | select(.plane == $i) | .rdma.gid_index" "$pick")" \
+				"${gids[$i]}"
+		done
+		barrier $tag.pick
+		barrier $tag.go
+		k=0
+		for plane in $(jq -r '.placement[]' "$pick"); do
+			dev=$(jq -r ".planes[] | select(.plane == $plane) | .rdma.dev" "$pick")
+			gid=$(jq -r ".planes[] | select(.plane == $plane) | .rdma.gid_index" "$pick")
+			rc=0
+			timeout 120 ib_write_bw -d "$dev" -x "$gid" -p $((base + k)) \
+				"${PERF[@]}" $DST >"$LAB_DIR/bwq$tag$k" 2>&1 || rc=$?
+			if [ $rc -eq 0 ]; then
+				pass "(b) $fam QP $k on plane $plane ($dev GID $gid) completed"
+			else
+				fail "(b) $fam QP $k on plane $plane ($dev GID $gid): exit $rc: $(cat "$LAB_DIR/bwq$tag$k")"
+			fi
+			k=$((k + 1))
+		done
+		barrier $tag.done
+		return 0
+	fi
+	barrier $tag.pick
 	srvs=()
 	k=0
-	for plane in $(jq -r '.placement[]' "$P/pick.json"); do
-		timeout 600 ib_write_bw -d rxe$plane -x "${GID[$plane]}" -p $((18515 + k)) \
-			"${PERF[@]}" >"$LAB_DIR/bw-serverq$k" 2>&1 &
+	for plane in $(jq -r '.placement[]' "$pick"); do
+		timeout 600 ib_write_bw -d rxe$plane -x "${gids[$plane]}" \
+			-p $((base + k)) "${PERF[@]}" >"$LAB_DIR/bw-serverq$tag$k" 2>&1 &
 		srvs+=($!)
 		LAB_PIDS+=($!)
 		k=$((k + 1))
@@ -507,28 +518,31 @@ else
 		local k
 
 		for k in 0 1 2 3 4 5 6 7; do
-			ss -ltn | grep -q ":$((18515 + k)) " || return 1
+			ss -ltn | grep -q ":$((base + k)) " || return 1
 		done
 	}
-	wait_for 30 listening || fail "(b) the eight ib_write_bw servers are not all listening"
+	wait_for 30 listening ||
+		fail "(b) $fam: the eight ib_write_bw servers are not all listening"
 	c0=$(counters)
-	barrier b.go
-	barrier b.done
+	barrier $tag.go
+	barrier $tag.done
 	for pid in "${srvs[@]}"; do
 		wait "$pid" 2>/dev/null || true
 	done
 	read -r in1 in2 back1 back2 far1 far2 rx1 rx2 <<<"$(delta "$c0" "$(counters)")"
-	log "(b) RoCE packets: from A on leaf 1 $in1, leaf 2 $in2; toward A $back1, $back2; on eth-leaf1 $far1, eth-leaf2 $far2; rxe1 +$rx1, rxe2 +$rx2"
+	log "(b) $fam RoCE packets: from A on leaf 1 $in1, leaf 2 $in2; toward A $back1, $back2; on eth-leaf1 $far1, eth-leaf2 $far2; rxe1 +$rx1, rxe2 +$rx2"
 	# The same QP size on every QP: exactly 3:1, and the three places of
 	# a plane count the same packets.
 	if [ "$in2" -gt 0 ] && [ "$in1" -eq $((3 * in2)) ] &&
 	   [ "$far1" -eq "$in1" ] && [ "$far2" -eq "$in2" ] &&
 	   [ "$rx1" -eq "$in1" ] && [ "$rx2" -eq "$in2" ]; then
-		verdict "ok: (b) 8 QPs placed 6:2: RoCE packets from A, leaf 1 $in1 and leaf 2 $in2 (3:1), the same on B's eth-leaf1/eth-leaf2 ($far1, $far2) and rxe1/rxe2 rcvd_pkts (+$rx1, +$rx2)"
+		verdict "ok: (b) $fam: 8 QPs placed 6:2: RoCE packets from A, leaf 1 $in1 and leaf 2 $in2 (3:1), the same on B's eth-leaf1/eth-leaf2 ($far1, $far2) and rxe1/rxe2 rcvd_pkts (+$rx1, +$rx2)"
 	else
-		verdict "FAIL: (b) 8 QPs placed 6:2: RoCE packets from A, leaf 1 $in1, leaf 2 $in2; eth-leaf1 $far1, eth-leaf2 $far2; rxe1 +$rx1, rxe2 +$rx2 (expected 3:1, equal per plane)"
+		verdict "FAIL: (b) $fam: 8 QPs placed 6:2: RoCE packets from A, leaf 1 $in1, leaf 2 $in2; eth-leaf1 $far1, eth-leaf2 $far2; rxe1 +$rx1, rxe2 +$rx2 (expected 3:1, equal per plane)"
 	fi
-fi
+}
+place_qps IPv4 $DST 18515 ""
+place_qps IPv6 $DST6 18615 6
 
 # --- (d) the unbound RDMA CM connect ----------------------------------------
 
