@@ -177,6 +177,19 @@ static int fare_change_mtu(struct net_device *dev, int new_mtu)
 #define FARE_DEFAULT_FLOWLET_US	100
 
 /*
+ * What a fare device holds before it has a route, charged to its
+ * namespace's budget so that a tenant cannot make devices without bound:
+ * its state, its per-CPU counters (once per possible CPU) and its flowlet
+ * table (the table's resizes charge the difference, netlink.c).
+ */
+static size_t fare_dev_own_bytes(void)
+{
+	return sizeof(struct fare_net) +
+	       num_possible_cpus() * (sizeof(struct fare_pcpu_net) +
+				      sizeof(struct pcpu_sw_netstats));
+}
+
+/*
  * The device's own state, empty, with the defaults of a new namespace's
  * config; on error nothing is left. Under RTNL (the flowlet table's).
  */
@@ -212,6 +225,15 @@ static int fare_dev_state_init(struct net_device *dev)
 	if (err)
 		goto err_stats;
 	err = fare_flowlets_prepare(fn);
+	if (err)
+		goto err_table;
+	mutex_lock(&fn->lock);
+	err = fare_budget_charge(fn, fare_dev_own_bytes() +
+				 fare_flowlets_bytes(fn->flowlet_slots), 0,
+				 NULL);
+	if (err)
+		fare_flowlets_destroy(fn);
+	mutex_unlock(&fn->lock);
 	if (err)
 		goto err_table;
 	return 0;
@@ -385,10 +407,18 @@ static int fare_dev_register(struct net_device *dev)
 	return 0;
 }
 
+/* The refusal of a device its namespace's budget has no room for. */
+#define FARE_DEV_NO_BUDGET \
+	"fare: the namespace's memory budget has no room for another fare device"
+
 static int fare_newlink_common(struct net_device *dev,
 			       struct netlink_ext_ack *extack)
 {
-	return fare_dev_register(dev);
+	int err = fare_dev_register(dev);
+
+	if (err == -ENOSPC)
+		NL_SET_ERR_MSG(extack, FARE_DEV_NO_BUDGET);
+	return err;
 }
 
 #ifdef FARE_HAVE_NEWLINK_PARAMS
@@ -440,7 +470,11 @@ struct net_device *fare_dev_default(struct net *net,
 	dev->rtnl_link_ops = &fare_link_ops;
 	err = fare_dev_register(dev);
 	if (err) {
-		NL_SET_ERR_MSG(extack, "cannot create device " FARE_DEV_NAME);
+		if (err == -ENOSPC)
+			NL_SET_ERR_MSG(extack, FARE_DEV_NO_BUDGET);
+		else
+			NL_SET_ERR_MSG(extack,
+				       "cannot create device " FARE_DEV_NAME);
 		free_netdev(dev);
 		return ERR_PTR(err);
 	}

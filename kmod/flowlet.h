@@ -106,6 +106,13 @@ static inline void fare_slot_set(struct fare_flowlet *fl, u32 hash,
 	WRITE_ONCE(fl->last_ns, now);
 }
 
+/* What a flowlet table of @slots slots holds (fare_flowlets_alloc()). */
+static inline size_t fare_flowlets_bytes(u32 slots)
+{
+	return sizeof(struct fare_flowlets) +
+	       (size_t)slots * sizeof(struct fare_flowlet);
+}
+
 /*
  * Whether @slots may be the size of the flowlet table: the genl policy
  * already bounded it to FARE_FLOWLET_SLOTS_MIN..MAX; it must be a power of

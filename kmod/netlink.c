@@ -628,16 +628,26 @@ static int fare_config_set_slots(struct fare_net *fn, const struct nlattr *attr,
 				 bool may_grow, struct netlink_ext_ack *extack)
 {
 	u32 slots = nla_get_u32(attr);
+	size_t now = fare_flowlets_bytes(fn->flowlet_slots);
+	size_t want = fare_flowlets_bytes(slots);
 	int err;
 
 	err = fare_flowlet_slots_check(slots, may_grow, attr, extack);
+	if (err || slots == fn->flowlet_slots)
+		return err;
+	/* The new table against the budget, the old one's bytes credited. */
+	err = fare_budget_charge(fn, want, now, extack);
 	if (err)
 		return err;
 	err = fare_flowlets_resize(fn, slots);
-	if (err)
+	if (err) {
+		fare_budget_uncharge(fn, want);
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "no memory for a flowlet table of this size");
-	return err;
+		return err;
+	}
+	fare_budget_uncharge(fn, now);
+	return 0;
 }
 
 /* A limit @attr sets in place of @cur, if present (limits.h). */

@@ -6,7 +6,9 @@
 # route of its own. Both leaves answer both destinations, so only the
 # devices' tables decide: the leaves' counters show that fa's traffic
 # reaches leaf A alone and fb's leaf B alone. The memory budget stays the
-# namespace's: a budget that fa's routes fill refuses fb too. Deleting fa
+# namespace's: a budget that fa's routes fill refuses fb too, and a third
+# device or a larger flowlet table, which hold memory of their own
+# before any route (charged since: before, both were made). Deleting fa
 # frees what it held (its planes' devices go at once, its kernel route
 # goes, the namespace's budget gets its bytes back) and fb keeps steering.
 # Before per-device state the kernel refused a second fare device in a
@@ -98,7 +100,18 @@ expect_eq "fb's config shows the namespace's bytes (fa's and fb's)" \
 fc -d fa config set memory-budget "$used"
 expect_refusal "a route on fb past the namespace's budget" "memory budget" \
 	fc -d fb route add 198.51.100.3/32 nexthop plane 1 weight 1
+# A device holds memory before its first route (its per-CPU counters, its
+# flowlet table): a full budget refuses another device and a larger table.
+expect_exit "a third fare device past the namespace's budget" 2 \
+	"no room for another fare device" ip -n nf link add fc type fare
+expect_eq "and none was made" \
+	"$(ip -n nf -j link show type fare | jq -r '[.[].ifname] | join(" ")')" "fa fb"
+expect_refusal "a larger flowlet table past the budget" "memory budget" \
+	fc -d fb config set flowlet-slots 8192
 fc -d fa config set memory-budget "$budget"
+fc -d fb config set flowlet-slots 8192
+expect_eq "with room, the larger table is charged" \
+	$(($(fc -d fb -j config show | jq '.memory_used') - used >= 8192 * 16 / 2)) 1
 
 # fa goes: what it held goes with it, fb keeps steering.
 ip -n nf link del fa
