@@ -92,8 +92,13 @@ flat()
 		$(($(ip -n nh "-$fam" neigh show dev fare0 nud all | wc -l) <= 1)) 1
 	expect_eq "sender's IPv$fam neighbour table flat (at most 2 new entries)" \
 		$((n1 - n0 <= 2)) 1
-	# fare0's one entry, the peer's for the sender and the reverse path's.
-	expect_eq "$name table flat (at most 4 new entries)" $((e1 - e0 <= 4)) 1
+	# fare0's one entry, the peer's for the sender and the reverse path's;
+	# on a loaded machine also the sender's entry for its leaf's
+	# link-local (router, REACHABLE) and the leaf's for the sender: the
+	# debug kernel went 3 -> 6 at load 4-7 (with and without per-device
+	# state) and 3 -> 8 twice at load 9. Constant, never one per
+	# destination (10,000 here).
+	expect_eq "$name table flat (at most 6 new entries)" $((e1 - e0 <= 6)) 1
 }
 
 flat 4 192.0.2.7 arp_cache ARP
