@@ -218,22 +218,23 @@ static int fare_dev_state_init(struct net_device *dev)
 	fn->max_planes = FARE_MAX_PLANES_DEFAULT;
 	fn->max_nexthops = FARE_MAX_NEXTHOPS_DEFAULT;
 	fare_gw_net_init(fn);
-	fn->stats = fare_alloc_pcpu_stats(struct fare_pcpu_net);
-	if (!fn->stats)
-		return -ENOMEM;
-	err = fare_table_init(fn);
-	if (err)
-		goto err_stats;
-	err = fare_flowlets_prepare(fn);
-	if (err)
-		goto err_table;
+	/* Refused before anything is allocated, as routes and groups are. */
 	mutex_lock(&fn->lock);
 	err = fare_budget_charge(fn, fare_dev_own_bytes() +
 				 fare_flowlets_bytes(fn->flowlet_slots), 0,
 				 NULL);
-	if (err)
-		fare_flowlets_destroy(fn);
 	mutex_unlock(&fn->lock);
+	if (err)
+		return err;
+	fn->stats = fare_alloc_pcpu_stats(struct fare_pcpu_net);
+	if (!fn->stats) {
+		err = -ENOMEM;
+		goto err_budget;
+	}
+	err = fare_table_init(fn);
+	if (err)
+		goto err_stats;
+	err = fare_flowlets_prepare(fn);
 	if (err)
 		goto err_table;
 	return 0;
@@ -244,6 +245,9 @@ err_table:
 	mutex_unlock(&fn->lock);
 err_stats:
 	free_percpu(fn->stats);
+	fn->stats = NULL;
+err_budget:
+	fare_budget_release(fn);
 	return err;
 }
 
