@@ -1130,14 +1130,8 @@ static void conn_ready(struct io *io, uint32_t events)
 			return;
 		}
 		/* The writer pulls what is pending (adj_out.h). */
-		if (conn_writer_waits(c)) {
+		if (conn_writer_waits(c))
 			c->peer->d->hooks->writable(c->peer);
-			/* Nothing left to send or pull: stop watching. */
-			if (c->peer->est == c && !c->broken && conn_flush(c)) {
-				conn_close(c, "send failed", false);
-				return;
-			}
-		}
 	}
 	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 		conn_read(c);
