@@ -190,6 +190,18 @@ static size_t fare_dev_own_bytes(void)
 }
 
 /*
+ * The least a namespace's memory budget may be set to: what one empty fare
+ * device with the default flowlet table takes, so that a namespace whose
+ * devices are all gone can always make one again and, through it, change
+ * its budget.
+ */
+u64 fare_dev_budget_floor(void)
+{
+	return fare_dev_own_bytes() +
+	       fare_flowlets_bytes(FARE_FLOWLET_SLOTS_DEFAULT);
+}
+
+/*
  * The device's own state, empty, with the defaults of a new namespace's
  * config; on error nothing is left. Under RTNL (the flowlet table's).
  */

@@ -11,6 +11,7 @@
 
 extern struct rtnl_link_ops fare_link_ops;
 bool fare_dev_is_fare(const struct net_device *dev);
+u64 fare_dev_budget_floor(void);
 struct net_device *fare_dev_default(struct net *net,
 				    struct netlink_ext_ack *extack);
 void fare_dev_sync(struct fare_net *fn);

@@ -650,6 +650,32 @@ static int fare_config_set_slots(struct fare_net *fn, const struct nlattr *attr,
 	return 0;
 }
 
+/*
+ * FARE_A_CONFIG_MEMORY_BUDGET: never below one empty device (a namespace
+ * left without devices could not make the one it needs to raise it), then
+ * as any limit.
+ */
+static int fare_config_check_budget(struct fare_net *fn,
+				    const struct nlattr *attr, bool may_raise,
+				    struct netlink_ext_ack *extack)
+{
+	u64 budget = nla_get_u64(attr), floor = fare_dev_budget_floor();
+
+	if (budget < floor) {
+#ifdef NL_SET_ERR_MSG_FMT
+		NL_SET_ERR_MSG_FMT(extack,
+				   "memory budget below %llu bytes, what one empty fare device takes",
+				   floor);
+#else
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "memory budget below what one empty fare device takes");
+#endif
+		return -EINVAL;
+	}
+	return fare_limit_set(READ_ONCE(fn->budget->limit), budget, may_raise,
+			      attr, extack);
+}
+
 /* A limit @attr sets in place of @cur, if present (limits.h). */
 static int fare_nl_config_limit(u32 cur, const struct nlattr *attr,
 				bool may_raise, struct netlink_ext_ack *extack)
@@ -684,10 +710,9 @@ static int fare_nl_config_check(struct fare_net *fn, struct genl_info *info,
 				   attrs[FARE_A_CONFIG_MAX_GROUPS], may_raise,
 				   extack);
 	if (!err && attrs[FARE_A_CONFIG_MEMORY_BUDGET])
-		err = fare_limit_set(READ_ONCE(fn->budget->limit),
-				     nla_get_u64(attrs[FARE_A_CONFIG_MEMORY_BUDGET]),
-				     may_raise, attrs[FARE_A_CONFIG_MEMORY_BUDGET],
-				     extack);
+		err = fare_config_check_budget(fn,
+					       attrs[FARE_A_CONFIG_MEMORY_BUDGET],
+					       may_raise, extack);
 	if (!err && attrs[FARE_A_CONFIG_FLOWLET_SLOTS])
 		err = fare_config_set_slots(fn, attrs[FARE_A_CONFIG_FLOWLET_SLOTS],
 					    may_raise, extack);

@@ -9,8 +9,9 @@
 # and only the initial namespace's root grows it past the default, and a
 # route of 64 next hops with bandwidths (larger than a default netlink
 # message) is shown whole by route show, route get and monitor. The
-# memory budget reads back, and only the initial namespace's root raises
-# it (tenant-budget.sh shows a tenant refused at it).
+# memory budget reads back, only the initial namespace's root raises it
+# (tenant-budget.sh shows a tenant refused at it), and it never goes below
+# one empty device, so a namespace without devices can make one again.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -87,6 +88,31 @@ if [ $rc -eq 1 ] && grep -qF '"memory_budget":67108864' <<<"$out" &&
 	pass "user-namespace root: 64 MiB, lowered to 32, not raised past it"
 else
 	fail "user-namespace root and the memory budget: exit $rc, $out"
+fi
+
+# The budget has a floor, one empty device: a namespace left with none can
+# make fare0 again and raise it. Budget 0 (accepted before the floor) with
+# fare0 then deleted locked the namespace out for good.
+netns_add floor
+ff() { "$FARECTL" -n floor "$@"; }
+empty=$(ff -j config show | jq -r .memory_used)
+out=$(ff config set memory-budget 0 2>&1) && rc=0 || rc=$?
+if [ $rc -ne 0 ] && grep -q "what one empty fare device takes" <<<"$out"; then
+	pass "a budget of 0 is refused: $out"
+else
+	fail "a budget of 0: exit $rc, $out"
+fi
+expect_eq "the refused budget left as it was" \
+	"$(ff -j config show | jq -r .memory_budget)" 4294967296
+ff config set memory-budget "$empty"
+expect_eq "a budget of one empty device ($empty bytes) is taken" \
+	"$(ff -j config show | jq -r .memory_budget)" "$empty"
+ip -n floor link del fare0
+if ff config set memory-budget 4G && ip -n floor link show fare0 >/dev/null &&
+   [ "$(ff -j config show | jq -r .memory_budget)" = 4294967296 ]; then
+	pass "fare0 deleted at that budget: made again, budget raised"
+else
+	fail "fare0 deleted at a budget of one empty device: no way back"
 fi
 
 # The flowlet table's size: it reads back in text and JSON; the initial
