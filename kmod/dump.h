@@ -18,10 +18,11 @@ static inline size_t fare_route_payload(unsigned int num_nh)
 		    nla_total_size(sizeof(u8)) +	/* tier */
 		    3 * nla_total_size_64bit(sizeof(u64)); /* bw, tx */
 
-	return nla_total_size(sizeof(u8)) +		/* family */
+	return nla_total_size(sizeof(u32)) +		/* device */
+	       nla_total_size(sizeof(u8)) +		/* family */
 	       nla_total_size(sizeof(struct in6_addr)) +	/* dst */
 	       nla_total_size(sizeof(u8)) +		/* plen */
-	       nla_total_size(sizeof(u8)) +		/* mode */
+	       2 * nla_total_size(sizeof(u8)) +		/* mode, tcp mode */
 	       nla_total_size(sizeof(u32)) +		/* group id */
 	       nla_total_size(sizeof(u8)) +		/* stats */
 	       2 * nla_total_size_64bit(sizeof(u64)) +	/* noplane, fallback */

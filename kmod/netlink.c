@@ -216,7 +216,7 @@ static int fare_nl_plane_get(struct sk_buff *skb, struct genl_info *info)
 	plane = fare_plane_get_rcu(fn,
 				   nla_get_u32(info->attrs[FARE_A_PLANE_ID]));
 	if (plane)
-		err = fare_plane_fill(msg, plane, info->snd_portid,
+		err = fare_plane_fill(msg, fn, plane, info->snd_portid,
 				      info->snd_seq, 0, FARE_CMD_PLANE_GET);
 	else
 		err = -ENOENT;
@@ -255,7 +255,8 @@ static int fare_nl_plane_dump_fn(struct fare_net *fn, struct sk_buff *skb,
 		if (!plane)
 			continue;
 		nlh = (struct nlmsghdr *)skb_tail_pointer(skb);
-		err = fare_plane_fill(skb, plane, NETLINK_CB(cb->skb).portid,
+		err = fare_plane_fill(skb, fn, plane,
+				      NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
 				      FARE_CMD_PLANE_GET);
 		if (err)

@@ -40,7 +40,8 @@ int fare_nl_parse_nexthops(struct genl_info *info, struct fare_group **grpp);
 /* nl_fill.c */
 void *fare_msg_start(struct sk_buff *skb, u32 portid, u32 seq, int flags,
 		     u8 cmd);
-int fare_plane_fill(struct sk_buff *skb, struct fare_plane *plane,
+int fare_plane_fill(struct sk_buff *skb, struct fare_net *fn,
+		    struct fare_plane *plane,
 		    u32 portid, u32 seq, int flags, u8 cmd);
 int fare_route_fill(struct sk_buff *skb, struct fare_route *rt,
 		    struct fare_net *fn, u32 portid, u32 seq, int flags,

@@ -18,6 +18,16 @@ void *fare_msg_start(struct sk_buff *skb, u32 portid, u32 seq, int flags,
 	return genlmsg_put(skb, portid, seq, &fare_family, flags, cmd);
 }
 
+/*
+ * The fare device an object belongs to: in every plane, route, group and
+ * config message, so that a listener on the events group, which hears
+ * every device of the namespace, can tell them apart.
+ */
+static int fare_dev_fill(struct sk_buff *skb, const struct fare_net *fn)
+{
+	return nla_put_u32(skb, FARE_A_IFINDEX, fn->dev->ifindex);
+}
+
 /* FARE_PLANE_F_GW*_FAILED for a plane's gw_failed bits. */
 static u32 fare_gw_failed_flags(u8 failed)
 {
@@ -25,8 +35,9 @@ static u32 fare_gw_failed_flags(u8 failed)
 	       (failed & FARE_PLANE_C_GW6 ? FARE_PLANE_F_GW6_FAILED : 0);
 }
 
-int fare_plane_fill(struct sk_buff *skb, struct fare_plane *plane,
-		    u32 portid, u32 seq, int flags, u8 cmd)
+int fare_plane_fill(struct sk_buff *skb, struct fare_net *fn,
+		    struct fare_plane *plane, u32 portid, u32 seq, int flags,
+		    u8 cmd)
 {
 	u64 packets, bytes;
 	void *hdr;
@@ -35,7 +46,8 @@ int fare_plane_fill(struct sk_buff *skb, struct fare_plane *plane,
 	if (!hdr)
 		return -EMSGSIZE;
 	fare_sum_tx(plane->tx, &packets, &bytes);
-	if (nla_put_u32(skb, FARE_A_PLANE_ID, plane->id) ||
+	if (fare_dev_fill(skb, fn) ||
+	    nla_put_u32(skb, FARE_A_PLANE_ID, plane->id) ||
 	    nla_put_u32(skb, FARE_A_PLANE_IFINDEX, plane->dev->ifindex) ||
 	    (plane->has_gw4 &&
 	     nla_put_in_addr(skb, FARE_A_PLANE_GW4, plane->gw4)) ||
@@ -135,7 +147,7 @@ int fare_route_fill(struct sk_buff *skb, struct fare_route *rt,
 	hdr = fare_msg_start(skb, portid, seq, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (fare_route_fill_key(skb, &rt->key))
+	if (fare_dev_fill(skb, fn) || fare_route_fill_key(skb, &rt->key))
 		goto cancel;
 	if (cmd == FARE_CMD_ROUTE_DEL)
 		goto done;
@@ -177,7 +189,7 @@ int fare_group_fill(struct sk_buff *skb, struct fare_nhg *nhg,
 	hdr = fare_msg_start(skb, portid, seq, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, FARE_A_GROUP_ID, nhg->id))
+	if (fare_dev_fill(skb, fn) || nla_put_u32(skb, FARE_A_GROUP_ID, nhg->id))
 		goto cancel;
 	if (cmd == FARE_CMD_GROUP_DEL)
 		goto done;
@@ -212,7 +224,8 @@ int fare_config_fill(struct sk_buff *skb, struct fare_net *fn,
 	budget = fn->budget->limit;
 	used = fn->budget->used;
 	spin_unlock(&fn->budget->lock);
-	if (nla_put_u32(skb, FARE_A_CONFIG_IFINDEX, fn->dev->ifindex) ||
+	if (fare_dev_fill(skb, fn) ||
+	    nla_put_u32(skb, FARE_A_CONFIG_IFINDEX, fn->dev->ifindex) ||
 	    nla_put_u8(skb, FARE_A_CONFIG_MODE, fn->default_mode) ||
 	    nla_put_u32(skb, FARE_A_CONFIG_FLOWLET_US, fn->flowlet_us) ||
 	    (with_seed &&

@@ -68,7 +68,7 @@ void fare_nl_notify_plane(struct fare_net *fn, u8 cmd,
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return;
-	if (fare_plane_fill(skb, plane, fare_event_portid(info),
+	if (fare_plane_fill(skb, fn, plane, fare_event_portid(info),
 			    fare_event_seq(info), 0, cmd)) {
 		nlmsg_free(skb);
 		return;

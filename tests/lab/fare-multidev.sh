@@ -12,7 +12,9 @@
 # frees what it held (its planes' devices go at once, its kernel route
 # goes, the namespace's budget gets its bytes back) and fb keeps steering.
 # Before per-device state the kernel refused a second fare device in a
-# namespace ("this namespace already has a fare device").
+# namespace ("this namespace already has a fare device"). A monitor of
+# one device prints that device's changes only (before events named
+# their device, each printed both's).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -48,10 +50,49 @@ for dev in fa fb; do
 done
 pass "two fare devices in one namespace"
 
+# A monitor of each device: the events group hears both, each monitor
+# prints its own device's changes only, and -j names the device.
+mon=$(mktemp -d /tmp/fare-multidev.XXXXXX)
+fc -d fa monitor >>"$mon/fa" 2>&1 &
+LAB_PIDS+=($!)
+fc -d fb -j monitor >>"$mon/fb" 2>&1 &
+LAB_PIDS+=($!)
+subscribed() {
+	fc -d fa config set flowlet-timeout 100
+	fc -d fb config set flowlet-timeout 100
+	grep -q '^config set' "$mon/fa" && grep -q '"event":"config"' "$mon/fb"
+}
+wait_for 10 subscribed || fail "the monitors never subscribed"
+: >"$mon/fa"
+: >"$mon/fb"
+
 fc -d fa plane add 1 dev eth-pa via 10.1.0.1
 fc -d fb plane add 1 dev eth-pb via 10.2.0.1
 fc -d fa route add 198.51.100.1/32 src 192.0.2.7 nexthop plane 1 weight 1
 fc -d fb route add 198.51.100.2/32 src 192.0.2.7 nexthop plane 1 weight 1
+
+# A last change to each: once a monitor printed it, it had read every
+# event before it.
+fc -d fa config set flowlet-timeout 200
+fc -d fb config set flowlet-timeout 200
+mon_done() {
+	grep -q 'flowlet-timeout 200' "$mon/fa" &&
+		grep -q '"flowlet_timeout_us":200' "$mon/fb"
+}
+wait_for 10 mon_done || fail "the monitors did not see the last change"
+expect_eq "fa's monitor: fa's plane and route, nothing of fb's" \
+	"$(grep -c 'eth-pa\|198.51.100.1/32' "$mon/fa") $(grep -c 'eth-pb\|198.51.100.2/32' "$mon/fa")" \
+	"2 0"
+expect_eq "fb's monitor -j: fb's plane and route, each naming fb" \
+	"$(jq -rs 'map(select(.event != "config")) | map([.dev, (.plane.dev // .route.dst)] | join(":")) | join(" ")' "$mon/fb")" \
+	"fb:eth-pb fb:198.51.100.2/32"
+expect_eq "and its config events name fb too" \
+	"$(jq -rs 'map(select(.event == "config") | .dev) | unique | join(" ")' "$mon/fb")" fb
+for pid in "${LAB_PIDS[@]}"; do
+	kill "$pid" 2>/dev/null || true
+done
+LAB_PIDS=()
+rm -rf "$mon"
 
 expect_eq "fa's plane 1 is eth-pa" \
 	"$(fc -d fa -j plane show | jq -r '[.[] | .dev] | join(" ")')" eth-pa

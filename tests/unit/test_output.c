@@ -420,8 +420,8 @@ TEST(drops_line_names_each_counter)
 	capture_end(&c);
 }
 
-static const char *event_text(const struct fare_event *ev, bool json,
-			      const char *ifname)
+static const char *event_dev_text(const struct fare_event *ev, bool json,
+				  const char *ifname, const char *dev)
 {
 	static char text[2048];
 	struct fc_out o;
@@ -429,10 +429,16 @@ static const char *event_text(const struct fare_event *ev, bool json,
 
 	capture_start(&c);
 	fc_out_init(&o, c.f, json, false);
-	fc_out_event(&o, ev, ifname);
+	fc_out_event(&o, ev, ifname, dev);
 	snprintf(text, sizeof(text), "%s", capture_text(&c));
 	capture_end(&c);
 	return text;
+}
+
+static const char *event_text(const struct fare_event *ev, bool json,
+			      const char *ifname)
+{
+	return event_dev_text(ev, json, ifname, NULL);
 }
 
 TEST(monitor_text_lines_are_batch_commands)
@@ -524,4 +530,23 @@ TEST(monitor_json_is_one_object_per_line)
 	ev.route = route();
 	CHECK(!strncmp(event_text(&ev, true, NULL),
 		       "{\"event\":\"route_new\",\"route\":{\"dst\":\"10.0.0.0/24\",", 50));
+}
+
+TEST(monitor_json_names_the_fare_device_text_does_not)
+{
+	static struct fare_event ev;
+
+	ev.type = FARE_EVENT_ROUTE_DEL;
+	ev.ifindex = 9;
+	fare_prefix_parse("10.0.0.0/24", &ev.route.dst, NULL);
+	CHECK_STR(event_dev_text(&ev, true, NULL, "fa"),
+		  "{\"event\":\"route_del\",\"ifindex\":9,\"dev\":\"fa\","
+		  "\"route\":{\"dst\":\"10.0.0.0/24\",\"family\":\"inet\"}}\n");
+	/* A device gone by the time the event is printed: its index only. */
+	CHECK_STR(event_dev_text(&ev, true, NULL, NULL),
+		  "{\"event\":\"route_del\",\"ifindex\":9,\"dev\":null,"
+		  "\"route\":{\"dst\":\"10.0.0.0/24\",\"family\":\"inet\"}}\n");
+	/* The text line stays the batch command that replays it. */
+	CHECK_STR(event_dev_text(&ev, false, NULL, "fa"),
+		  "route del 10.0.0.0/24\n");
 }

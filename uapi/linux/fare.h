@@ -195,7 +195,9 @@ enum fare_attr {
 					 * of two, FARE_FLOWLET_SLOTS_MIN..MAX
 					 */
 	FARE_A_IFINDEX,			/* u32, the fare device a command is
-					 * for; none: fare0
+					 * for (none: fare0); in a plane,
+					 * route, group or config message and
+					 * event, the device it belongs to
 					 */
 	FARE_A_IFNAME,			/* string, the same by name */
 	FARE_A_PLANE_ADMIN_DOWN,	/* flag: a PLANE_NEW's plane carries

@@ -644,7 +644,7 @@ struct monitor {
 static int print_event(const struct fare_event *ev, void *arg)
 {
 	struct monitor *m = arg;
-	char name[IF_NAMESIZE];
+	char name[IF_NAMESIZE], dev[IF_NAMESIZE];
 	const char *ifname = NULL;
 	unsigned int kind;
 
@@ -671,7 +671,7 @@ static int print_event(const struct fare_event *ev, void *arg)
 	}
 	if (!(m->what & kind))
 		return 0;
-	fc_out_event(&m->c->out, ev, ifname);
+	fc_out_event(&m->c->out, ev, ifname, ifname_of(ev->ifindex, dev));
 	/* Each event as it happens, also into a pipe. */
 	if (fflush(stdout) || ferror(stdout))
 		return fare_err_set(&m->c->err, -EIO,

@@ -464,8 +464,14 @@ static void route_line(FILE *f, const struct fare_route *r)
 	nexthops_line(f, r->nexthops, r->n_nexthops);
 }
 
+/*
+ * An event as a line: in text the batch command that replays it (for the
+ * device the monitor watches, which the line does not name), in JSON an
+ * object that also names the fare device (@fare_dev, its ifindex in ev) when
+ * fare.ko said which.
+ */
 void fc_out_event(struct fc_out *o, const struct fare_event *ev,
-		  const char *ifname)
+		  const char *ifname, const char *fare_dev)
 {
 	static const char *const names[] = {
 		[FARE_EVENT_PLANE_NEW] = "plane_new",
@@ -485,6 +491,13 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 	if (o->json) {
 		json_open_object(&o->j);
 		json_kv_string(&o->j, "event", names[ev->type]);
+		if (ev->ifindex) {
+			json_kv_u64(&o->j, "ifindex", ev->ifindex);
+			if (fare_dev)
+				json_kv_string(&o->j, "dev", fare_dev);
+			else
+				json_kv_null(&o->j, "dev");
+		}
 		switch (ev->type) {
 		case FARE_EVENT_PLANE_NEW:
 		case FARE_EVENT_PLANE_DEL:

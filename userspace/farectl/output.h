@@ -48,7 +48,7 @@ void fc_out_config(struct fc_out *o, const struct fare_config *cfg,
  * plane's device (plane events) or fare0 (config events).
  */
 void fc_out_event(struct fc_out *o, const struct fare_event *ev,
-		  const char *ifname);
+		  const char *ifname, const char *fare_dev);
 void fc_out_drops(struct fc_out *o, const struct fare_stats *s);
 /*
  * Per-tier counters: text, a line per tier that carried or spilled (tier

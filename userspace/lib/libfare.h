@@ -347,6 +347,12 @@ enum fare_event_type {
 
 struct fare_event {
 	enum fare_event_type type;
+	/*
+	 * The fare device the event is for: fare_monitor() passes on only
+	 * those of the device fare_set_dev() named (fare0 without it). 0
+	 * from a fare.ko too old to say, whose events are all passed on.
+	 */
+	uint32_t ifindex;
 	union {
 		struct fare_plane plane;
 		struct fare_route route;

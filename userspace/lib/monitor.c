@@ -1,11 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Listening to fare.ko's "events" multicast group. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <linux/netlink.h>
 
 #include "fare_int.h"
+
+/*
+ * Whether an event of device @ifindex is for the device @f is for (the one
+ * fare_set_dev() named, else fare0), whose index is *@ours (0: not known
+ * yet). The group carries every fare device of the namespace; a device of
+ * that name made, or made again, after the monitor started is learnt from
+ * its first event. An event without a device (an older fare.ko) is ours.
+ */
+static bool event_is_ours(const struct fare *f, uint32_t ifindex,
+			  uint32_t *ours)
+{
+	const char *want = f->dev[0] ? f->dev : FARE_DEV_NAME;
+	char name[IF_NAMESIZE];
+
+	if (!ifindex || ifindex == *ours)
+		return true;
+	if (!if_indextoname(ifindex, name) || strcmp(name, want))
+		return false;
+	*ours = ifindex;
+	return true;
+}
 
 int fare_monitor(struct fare *f, fare_event_cb cb, void *arg,
 		 void (*ready)(void *arg), struct fare_err *err)
@@ -14,7 +37,7 @@ int fare_monitor(struct fare *f, fare_event_cb cb, void *arg,
 	const struct nlmsghdr *nlh;
 	struct fare_event *ev;
 	struct fare_err perr;
-	uint32_t group;
+	uint32_t group, ours;
 	char *buf;
 	ssize_t n;
 	int left, ret = 0;
@@ -45,6 +68,7 @@ int fare_monitor(struct fare *f, fare_event_cb cb, void *arg,
 		ret = fare_err_set(err, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}
+	ours = if_nametoindex(f->dev[0] ? f->dev : FARE_DEV_NAME);
 	if (ready)
 		ready(arg);
 
@@ -69,7 +93,8 @@ int fare_monitor(struct fare *f, fare_event_cb cb, void *arg,
 		left = n;
 		for (nlh = (const struct nlmsghdr *)buf;
 		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-			if (fare_msg_parse_event(nlh, f->family_id, ev, &perr))
+			if (fare_msg_parse_event(nlh, f->family_id, ev, &perr) ||
+			    !event_is_ours(f, ev->ifindex, &ours))
 				continue;
 			ret = cb(ev, arg);
 			if (ret)

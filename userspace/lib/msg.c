@@ -833,6 +833,18 @@ int fare_msg_parse_done(const struct nlmsghdr *nlh, struct fare_err *err)
 	return code;
 }
 
+/* FARE_A_IFINDEX of a message, 0 if it has none. */
+static uint32_t msg_ifindex(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		if (mnl_attr_get_type(a) == FARE_A_IFINDEX &&
+		    mnl_attr_get_payload_len(a) == sizeof(uint32_t))
+			return mnl_attr_get_u32(a);
+	return 0;
+}
+
 int fare_msg_parse_event(const struct nlmsghdr *nlh, uint16_t family_id,
 			 struct fare_event *ev, struct fare_err *err)
 {
@@ -842,6 +854,7 @@ int fare_msg_parse_event(const struct nlmsghdr *nlh, uint16_t family_id,
 	    mnl_nlmsg_get_payload_len(nlh) < GENL_HDRLEN)
 		return -ENOMSG;
 	genl = mnl_nlmsg_get_payload(nlh);
+	ev->ifindex = msg_ifindex(nlh);
 	switch (genl->cmd) {
 	case FARE_CMD_PLANE_NEW:
 	case FARE_CMD_PLANE_DEL:
