@@ -31,19 +31,8 @@ expect_eq "ethtool -i: version" \
 	"$(awk '$1 == "version:" { print $2 }' <<<"$info")" \
 	"$(cat /sys/module/fare/version)"
 
-tracing=/sys/kernel/tracing
-[ -d $tracing/events ] || mount -t tracefs tracefs $tracing
-[ -d $tracing/events/fare ] || { fail "no events/fare in tracefs"; lab_result; }
-trace_on()
-{
-	echo 0 >$tracing/tracing_on
-	echo >$tracing/trace
-	echo 0 >$tracing/events/enable
-	for e in "$@"; do echo 1 >$tracing/events/fare/$e/enable; done
-	echo 1 >$tracing/tracing_on
-}
-# events NAME [FILTER]: the trace's NAME events, with FILTER in the line.
-events() { grep " $1: " $tracing/trace | grep -c -e "${2:-}" || true; }
+[ -d $LAB_TRACING/events ] || mount -t tracefs tracefs $LAB_TRACING
+[ -d $LAB_TRACING/events/fare ] || { fail "no events/fare in tracefs"; lab_result; }
 leaf_rx() { ip -n leaf"$1" -s -j link show eth-host | jq '.[0].stats64.rx.packets'; }
 send()
 {
@@ -59,11 +48,11 @@ send $N
 wait_for 10 leaves_got $N || true
 g1=$(($(leaf_rx 1) - l1)) g2=$(($(leaf_rx 2) - l2))
 expect_eq "the leaves received" $((g1 + g2)) $N
-expect_eq "fare_xmit events" "$(events fare_xmit)" $N
+expect_eq "fare_xmit events" "$(trace_events fare_xmit)" $N
 expect_eq "fare_xmit on plane 1 = leaf 1's rx" \
-	"$(events fare_xmit 'daddr=::ffff:198.51.100.1 plane=1 ')" $g1
+	"$(trace_events fare_xmit 'daddr=::ffff:198.51.100.1 plane=1 ')" $g1
 expect_eq "fare_xmit on plane 2 = leaf 2's rx" \
-	"$(events fare_xmit 'daddr=::ffff:198.51.100.1 plane=2 ')" $g2
+	"$(trace_events fare_xmit 'daddr=::ffff:198.51.100.1 plane=2 ')" $g2
 
 # ---- 3. a new flowlet ----
 "$FARECTL" -n host route replace 198.51.100.0/24 mode flowlet src 192.0.2.7 \
@@ -72,11 +61,11 @@ trace_on fare_flowlet_new
 l1=$(leaf_rx 1) l2=$(leaf_rx 2)
 send $M
 wait_for 10 leaves_got $M || true
-n=$(events fare_flowlet_new)
+n=$(trace_events fare_flowlet_new)
 [ "$n" -ge 1 ] && [ "$n" -le $M ] &&
 	pass "fare_flowlet_new events: $n for $M datagrams of one flow" ||
 	fail "fare_flowlet_new events: $n (expected 1..$M)"
-first=$(grep -m1 -o ' fare_flowlet_new: .* plane=[0-9]*' $tracing/trace |
+first=$(grep -m1 -o ' fare_flowlet_new: .* plane=[0-9]*' $LAB_TRACING/trace |
 	sed 's/.*plane=//')
 g1=$(($(leaf_rx 1) - l1)) g2=$(($(leaf_rx 2) - l2))
 case $first in
@@ -97,7 +86,7 @@ send $M
 dropped=$(($(ip -n host -s -j link show fare0 | jq '.[0].stats64.tx.dropped') - d))
 expect_eq "fare0 tx dropped" $dropped $M
 expect_eq "fare_noplane dropped = fare0's tx_dropped" \
-	"$(events fare_noplane 'daddr=::ffff:198.51.100.1 dropped')" $dropped
-echo 0 >$tracing/events/enable
+	"$(trace_events fare_noplane 'daddr=::ffff:198.51.100.1 dropped')" $dropped
+echo 0 >$LAB_TRACING/events/enable
 
 lab_result

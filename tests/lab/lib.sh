@@ -615,6 +615,24 @@ expect_empty()
 # debug_kernel: true on the debug kernel (FARE_DEBUG_KERNEL=1).
 debug_kernel() { [ "${FARE_DEBUG_KERNEL:-0}" = 1 ]; }
 
+# fare's tracepoints (kmod/fare_trace.h) in tracefs, mounted if need be.
+LAB_TRACING=/sys/kernel/tracing
+# trace_on EVENT...: an empty trace, recording only fare's EVENTs.
+trace_on()
+{
+	[ -d $LAB_TRACING/events ] || mount -t tracefs tracefs $LAB_TRACING
+	echo 0 >$LAB_TRACING/tracing_on
+	echo >$LAB_TRACING/trace
+	echo 0 >$LAB_TRACING/events/enable
+	for e in "$@"; do echo 1 >$LAB_TRACING/events/fare/$e/enable; done
+	echo 1 >$LAB_TRACING/tracing_on
+}
+# trace_events NAME [FILTER]: the trace's NAME events with FILTER in the line.
+trace_events()
+{
+	grep " $1: " $LAB_TRACING/trace | grep -c -e "${2:-}" || true
+}
+
 # debug_relax CHECK WHY: logs that CHECK is relaxed on the debug kernel.
 debug_relax()
 {

@@ -11,7 +11,8 @@
 #     lower: the virtual queue holds at most a second of the rate, and
 #     must reach the threshold below) and many short flows send as fast
 #     as the guest can (far above that):
-#     the virtual queue of plane 1 fills, new flowlets spill to tier 1, and
+#     the virtual queue of plane 1 fills, new flowlets spill to tier 1
+#     (each one a fare_tier_spill tracepoint event), and
 #     tier 0 keeps what the rule lets it take: the ~22 datagrams that fill
 #     the queue to T / H0 = 65536 / 3 bytes, plus what drains while the
 #     burst lasts, plus one open burst per flow. The low rate keeps that
@@ -87,12 +88,17 @@ fc route replace 198.51.100.0/24 mode flowlet src 192.0.2.7 \
 p1=$(rx_packets leaf1 eth-host)
 p2=$(rx_packets leaf2 eth-host)
 t0=$(tier 0 packets)
+trace_on fare_tier_spill
 send 2 $COUNT $BURST
 elapsed_ms=$SEND_MS
 d1=$(($(rx_packets leaf1 eth-host) - p1))
 d2=$(($(rx_packets leaf2 eth-host) - p2))
 spills=$(tier 1 spills)
+traced=$(trace_events fare_tier_spill 'tier=1$')
+echo 0 >$LAB_TRACING/events/enable
 log "overload: $COUNT datagrams in $elapsed_ms ms: plane 1 $d1, plane 2 $d2, spills $spills"
+expect_eq "overload: a fare_tier_spill event (tier=1) for every spill" \
+	"$traced" "$spills"
 expect_eq "overload: every datagram went to a plane" $((d1 + d2)) $COUNT
 expect_eq "overload: tier counters match the planes" \
 	"$(($(tier 0 packets) - t0)) $(tier 1 packets)" "$d1 $((d2))"
