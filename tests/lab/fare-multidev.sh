@@ -88,10 +88,7 @@ expect_eq "fb's monitor -j: fb's plane and route, each naming fb" \
 	"fb:eth-pb fb:198.51.100.2/32"
 expect_eq "and its config events name fb too" \
 	"$(jq -rs 'map(select(.event == "config") | .dev) | unique | join(" ")' "$mon/fb")" fb
-for pid in "${LAB_PIDS[@]}"; do
-	kill "$pid" 2>/dev/null || true
-done
-LAB_PIDS=()
+lab_stop_pids
 rm -rf "$mon"
 
 expect_eq "fa's plane 1 is eth-pa" \

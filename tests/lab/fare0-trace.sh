@@ -31,7 +31,7 @@ expect_eq "ethtool -i: version" \
 	"$(awk '$1 == "version:" { print $2 }' <<<"$info")" \
 	"$(cat /sys/module/fare/version)"
 
-[ -d $LAB_TRACING/events ] || mount -t tracefs tracefs $LAB_TRACING
+trace_mount
 [ -d $LAB_TRACING/events/fare ] || { fail "no events/fare in tracefs"; lab_result; }
 leaf_rx() { ip -n leaf"$1" -s -j link show eth-host | jq '.[0].stats64.rx.packets'; }
 send()

@@ -86,10 +86,7 @@ expect_eq "monitor -j route config: one object a line, planes filtered" \
 	"$(jq -c '[.event, (.route.dst // .config.mode), (.route.nexthops // [] | map(.weight))]' "$work/monj" | tr '\n' ' ')" \
 	'["route_new","198.51.100.0/24",[3,1]] ["route_new","198.51.100.0/24",[5]] ["route_del","198.51.100.0/24",[]] ["config","flow",[]] '
 expect_empty "monitor reported no loss" "$(cat "$work/mon.err")"
-for pid in "${LAB_PIDS[@]}"; do
-	kill "$pid" 2>/dev/null || true
-done
-LAB_PIDS=()
+lab_stop_pids
 
 # The monitor's lines replay as a batch in another namespace.
 netns_add fv2

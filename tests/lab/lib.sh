@@ -34,13 +34,23 @@ LAB_NETNS=()
 LAB_PIDS=()
 LAB_FAILED=0
 
-lab_cleanup()
+# lab_stop_pids: the background processes started so far are killed and
+# forgotten.
+lab_stop_pids()
 {
-	local pid ns
+	local pid
 
 	for pid in "${LAB_PIDS[@]}"; do
 		kill "$pid" 2>/dev/null || true
 	done
+	LAB_PIDS=()
+}
+
+lab_cleanup()
+{
+	local ns
+
+	lab_stop_pids
 	for ns in "${LAB_NETNS[@]}"; do
 		ip netns del "$ns" 2>/dev/null || true
 	done
@@ -617,10 +627,11 @@ debug_kernel() { [ "${FARE_DEBUG_KERNEL:-0}" = 1 ]; }
 
 # fare's tracepoints (kmod/fare_trace.h) in tracefs, mounted if need be.
 LAB_TRACING=/sys/kernel/tracing
+trace_mount() { [ -d $LAB_TRACING/events ] || mount -t tracefs tracefs $LAB_TRACING; }
 # trace_on EVENT...: an empty trace, recording only fare's EVENTs.
 trace_on()
 {
-	[ -d $LAB_TRACING/events ] || mount -t tracefs tracefs $LAB_TRACING
+	trace_mount
 	echo 0 >$LAB_TRACING/tracing_on
 	echo >$LAB_TRACING/trace
 	echo 0 >$LAB_TRACING/events/enable

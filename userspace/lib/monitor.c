@@ -10,16 +10,14 @@
 #include "fare_int.h"
 
 /*
- * Whether an event of device @ifindex is for the device @f is for (the one
+ * Whether an event of device @ifindex is for device @want (the one
  * fare_set_dev() named, else fare0), whose index is *@ours (0: not known
  * yet). The group carries every fare device of the namespace; a device of
  * that name made, or made again, after the monitor started is learnt from
  * its first event. An event without a device (an older fare.ko) is ours.
  */
-static bool event_is_ours(const struct fare *f, uint32_t ifindex,
-			  uint32_t *ours)
+static bool event_is_ours(const char *want, uint32_t ifindex, uint32_t *ours)
 {
-	const char *want = f->dev[0] ? f->dev : FARE_DEV_NAME;
 	char name[IF_NAMESIZE];
 
 	if (!ifindex || ifindex == *ours)
@@ -37,6 +35,7 @@ int fare_monitor(struct fare *f, fare_event_cb cb, void *arg,
 	const struct nlmsghdr *nlh;
 	struct fare_event *ev;
 	struct fare_err perr;
+	const char *want;
 	uint32_t group, ours;
 	char *buf;
 	ssize_t n;
@@ -68,7 +67,8 @@ int fare_monitor(struct fare *f, fare_event_cb cb, void *arg,
 		ret = fare_err_set(err, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}
-	ours = if_nametoindex(f->dev[0] ? f->dev : FARE_DEV_NAME);
+	want = f->dev[0] ? f->dev : FARE_DEV_NAME;
+	ours = if_nametoindex(want);
 	if (ready)
 		ready(arg);
 
@@ -94,7 +94,7 @@ int fare_monitor(struct fare *f, fare_event_cb cb, void *arg,
 		for (nlh = (const struct nlmsghdr *)buf;
 		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
 			if (fare_msg_parse_event(nlh, f->family_id, ev, &perr) ||
-			    !event_is_ours(f, ev->ifindex, &ours))
+			    !event_is_ours(want, ev->ifindex, &ours))
 				continue;
 			ret = cb(ev, arg);
 			if (ret)

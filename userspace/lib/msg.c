@@ -833,15 +833,19 @@ int fare_msg_parse_done(const struct nlmsghdr *nlh, struct fare_err *err)
 	return code;
 }
 
-/* FARE_A_IFINDEX of a message, 0 if it has none. */
-static uint32_t msg_ifindex(const struct nlmsghdr *nlh)
+/* An event's fare device (FARE_A_IFINDEX), 0 if it names none. */
+static int parse_event_dev(const struct nlmsghdr *nlh, uint32_t *ifindex,
+			   struct fare_err *err)
 {
-	const struct nlattr *a;
+	const struct nlattr *tb[FARE_A_MAX + 1];
 
-	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
-		if (mnl_attr_get_type(a) == FARE_A_IFINDEX &&
-		    mnl_attr_get_payload_len(a) == sizeof(uint32_t))
-			return mnl_attr_get_u32(a);
+	*ifindex = 0;
+	if (parse_table(nlh, NULL, tb, FARE_A_MAX) < 0)
+		return malformed(err, "bad event attributes");
+	if (bad_len(tb[FARE_A_IFINDEX], 4))
+		return malformed(err, "event device of the wrong size");
+	if (tb[FARE_A_IFINDEX])
+		*ifindex = mnl_attr_get_u32(tb[FARE_A_IFINDEX]);
 	return 0;
 }
 
@@ -849,12 +853,15 @@ int fare_msg_parse_event(const struct nlmsghdr *nlh, uint16_t family_id,
 			 struct fare_event *ev, struct fare_err *err)
 {
 	const struct genlmsghdr *genl;
+	int ret;
 
 	if (nlh->nlmsg_type != family_id ||
 	    mnl_nlmsg_get_payload_len(nlh) < GENL_HDRLEN)
 		return -ENOMSG;
 	genl = mnl_nlmsg_get_payload(nlh);
-	ev->ifindex = msg_ifindex(nlh);
+	ret = parse_event_dev(nlh, &ev->ifindex, err);
+	if (ret)
+		return ret;
 	switch (genl->cmd) {
 	case FARE_CMD_PLANE_NEW:
 	case FARE_CMD_PLANE_DEL:
