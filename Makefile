@@ -35,12 +35,15 @@ KDIR_STAMP := kmod/compat/gen/kdir
 
 all: module userspace tools
 
-tools: tests/tools/fare-udp tests/tools/ctl-request tests/genl-fuzz/genl-fuzz
+tools: tests/tools/fare-udp tests/tools/ctl-request tests/tools/snmp-watch tests/genl-fuzz/genl-fuzz
 
 tests/tools/fare-udp: tests/tools/fare-udp.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $<
 
 tests/tools/ctl-request: tests/tools/ctl-request.c
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+tests/tools/snmp-watch: tests/tools/snmp-watch.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $<
 
 # The generic netlink fuzzer (tests/lab/genl-fuzz.sh, tests/lab/stress.sh).
@@ -218,4 +221,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf kmod/compat/gen out
 	-$(MAKE) -C userspace clean
-	rm -f tests/tools/fare-udp tests/tools/ctl-request tests/genl-fuzz/genl-fuzz tests/unit/select_test $(UNITS)
+	rm -f tests/tools/fare-udp tests/tools/ctl-request tests/tools/snmp-watch tests/genl-fuzz/genl-fuzz tests/unit/select_test $(UNITS)

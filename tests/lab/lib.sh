@@ -21,6 +21,7 @@ FARE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FARECTL=${FARECTL:-$FARE_ROOT/userspace/farectl/farectl}
 FARED=${FARED:-$FARE_ROOT/userspace/fared/fared}
 FARE_UDP=${FARE_UDP:-$FARE_ROOT/tests/tools/fare-udp}
+SNMP_WATCH=${SNMP_WATCH:-$FARE_ROOT/tests/tools/snmp-watch}
 FARE_KO=${FARE_KO:-$FARE_ROOT/out/$(uname -r)/fare.ko}
 # On the debug kernel every receiver waits ten times longer (fare-udp-slow).
 if [ "${FARE_DEBUG_KERNEL:-0}" = 1 ] && [ -z "${FARE_UDP_REAL:-}" ]; then
