@@ -116,13 +116,17 @@ struct fare_net {
 	 * Gateway neighbours (neigh.c). gw_lock (BHs off) protects each
 	 * plane's gw_failed and gw_fails and gw_exiting, and serialises the
 	 * neighbour events so the last reads the entry's last state;
-	 * gw_exiting stops gw_probe being armed again at namespace exit.
+	 * gw_exiting stops gw_probe and gw_notify_work being queued again
+	 * when the device goes; gw_notify holds the ids of the planes whose
+	 * gw_failed changed since gw_notify_work last announced them.
 	 * use_neigh: FARE_A_CONFIG_USE_NEIGH, READ_ONCE in the packet path.
 	 */
 	spinlock_t gw_lock;
 	bool gw_exiting;
 	u8 use_neigh;
 	struct delayed_work gw_probe;
+	DECLARE_BITMAP(gw_notify, FARE_PLANE_ID_MAX + 1);
+	struct work_struct gw_notify_work;
 	/* Protects the routes and the config below. */
 	struct mutex lock;
 	struct rhashtable routes;	/* RCU readers, keyed by fare_prefix */

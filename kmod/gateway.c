@@ -30,6 +30,13 @@
  * event gives the plane back. IPv6 routes do the like with rt6_probe() at
  * most every rtr_probe_interval; IPv4 multipath never probes a FAILED
  * gateway and waits for the entry to be collected.
+ *
+ * Each such change is a plane event (PLANE_NEW with the gateway's
+ * FARE_PLANE_F_GW*_FAILED flag set or cleared), as a plane's carrier is:
+ * the neighbour events come in atomic context, so they mark the plane in
+ * fare_net.gw_notify and a work item sends the events. Changes that
+ * come faster than it runs make one event, which says how things are
+ * when it is sent.
  */
 #include <net/arp.h>
 #include <net/ipv6.h>
@@ -37,6 +44,7 @@
 #include <net/neighbour.h>
 #include <net/netevent.h>
 #include "gateway.h"
+#include "netlink.h"
 #include "plane.h"
 
 /* The IPv6 neighbour table, if IPv6 is there (not ipv6.disable=1). */
@@ -67,6 +75,40 @@ static void fare_gw_arm(struct fare_net *fn)
 		schedule_delayed_work(&fn->gw_probe, FARE_GW_PROBE_INTERVAL);
 }
 
+/* @plane's gateways changed: an event for it soon. Under gw_lock. */
+static void fare_gw_announce(struct fare_net *fn, struct fare_plane *plane)
+{
+	lockdep_assert_held(&fn->gw_lock);
+	if (fn->gw_exiting)
+		return;
+	__set_bit(plane->id, fn->gw_notify);
+	schedule_work(&fn->gw_notify_work);
+}
+
+/* The plane events fare_gw_announce() asked for, each plane's as it is. */
+static void fare_gw_notify_work(struct work_struct *work)
+{
+	struct fare_net *fn = container_of(work, struct fare_net,
+					   gw_notify_work);
+	DECLARE_BITMAP(ids, FARE_PLANE_ID_MAX + 1);
+	struct fare_plane *plane;
+	unsigned int id;
+
+	spin_lock_bh(&fn->gw_lock);
+	bitmap_copy(ids, fn->gw_notify, FARE_PLANE_ID_MAX + 1);
+	bitmap_zero(fn->gw_notify, FARE_PLANE_ID_MAX + 1);
+	spin_unlock_bh(&fn->gw_lock);
+
+	rcu_read_lock();
+	for_each_set_bit(id, ids, FARE_PLANE_ID_MAX + 1) {
+		plane = rcu_dereference(fn->planes[id]);
+		/* Gone or replaced: its own PLANE_DEL or PLANE_NEW said so. */
+		if (plane)
+			fare_nl_notify_plane_atomic(fn, plane);
+	}
+	rcu_read_unlock();
+}
+
 /*
  * @plane's gateway @bit is in neighbour state @state: sets or clears its
  * failed bit (this file's header comment says which states do which)
@@ -93,6 +135,7 @@ static void fare_gw_update(struct fare_net *fn, struct fare_plane *plane,
 		fare_gw_arm(fn);
 	}
 	fare_planes_bump(fn);
+	fare_gw_announce(fn, plane);
 }
 
 /* Neighbour @n (a gateway's @bit table) changed: @fn's planes on it. */
@@ -232,6 +275,8 @@ void fare_gw_plane_init(struct fare_net *fn, struct fare_plane *plane)
 			neigh_release(n);
 		}
 	}
+	/* fare_plane_publish()'s own event says how its gateways are. */
+	__clear_bit(plane->id, fn->gw_notify);
 	spin_unlock_bh(&fn->gw_lock);
 }
 
@@ -267,16 +312,21 @@ void fare_gw_net_init(struct fare_net *fn)
 {
 	spin_lock_init(&fn->gw_lock);
 	INIT_DELAYED_WORK(&fn->gw_probe, fare_gw_probe_work);
+	INIT_WORK(&fn->gw_notify_work, fare_gw_notify_work);
 	fn->use_neigh = 1;
 }
 
-/* When the fare device goes, once its planes are: the work stays off. */
+/*
+ * When the fare device goes, once its planes are: the works stay off.
+ * Neither takes RTNL, so waiting for them here, under it, cannot block.
+ */
 void fare_gw_net_exit(struct fare_net *fn)
 {
 	spin_lock_bh(&fn->gw_lock);
 	fn->gw_exiting = true;
 	spin_unlock_bh(&fn->gw_lock);
 	cancel_delayed_work_sync(&fn->gw_probe);
+	cancel_work_sync(&fn->gw_notify_work);
 }
 
 int fare_gw_notifier_register(void)

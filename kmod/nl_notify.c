@@ -76,6 +76,29 @@ void fare_nl_notify_plane(struct fare_net *fn, u8 cmd,
 	fare_notify(fn, skb, info);
 }
 
+/*
+ * A plane event the kernel raises itself where it cannot sleep: a
+ * gateway's neighbour entry failed or answers again (gateway.c's work,
+ * under RCU). A plane message is well under a page.
+ */
+void fare_nl_notify_plane_atomic(struct fare_net *fn,
+				 struct fare_plane *plane)
+{
+	struct sk_buff *skb;
+
+	if (!fare_want_event(fn, NULL))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!skb)
+		return;
+	if (fare_plane_fill(skb, fn, plane, 0, 0, 0, FARE_CMD_PLANE_NEW)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_multicast_netns(&fare_family, fn->net, skb, 0,
+				FARE_MCGRP_EVENTS_IDX, GFP_ATOMIC);
+}
+
 /* Under fare_net.lock. */
 static unsigned int fare_route_num_nh(struct fare_net *fn,
 				      struct fare_route *rt)

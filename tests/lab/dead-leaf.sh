@@ -29,7 +29,10 @@
 #      634:790 over 2 s).
 #
 # fare.ko's own view (plane show: gw4/gw6 failed, gw_fails) is checked
-# beside, never instead. On a fare.ko without this behaviour step 1 loses
+# beside, never instead, and so are its events: a monitor of plane events
+# reads plane 2 announced with both gateways failed after the death and
+# with neither after the return (the monitor, not the traffic, is what
+# fails on a fare.ko that changes the state without an event). On a fare.ko without this behaviour step 1 loses
 # half of each stream inside the window.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +75,14 @@ expect_eq "use-neigh on by default" \
 snmp6() { ip netns exec "$1" awk -v f="$2" '$1 == f { print $2 }' /proc/net/snmp6; }
 plane2() { "$FARECTL" -n host -j plane show 2 | jq -r ".[0].$1"; }
 plane2_is() { [ "$(plane2 "$1")" = "$2" ]; }
+# What plane 2's last event since mark_events says after its "#".
+plane2_said()
+{
+	tail -n +$((EVENTS_AT + 1)) "$LAB_DIR/events" |
+		sed -n 's/^plane replace 2 .*# //p' | tail -n 1
+}
+plane2_said_is() { [ "$(plane2_said)" = "$1" ]; }
+host_monitor_start plane
 
 ip netns exec remote "$FARE_UDP" sink --bind 198.51.100.1 --port 9300 \
 	--count $COUNT --timeout 600 >"$LAB_DIR/sink4" &
@@ -112,6 +123,7 @@ snapshot
 lost4_before=$((sent4 - got4)) lost6_before=$((sent6 - got6))
 
 # ---- 1. leaf 2 dies, its carrier up ----
+mark_events
 ip -n leaf2 addr del 10.2.0.1/30 dev eth-host
 ip -n leaf2 addr del 2001:db8:2::1/64 dev eth-host
 ip netns exec leaf2 sysctl -qw net.ipv4.ip_forward=0 \
@@ -146,6 +158,9 @@ expect_eq "fare.ko: plane 2's gateways failed" \
 expect_eq "fare.ko: plane 2 still up (its carrier is)" "$(plane2 up)" true
 fails=$(plane2 gw_fails)
 [ "$fails" -ge 2 ] || fail "fare.ko counted $fails gateway failures, not 2"
+wait_for 10 plane2_said_is "up gw4-failed gw6-failed" || true
+expect_eq "fare.ko's last event of plane 2 after the death" \
+	"$(plane2_said)" "up gw4-failed gw6-failed"
 "$FARECTL" -n host plane show
 
 # The knob: with use-neigh off fare.ko sends plane 2 its share again,
@@ -170,6 +185,7 @@ expect_eq "use-neigh on: every IPv4 datagram arrives again" \
 	$((got4 - got4_0)) $((sent4 - sent4_0))
 
 # ---- 2. leaf 2 back ----
+mark_events
 ip -n leaf2 addr add 10.2.0.1/30 dev eth-host
 ip -n leaf2 addr add 2001:db8:2::1/64 dev eth-host nodad
 ip netns exec leaf2 sysctl -qw net.ipv4.ip_forward=1 \
@@ -189,6 +205,10 @@ expect_near "plane 2's share again (remote, from leaf 2)" "$d2" "$d1" \
 	$((d1 * 25 / 100 + 5))
 expect_eq "fare.ko: plane 2's gateways answer again" \
 	"$(plane2 gw4_failed) $(plane2 gw6_failed)" "false false"
+wait_for 10 plane2_said_is up || true
+expect_eq "fare.ko's last event of plane 2 after the return" \
+	"$(plane2_said)" up
+host_monitor_sync "plane events"
 
 kill "$send4" "$send6" 2>/dev/null || true
 wait "$send4" "$send6" 2>/dev/null || true

@@ -454,6 +454,15 @@ TEST(monitor_text_lines_are_batch_commands)
 	ev.plane.flags = 0;
 	CHECK_STR(event_text(&ev, false, NULL),
 		  "plane replace 1 dev if4 via 10.1.0.1 via fe80::1 # down\n");
+	ev.plane.flags = FARE_PLANE_F_OPER_UP | FARE_PLANE_F_GW4_FAILED |
+			 FARE_PLANE_F_GW6_FAILED;
+	CHECK_STR(event_text(&ev, false, NULL),
+		  "plane replace 1 dev if4 via 10.1.0.1 via fe80::1 "
+		  "# up gw4-failed gw6-failed\n");
+	ev.plane.flags = FARE_PLANE_F_OPER_UP | FARE_PLANE_F_GW6_FAILED;
+	CHECK_STR(event_text(&ev, false, NULL),
+		  "plane replace 1 dev if4 via 10.1.0.1 via fe80::1 "
+		  "# up gw6-failed\n");
 	ev.plane.admin_down = true;
 	ev.plane.flags = FARE_PLANE_F_ADMIN_DOWN;
 	CHECK_STR(event_text(&ev, false, NULL),

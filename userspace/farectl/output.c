@@ -552,9 +552,15 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 		if (p->has_gw6)
 			fprintf(o->f, " via %s",
 				addr_str(AF_INET6, &p->gw6, addr, sizeof(addr)));
-		fprintf(o->f, " # %s\n",
+		fprintf(o->f, " # %s",
 			p->flags & FARE_PLANE_F_OPER_UP ? "up" :
 			p->admin_down ? "admin-down" : "down");
+		/* What the neighbour tables say of the gateways, as plane show. */
+		if (p->flags & FARE_PLANE_F_GW4_FAILED)
+			fputs(" gw4-failed", o->f);
+		if (p->flags & FARE_PLANE_F_GW6_FAILED)
+			fputs(" gw6-failed", o->f);
+		fputc('\n', o->f);
 		break;
 	case FARE_EVENT_PLANE_DEL:
 		fprintf(o->f, "plane del %u\n", p->id);
