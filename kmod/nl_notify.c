@@ -44,14 +44,33 @@ static u32 fare_event_seq(const struct genl_info *info)
  * NLM_F_ECHO, to the requester too (genl_notify()).
  */
 static void fare_notify(struct fare_net *fn, struct sk_buff *skb,
-			struct genl_info *info)
+			struct genl_info *info, gfp_t gfp)
 {
 	if (info)
 		genl_notify(&fare_family, skb, info, FARE_MCGRP_EVENTS_IDX,
-			    GFP_KERNEL);
+			    gfp);
 	else
 		genlmsg_multicast_netns(&fare_family, fn->net, skb, 0,
-					FARE_MCGRP_EVENTS_IDX, GFP_KERNEL);
+					FARE_MCGRP_EVENTS_IDX, gfp);
+}
+
+static void fare_plane_event(struct fare_net *fn, u8 cmd,
+			     struct fare_plane *plane, struct genl_info *info,
+			     gfp_t gfp)
+{
+	struct sk_buff *skb;
+
+	if (!fare_want_event(fn, info))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, gfp);
+	if (!skb)
+		return;
+	if (fare_plane_fill(skb, fn, plane, fare_event_portid(info),
+			    fare_event_seq(info), 0, cmd)) {
+		nlmsg_free(skb);
+		return;
+	}
+	fare_notify(fn, skb, info, gfp);
 }
 
 /*
@@ -61,42 +80,18 @@ static void fare_notify(struct fare_net *fn, struct sk_buff *skb,
 void fare_nl_notify_plane(struct fare_net *fn, u8 cmd,
 			  struct fare_plane *plane, struct genl_info *info)
 {
-	struct sk_buff *skb;
-
-	if (!fare_want_event(fn, info))
-		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!skb)
-		return;
-	if (fare_plane_fill(skb, fn, plane, fare_event_portid(info),
-			    fare_event_seq(info), 0, cmd)) {
-		nlmsg_free(skb);
-		return;
-	}
-	fare_notify(fn, skb, info);
+	fare_plane_event(fn, cmd, plane, info, GFP_KERNEL);
 }
 
 /*
  * A plane event the kernel raises itself where it cannot sleep: a
  * gateway's neighbour entry failed or answers again (gateway.c's work,
- * under RCU). A plane message is well under a page.
+ * under RCU).
  */
 void fare_nl_notify_plane_atomic(struct fare_net *fn,
 				 struct fare_plane *plane)
 {
-	struct sk_buff *skb;
-
-	if (!fare_want_event(fn, NULL))
-		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
-	if (!skb)
-		return;
-	if (fare_plane_fill(skb, fn, plane, 0, 0, 0, FARE_CMD_PLANE_NEW)) {
-		nlmsg_free(skb);
-		return;
-	}
-	genlmsg_multicast_netns(&fare_family, fn->net, skb, 0,
-				FARE_MCGRP_EVENTS_IDX, GFP_ATOMIC);
+	fare_plane_event(fn, FARE_CMD_PLANE_NEW, plane, NULL, GFP_ATOMIC);
 }
 
 /* Under fare_net.lock. */
@@ -126,7 +121,7 @@ void fare_nl_notify_route(struct fare_net *fn, u8 cmd, struct fare_route *rt,
 		nlmsg_free(skb);
 		return;
 	}
-	fare_notify(fn, skb, info);
+	fare_notify(fn, skb, info, GFP_KERNEL);
 }
 
 void fare_nl_notify_group(struct fare_net *fn, u8 cmd, struct fare_nhg *nhg,
@@ -146,7 +141,7 @@ void fare_nl_notify_group(struct fare_net *fn, u8 cmd, struct fare_nhg *nhg,
 		nlmsg_free(skb);
 		return;
 	}
-	fare_notify(fn, skb, info);
+	fare_notify(fn, skb, info, GFP_KERNEL);
 }
 
 /*
@@ -163,7 +158,7 @@ void fare_nl_notify_config(struct fare_net *fn, struct genl_info *info)
 	if (msg && !fare_config_fill(msg, fn, fare_event_portid(info),
 				     fare_event_seq(info), FARE_CMD_CONFIG_SET,
 				     true))
-		fare_notify(fn, msg, info);
+		fare_notify(fn, msg, info, GFP_KERNEL);
 	else
 		nlmsg_free(msg);
 }

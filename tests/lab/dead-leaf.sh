@@ -32,8 +32,9 @@
 # beside, never instead, and so are its events: a monitor of plane events
 # reads plane 2 announced with both gateways failed after the death and
 # with neither after the return (the monitor, not the traffic, is what
-# fails on a fare.ko that changes the state without an event). On a fare.ko without this behaviour step 1 loses
-# half of each stream inside the window.
+# fails on a fare.ko that changes the state without an event). On a
+# fare.ko without this behaviour step 1 loses half of each stream inside
+# the window.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -44,6 +44,15 @@ static void print_share(FILE *f, double share)
 		fprintf(f, "%.1f%%", share * 100.0);
 }
 
+/* " gw4-failed", " gw6-failed": the gateways whose neighbour entry failed. */
+static void print_gw_failed(FILE *f, uint32_t flags)
+{
+	if (flags & FARE_PLANE_F_GW4_FAILED)
+		fputs(" gw4-failed", f);
+	if (flags & FARE_PLANE_F_GW6_FAILED)
+		fputs(" gw6-failed", f);
+}
+
 static const char *addr_str(int family, const void *addr, char *buf,
 			    size_t len)
 {
@@ -104,10 +113,7 @@ void fc_out_plane(struct fc_out *o, const struct fare_plane *p,
 		up ? "up" : p->admin_down ? "admin-down" : "down",
 		p->tx_packets, p->tx_bytes);
 	/* Only once a gateway failed: what scripts read stays the same. */
-	if (p->flags & FARE_PLANE_F_GW4_FAILED)
-		fputs(" gw4-failed", o->f);
-	if (p->flags & FARE_PLANE_F_GW6_FAILED)
-		fputs(" gw6-failed", o->f);
+	print_gw_failed(o->f, p->flags);
 	if (p->gw_fails)
 		fprintf(o->f, " gw-fails %" PRIu64, p->gw_fails);
 	if (with_share) {
@@ -556,10 +562,7 @@ void fc_out_event(struct fc_out *o, const struct fare_event *ev,
 			p->flags & FARE_PLANE_F_OPER_UP ? "up" :
 			p->admin_down ? "admin-down" : "down");
 		/* What the neighbour tables say of the gateways, as plane show. */
-		if (p->flags & FARE_PLANE_F_GW4_FAILED)
-			fputs(" gw4-failed", o->f);
-		if (p->flags & FARE_PLANE_F_GW6_FAILED)
-			fputs(" gw6-failed", o->f);
+		print_gw_failed(o->f, p->flags);
 		fputc('\n', o->f);
 		break;
 	case FARE_EVENT_PLANE_DEL:
