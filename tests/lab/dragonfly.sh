@@ -26,8 +26,10 @@
 # With DF_BIRD_ONLY=1 (no fare.ko needed, e.g. on a build host) H runs
 # BIRD instead of fared and only part 1 runs.
 #
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there.
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dragonfly-bird.bash"

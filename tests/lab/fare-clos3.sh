@@ -31,8 +31,10 @@
 #   (-> l1 200, l2 200).
 #   N 1000: 500 and 500.
 #
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there.
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

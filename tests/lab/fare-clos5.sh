@@ -30,8 +30,10 @@
 # 500). The receiver counts per interface; the split at s1b and s2b is
 # read from fare.ko's per-next-hop counters there.
 #
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there.
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -13,8 +13,10 @@
 #
 # Per-packet mode: each plane's count at the receiver is exact within 1.
 #
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there.
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -19,8 +19,12 @@
 #
 # On the debug kernel (FARE_DEBUG_KERNEL=1) each phase sends 10 periods
 # instead of 100 (1010/1210/810 datagrams): the same checks, exact within
-# 1, on a tenth of the packets. Nothing is relaxed. tests/run-all runs it
-# there only (its top says why).
+# 1, on a tenth of the packets. Nothing is relaxed.
+#
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -5,8 +5,10 @@
 # The host of topo_planes 1 runs fared with fare.ko; its BIRD leaf
 # advertises 198.51.100.1/32 .. 198.51.100.20/32. What fare.ko did is
 # read from its own route table and event stream (farectl monitor).
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there.
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
 #
 #  1. fare.ko's route limit is 5 when fared starts: 5 routes go in, the
 #     rest are refused; fared retries with backoff. The limit raised to

@@ -22,9 +22,13 @@
 # plane 1, weights renormalised to A's sum). h1 back: UPA withdrawn,
 # 60/60 again.
 #
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there. Its time there is BGP convergence through
-# fared leaves and spines, not traffic (120 datagrams a phase).
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
+# On the debug kernel (run by hand) every check stands as is; its time
+# there is BGP convergence through fared leaves and spines, not traffic
+# (120 datagrams a phase).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

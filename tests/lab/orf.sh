@@ -27,8 +27,10 @@
 #   6     farectl bgp orf del 198.51.100.100/32     back to 50; .100 follows
 #                                                   the main route again
 #
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there.
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -27,9 +27,13 @@
 # so each plane's count at the receiver is exact within 1. (120, not more:
 # a paced send costs ~10 ms a datagram under TCG.)
 #
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there. Its time there is BGP convergence under
-# KASAN, not traffic (120 datagrams a phase).
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
+# On the debug kernel (run by hand) every check stands as is; its time
+# there is BGP convergence under KASAN, not traffic (120 datagrams a
+# phase).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -32,8 +32,12 @@
 # kernel. If fared logged "update-delay ... over" before that check, the
 # check says so instead of passing.
 #
-# Runs on the debug kernel only (tests/run-all's top says why); every
-# check stands as is there, but step 3's update-delay is 55 s (DELAY3):
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top).
+# On the debug kernel (run by hand) every check stands as is, but step
+# 3's update-delay is 55 s (DELAY3):
 # the raw peer (Python) took about 30 s there to connect, most of 40 s.
 # It starts before fared and fared only once it is trying to connect
 # (retrying for 60 s), so that Python's start-up (tens of seconds in a
