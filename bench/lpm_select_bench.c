@@ -42,7 +42,34 @@
  * "packet" with WEIGHTS (a third argument) sprays at those weights, for
  * weight sets whose period is too long to precompute.
  *
- * usage: lpm_select_bench {4|6} {host|aggregate} {packet|flow|spill} PACKETS [ROUTES [W0:W1:W2]]
+ * The flowlet modes copy fare_flowlet_select() (kmod/decide.c) over the
+ * namespace's flowlet table (kmod/flowlet.h: fare_slot(),
+ * fare_slot_touch(), fare_slot_set(), copied with plain reads for
+ * atomic64_read()) and count each packet's bytes on this CPU as
+ * fare_count_tx() does for the group (one add; the tier, plane and device
+ * counters are left out, as in the other modes):
+ *  - "flowlet": every packet's flow has a live slot (65536 flows in a
+ *    table of 2^20 slots, set before the counted loop, a gap of 10 s):
+ *    the per-packet cost of a flowlet in progress;
+ *  - "flowlet-new": no packet finds a live slot (each flow hash is new):
+ *    every packet is a new flowlet, its plane picked by the byte deficit
+ *    (fare_deficit_pick_since()) over this CPU's counters: the cost of a
+ *    new flowlet;
+ *  - "flowlet-new-sum": the same, but the deficit summed over every CPU's
+ *    counters with one baseline for the group, as fare.ko did up to
+ *    cef09eb (fare_group_nh_tx(): packets and bytes of each CPU), kept to
+ *    show what that cost with the CPU count;
+ *  - "tier-" before any of them: next hops on tiers 0, 0, 1 and the new
+ *    flowlet's tier chosen first, as fare_tier_choose() (the qdisc
+ *    backlog is the plane's last sample, as fare_plane_backlog() reads it
+ *    between samples; each virtual queue as fare_vq_backlog());
+ *  - "tier-packet": packet mode over those tiers, as
+ *    fare_packet_tier_select(): every packet's flowlet live in its tier
+ *    (tier 0), sprayed over that tier's next hops.
+ * FARE_BENCH_CPUS (default 2) is the CPU count the "-sum" modes read.
+ *
+ * usage: lpm_select_bench {4|6} {host|aggregate} MODE PACKETS [ROUTES [W0:W1:W2]]
+ *   MODE: packet, flow, spill, tier-packet, [tier-]flowlet[-new[-sum]]
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -124,7 +151,7 @@ static inline struct rhash_head *const *rht_bucket(const struct bucket_table *tb
 	return &tbl->buckets[hash];
 }
 
-#define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+/* READ_ONCE() is kmod/fare_shim.h's. */
 
 /*
  * __rhashtable_lookup() with fare_route_params: hashfn fare_prefix_hash(),
@@ -273,6 +300,163 @@ static bool spill;
 static const u8 tier_hops[] = { 3, 4, 6 };
 static const u64 path_bw[NH] = { 500000000, 500000000, 1000000000 };
 static u64 vq_vt[NH], spills, now_ns;
+
+/* The flowlet modes. */
+#define BENCH_CPUS_MAX	256
+enum fl_mode { FL_NONE, FL_KEEP, FL_NEW, FL_NEW_SUM, FL_PACKET };
+static enum fl_mode fl_mode;
+static unsigned int ncpus = 2;
+
+/* struct fare_flowlet and the table's mask and slots. */
+struct flowlet {
+	u64 owner;
+	u64 last_ns;
+};
+
+static struct flowlet *fl_slot;
+static u32 fl_mask;
+/* The flowlet gap: 100 us, 10 s for "flowlet" (no slot times out). */
+static u64 fl_gap_ns = 100000;
+#define SLOT_LAG(gap)	((gap) / 8)
+
+/*
+ * struct fare_group_tx of each CPU (CPU 0 is this one): bytes and packets
+ * per next hop, and this CPU's deficit baseline; the group's shared
+ * baseline of the "-sum" modes.
+ */
+static struct {
+	u64 packets[NH];
+	u64 bytes[NH];
+	struct fare_deficit_base deficit;
+	u64 base[NH];
+} gtx[BENCH_CPUS_MAX];
+static struct fare_deficit_base grp_deficit;
+static u64 grp_base[NH];
+
+/* As fare_plane's sampled backlog, one per plane. */
+static u64 plane_backlog[NH];
+static u64 new_flowlets;
+
+/* As fare_tier_choose() (kmod/decide.c). */
+static inline u64 tier_choose(const struct group *grp, u64 up, u64 now)
+{
+	u64 mask, q[NH], real, virt;
+	unsigned int i;
+	bool spilled;
+
+	mask = fare_tier_usable(grp->tiers, up, grp->num_nh);
+	if (mask == up)
+		return mask;
+	for (i = 0; i < grp->num_nh; i++) {
+		q[i] = 0;
+		if (!(up & (1ULL << i)))
+			continue;
+		real = READ_ONCE(plane_backlog[i]);
+		virt = fare_vq_backlog(READ_ONCE(vq_vt[i]), now, path_bw[i]);
+		q[i] = real > virt ? real : virt;
+	}
+	mask = fare_tier_spill(grp->tiers, up, q, grp->num_nh, tier_hops, 3,
+			       65536, &spilled);
+	spills += spilled;
+	return mask;
+}
+
+#define SLOT_TIER	(1U << 31)
+
+/* As fare_packet_tier_select() (kmod/decide.c). */
+static inline int packet_tier_select(const struct group *grp, u32 hash,
+				     u64 up)
+{
+	struct flowlet *fl = &fl_slot[hash & fl_mask];
+	u64 owner = READ_ONCE(fl->owner), members, usable = 0;
+	u32 v = (u32)owner;
+	unsigned int ord;
+	bool live;
+
+	now_ns += 1000;
+	live = owner >> 32 == hash &&
+	       (s64)(now_ns - READ_ONCE(fl->last_ns)) <=
+	       (s64)(fl_gap_ns + SLOT_LAG(fl_gap_ns));
+	for (ord = 0; live && (v & SLOT_TIER) && ord < grp->num_tiers;
+	     ord++) {
+		members = grp->sched[ord].members;
+		if (grp->tiers[__builtin_ctzll(members)] ==
+		    (u8)(v & ~SLOT_TIER)) {
+			usable = up & members;
+			break;
+		}
+	}
+	if (usable) {
+		if ((s64)(now_ns - READ_ONCE(fl->last_ns)) >
+		    (s64)SLOT_LAG(fl_gap_ns))
+			fl->last_ns = now_ns;
+	} else {
+		usable = tier_choose(grp, up, now_ns);
+		if (!usable)
+			return -1;
+		fl->owner = (u64)hash << 32 |
+			    (SLOT_TIER | grp->tiers[__builtin_ctzll(usable)]);
+		fl->last_ns = now_ns;
+		new_flowlets++;
+		ord = grp->tiers[__builtin_ctzll(usable)];  /* rank == tier */
+	}
+	return fare_sched_pick(grp->seq + grp->sched[ord].off,
+			       grp->sched[ord].len, grp->sched[ord].members,
+			       grp->weights, grp->spray[ord], usable, NH);
+}
+
+/* As fare_flowlet_select() (kmod/decide.c) with fare_slot_keep(). */
+static inline int flowlet_select(const struct group *grp, u32 hash, u64 up)
+{
+	struct flowlet *fl = &fl_slot[hash & fl_mask];
+	u64 owner = READ_ONCE(fl->owner), sent[NH], usable;
+	u32 v = (u32)owner;
+	unsigned int i, c;
+	bool live;
+	int idx;
+
+	now_ns += 1000;
+	live = owner >> 32 == hash &&
+	       (s64)(now_ns - READ_ONCE(fl->last_ns)) <=
+	       (s64)(fl_gap_ns + SLOT_LAG(fl_gap_ns));
+	if (live) {
+		for (i = 0; i < grp->num_nh; i++)
+			if (grp->plane_id[i] == v && (up & (1ULL << i))) {
+				if ((s64)(now_ns - READ_ONCE(fl->last_ns)) >
+				    (s64)SLOT_LAG(fl_gap_ns))
+					fl->last_ns = now_ns;
+				return i;
+			}
+	}
+	usable = grp->num_tiers > 1 ? tier_choose(grp, up, now_ns) : up;
+	if (fl_mode == FL_NEW_SUM) {
+		for (i = 0; i < grp->num_nh; i++) {
+			u64 b = 0, pk = 0;
+
+			for (c = 0; c < ncpus; c++) {
+				pk += READ_ONCE(gtx[c].packets[i]);
+				b += READ_ONCE(gtx[c].bytes[i]);
+			}
+			sent[i] = b + (pk & 0);
+		}
+		idx = fare_deficit_pick_since(grp->weights, sent, &grp_deficit,
+					      group_tx.up_gen, usable,
+					      grp->num_nh);
+	} else {
+		for (i = 0; i < grp->num_nh; i++)
+			sent[i] = gtx[0].bytes[i];
+		idx = fare_deficit_pick_since(grp->weights, sent,
+					      &gtx[0].deficit, group_tx.up_gen,
+					      usable, grp->num_nh);
+	}
+	if (idx >= 0) {
+		fl->owner = (u64)hash << 32 | grp->plane_id[idx];
+		fl->last_ns = now_ns;
+	}
+	new_flowlets++;
+	return idx;
+}
+
 /* The counted loop: one lookup and one pick per packet. */
 __attribute__((noinline)) void bench_run(struct rhashtable *ht, u8 family,
 					 const struct pkt *pkts, size_t n)
@@ -303,8 +487,8 @@ __attribute__((noinline)) void bench_run(struct rhashtable *ht, u8 family,
 			misses++;
 			continue;
 		}
-		usable = grp->num_tiers > 1 ?
-			 fare_tier_usable(grp->tiers, up, NH) : up;
+		/* One tier: all that is up; several: chosen below. */
+		usable = up;
 		if (spill) {
 			u64 q[NH];
 			bool spilled;
@@ -326,6 +510,14 @@ __attribute__((noinline)) void bench_run(struct rhashtable *ht, u8 family,
 			if (idx >= 0)
 				vq_vt[idx] = fare_vq_add(vq_vt[idx], now_ns,
 							 path_bw[idx], 1500);
+		} else if (fl_mode == FL_PACKET) {
+			idx = packet_tier_select(grp, pkts[p].flow_hash, up);
+		} else if (fl_mode != FL_NONE) {
+			idx = flowlet_select(grp, pkts[p].flow_hash, up);
+			if (idx >= 0) {
+				gtx[0].packets[idx]++;
+				gtx[0].bytes[idx] += 1500;
+			}
 		} else if (rt->mode == FARE_MODE_FLOW) {
 			u32 h = fare_flow_hash(pkts[p].flow_hash, hash_seed);
 
@@ -398,10 +590,11 @@ int main(int argc, char **argv)
 	u32 w[NH];
 	struct pkt *pkts;
 	unsigned int off = 0, t;
+	const char *fl;
 	bool host;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: %s {4|6} {host|aggregate} {packet|flow|spill} PACKETS [ROUTES [W0:W1:W2]]\n",
+		fprintf(stderr, "usage: %s {4|6} {host|aggregate} {packet|flow|spill|tier-packet|[tier-]flowlet[-new[-sum]]} PACKETS [ROUTES [W0:W1:W2]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -409,6 +602,26 @@ int main(int argc, char **argv)
 	host = !strcmp(argv[2], "host");
 	mode = !strcmp(argv[3], "flow") ? FARE_MODE_FLOW : FARE_MODE_PACKET;
 	spill = !strcmp(argv[3], "spill");
+	fl = argv[3];
+	if (!strncmp(fl, "tier-", 5)) {
+		grp.tiers[2] = 1;
+		fl += 5;
+	}
+	if (!strcmp(fl, "flowlet"))
+		fl_mode = FL_KEEP;
+	else if (!strcmp(fl, "flowlet-new"))
+		fl_mode = FL_NEW;
+	else if (!strcmp(fl, "flowlet-new-sum"))
+		fl_mode = FL_NEW_SUM;
+	else if (fl != argv[3] && !strcmp(fl, "packet"))
+		fl_mode = FL_PACKET;
+	else if (fl != argv[3] || (!spill && strcmp(fl, "flow") &&
+				  strcmp(fl, "packet")))
+		return 2;
+	if (getenv("FARE_BENCH_CPUS"))
+		ncpus = strtoul(getenv("FARE_BENCH_CPUS"), NULL, 0);
+	if (!ncpus || ncpus > BENCH_CPUS_MAX)
+		return 2;
 	if (spill)
 		grp.tiers[2] = 1;
 	n = strtoul(argv[4], NULL, 0);
@@ -427,7 +640,17 @@ int main(int argc, char **argv)
 	}
 	grp.num_nh = NH;
 	/* As fare_group_finish(): a schedule per tier (here tier == rank). */
-	grp.num_tiers = spill ? 2 : 1;
+	grp.num_tiers = grp.tiers[2] ? 2 : 1;
+	for (i = 0; i < BENCH_CPUS_MAX; i++)
+		gtx[i].deficit.sent = gtx[i].base;
+	grp_deficit.sent = grp_base;
+	/*
+	 * Tier 0 busier than tier 1 but not enough to spill: a decision
+	 * weighs both tiers and stays (UGAL-L's common case).
+	 */
+	plane_backlog[0] = 30000;
+	plane_backlog[1] = 20000;
+	plane_backlog[2] = 10000;
 	scratch = calloc(1, sizeof(*scratch) + NH * sizeof(u64));
 	if (!scratch)
 		return 1;
@@ -492,12 +715,41 @@ int main(int argc, char **argv)
 		pkts[i].flow_hash = rnd();
 	}
 
+	if (fl_mode != FL_NONE) {
+		if (fl_mode == FL_KEEP || fl_mode == FL_PACKET)
+			fl_gap_ns = 10000000000ULL;
+		fl_mask = (1U << 20) - 1;
+		fl_slot = calloc(fl_mask + 1, sizeof(*fl_slot));
+		if (!fl_slot)
+			return 1;
+		for (i = 0; i < n; i++) {
+			/*
+			 * 65536 flows, each in a slot of its own and live
+			 * (FL_KEEP); else every hash new: each of the first
+			 * 2^20 slots once, the slots older than the gap.
+			 */
+			if (fl_mode == FL_KEEP || fl_mode == FL_PACKET) {
+				u32 f = rnd() % 65536, h = f * 16 + 1;
+
+				pkts[i].flow_hash = h;
+				fl_slot[h & fl_mask].owner = (u64)h << 32 |
+					(fl_mode == FL_PACKET ? SLOT_TIER :
+					 grp.plane_id[f % NH]);
+				fl_slot[h & fl_mask].last_ns = 1ULL << 40;
+			} else {
+				pkts[i].flow_hash = (u32)i * 2654435761U;
+			}
+		}
+		now_ns = 1ULL << 40;
+	}
 	bench_run(&ht, family, pkts, n);
 	printf("packets %zu misses %llu split %llu %llu %llu", n,
 	       (unsigned long long)misses, (unsigned long long)per_nh[0],
 	       (unsigned long long)per_nh[1], (unsigned long long)per_nh[2]);
-	if (spill)
+	if (spill || grp.tiers[2])
 		printf(" spills %llu", (unsigned long long)spills);
+	if (fl_mode != FL_NONE)
+		printf(" new-flowlets %llu", (unsigned long long)new_flowlets);
 	printf("\n");
 	return misses ? 1 : 0;
 }

@@ -50,7 +50,9 @@ static DEFINE_PER_CPU(u64 [FARE_NEXTHOP_MAX], fare_q_scratch);
  * The next hops a new flowlet may use (UGAL-L, datapath.md "Tier
  * spill-over"): those of @up in the lowest tier, unless that tier's
  * congestion sends the flowlet to a higher one. Each hop's congestion q is
- * the larger of its plane device's qdisc backlog and its virtual queue.
+ * the larger of its plane device's qdisc backlog and its virtual queue
+ * (a group of several tiers, the only one that gets past the first test,
+ * has grp->vq).
  */
 static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 			    u64 up, u64 now)
@@ -73,7 +75,7 @@ static u64 fare_tier_choose(struct fare_net *fn, struct fare_group *grp,
 		plane = fare_plane_get_rcu(fn, grp->nh[i].plane_id);
 		real = plane ? fare_plane_backlog(plane, now) : 0;
 		virt = grp->nh[i].bandwidth ?
-		       fare_vq_backlog(atomic64_read(&grp->nh[i].vq_vt), now,
+		       fare_vq_backlog(atomic64_read(&grp->vq[i]), now,
 				       grp->nh[i].bandwidth) : 0;
 		q[i] = max(real, virt);
 	}
@@ -116,14 +118,18 @@ static int fare_slot_keep(struct fare_group *grp, struct fare_flowlet *fl,
  * usable (whatever its tier); after an idle gap longer than the flowlet
  * timeout, or if that plane stopped being usable, the next packet starts a
  * new flowlet: its tier by fare_tier_choose(), then within the tier the
- * plane furthest behind its byte share, counted since the namespace's
- * planes last changed (the generation of @up, this CPU's last scan).
+ * plane furthest behind its byte share of what this CPU sent since the
+ * namespace's planes last changed (the generation of @up, this CPU's last
+ * scan). Each CPU balances its own bytes, so a decision reads only this
+ * CPU's counters, whatever the CPU count; the sum over CPUs of shares
+ * each within a flowlet of its target is within that many flowlets.
  */
 static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 			       struct sk_buff *skb, u64 up)
 {
 	u32 hash = skb_get_hash(skb), v;
-	u64 now, gap, *sent, packets, usable;
+	struct fare_group_tx *gtx;
+	u64 now, gap, *sent, usable;
 	struct fare_flowlet *fl;
 	unsigned int i;
 	bool live;
@@ -138,13 +144,13 @@ static int fare_flowlet_select(struct fare_net *fn, struct fare_group *grp,
 		return idx;
 
 	usable = fare_tier_choose(fn, grp, up, now);
+	gtx = this_cpu_ptr(grp->tx);
 	sent = *this_cpu_ptr(&fare_sent_scratch);
 	/* Every hop's: a new baseline takes them all. */
 	for (i = 0; i < grp->num_nh; i++)
-		fare_group_nh_tx(grp, i, &packets, &sent[i]);
-	idx = fare_deficit_pick_since(grp->weights, sent, &grp->deficit,
-				      this_cpu_ptr(grp->tx)->up_gen, usable,
-				      grp->num_nh);
+		sent[i] = u64_stats_read(&gtx->nh[i].bytes);
+	idx = fare_deficit_pick_since(grp->weights, sent, &gtx->deficit,
+				      gtx->up_gen, usable, grp->num_nh);
 	if (idx >= 0)
 		fare_slot_set(fl, hash, grp->nh[idx].plane_id, now);
 	trace_fare_flowlet_new(hash, idx >= 0 ? grp->nh[idx].plane_id : 0,
@@ -195,19 +201,22 @@ static int fare_packet_tier_select(struct fare_net *fn,
 {
 	u32 hash = skb_get_hash(skb), v;
 	struct fare_flowlet *fl;
-	u64 now, gap, usable = 0;
-	unsigned int i;
+	u64 now, gap, members, usable = 0;
+	unsigned int ord;
 	bool live;
 
 	now = ktime_get_mono_fast_ns();
 	gap = (u64)READ_ONCE(fn->flowlet_us) * NSEC_PER_USEC;
 	fl = fare_slot(rcu_dereference(fn->flowlets), hash, now, gap, &live,
 		       &v);
-	if (live && (v & FARE_SLOT_TIER)) {
-		for (i = 0; i < grp->num_nh; i++)
-			if ((up & BIT_ULL(i)) &&
-			    grp->tiers[i] == (u8)(v & ~FARE_SLOT_TIER))
-				usable |= BIT_ULL(i);
+	/* The flowlet's tier, by rank: each rank's schedule has members. */
+	for (ord = 0; live && (v & FARE_SLOT_TIER) && ord < grp->num_tiers;
+	     ord++) {
+		members = grp->sched[ord].members;
+		if (grp->tiers[__ffs64(members)] == (u8)(v & ~FARE_SLOT_TIER)) {
+			usable = up & members;
+			break;
+		}
 	}
 	if (usable) {
 		fare_slot_touch(fl, now, gap);
@@ -218,9 +227,9 @@ static int fare_packet_tier_select(struct fare_net *fn,
 		fare_slot_set(fl, hash,
 			      FARE_SLOT_TIER | grp->tiers[__ffs64(usable)],
 			      now);
+		ord = grp->tier_ord[__ffs64(usable)];
 	}
-	return fare_group_spray_pick(grp, grp->tier_ord[__ffs64(usable)],
-				     usable);
+	return fare_group_spray_pick(grp, ord, usable);
 }
 
 /*
@@ -282,17 +291,18 @@ int fare_group_select(struct fare_net *fn, struct fare_route *rt,
 	u8 mode, tcp_mode, can, carry = fare_carry_mask(family);
 	struct fare_plane *plane;
 	bool rescan = false;
-	u64 usable, up;
+	u64 up;
 	int idx;
 
 again:
 	up = fare_group_up(fn, grp, carry, rescan);
 	if (!up)
 		return -1;
-	/* With one tier, every plane that is up is usable. */
-	usable = grp->num_tiers > 1 ?
-		 fare_tier_usable(grp->tiers, up, grp->num_nh) : up;
 
+	/*
+	 * With one tier every plane that is up is usable; with several, the
+	 * tier is chosen per flow or flowlet, from @up, below.
+	 */
 	mode = READ_ONCE(rt->mode);
 	if (mode == FARE_MODE_DEFAULT)
 		mode = READ_ONCE(fn->default_mode);
@@ -307,9 +317,9 @@ again:
 			idx = fare_flow_tier_select(fn, grp, skb, up, hash);
 		} else {
 			/* A flow whose bucket's plane is unusable re-picks. */
-			idx = fare_bucket_pick(grp->buckets, usable, hash);
+			idx = fare_bucket_pick(grp->buckets, up, hash);
 			if (idx < 0)
-				idx = fare_hash_pick(grp->weights, usable,
+				idx = fare_hash_pick(grp->weights, up,
 						     grp->num_nh, hash);
 		}
 	} else if (mode == FARE_MODE_FLOWLET) {
@@ -317,7 +327,7 @@ again:
 	} else if (grp->num_tiers > 1) {
 		idx = fare_packet_tier_select(fn, grp, skb, up);
 	} else {
-		idx = fare_group_spray_pick(grp, 0, usable);
+		idx = fare_group_spray_pick(grp, 0, up);
 	}
 	if (idx < 0 || !(up & BIT_ULL(idx)))
 		return -1;

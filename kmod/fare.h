@@ -95,8 +95,57 @@ struct fare_net {
 	/* The namespace's budget, and the bytes this device holds of it. */
 	struct fare_budget *budget;
 	u64 mem_held;		/* under fare_budget.lock */
+	/*
+	 * What every packet reads (xmit.c, decide.c, the route lookup), up
+	 * to the first line of @routes: written only when a plane, the
+	 * configuration, a prefix length or an aggregate changes. What
+	 * control operations write for every route or event (the lock,
+	 * counts, the routes' element count) comes after it, so that those
+	 * writes never take a line the packet path reads from other CPUs
+	 * (the private area of a net_device starts a cache line).
+	 */
 	/* Under RTNL: the planes. */
-	struct fare_plane __rcu *planes[FARE_PLANE_ID_MAX + 1];
+	struct fare_plane __rcu *planes[FARE_PLANE_ID_MAX + 1]
+		____cacheline_aligned_in_smp;
+	/*
+	 * Bumped (fare_planes_bump(): atomic, release) after every change
+	 * of the planes or of what one carries, under RTNL or by the
+	 * neighbour events (neigh.c); see fare_group_up().
+	 */
+	atomic_t plane_gen;
+	u8 use_neigh;		/* FARE_A_CONFIG_USE_NEIGH, READ_ONCE */
+	u8 default_mode;		/* READ_ONCE in the packet path */
+	u32 flowlet_us;
+	u32 hash_seed;			/* READ_ONCE in the packet path */
+	/*
+	 * Tier spill-over: hop count per tier and bias. Written under the
+	 * lock, read with READ_ONCE by the packet path, which may see a mix
+	 * of the old and new hop counts during a set: a few decisions by
+	 * either, harmless.
+	 */
+	u8 tier_hops[FARE_TIER_MAX + 1];
+	u8 n_tier_hops;			/* 1..FARE_TIER_MAX + 1 */
+	u32 spill_bias;			/* bytes */
+	struct fare_pcpu_net __percpu *stats;
+	/*
+	 * The flowlet table's size (FARE_A_CONFIG_FLOWLET_SLOTS) and the
+	 * table, both written under the lock. The table is made by the
+	 * device's ndo_init, so a transmitting device always finds one; it
+	 * is replaced whole on a resize and freed with the device. Readers:
+	 * rcu_dereference(), then mask and slots from the same object.
+	 */
+	u32 flowlet_slots;
+	struct fare_flowlets __rcu *flowlets;
+	/* Set when a route of that (family, prefix length) exists. */
+	DECLARE_BITMAP(plens4, FARE_PLEN_SLOTS);
+	DECLARE_BITMAP(plens6, FARE_PLEN_SLOTS);
+	/* The index of the routes shorter than a host route, or NULL. */
+	struct fare_agg __rcu *agg[2];
+	/*
+	 * Keyed by fare_prefix; RCU readers. A lookup reads its first line
+	 * (the bucket table, the parameters), writers also the rest.
+	 */
+	struct rhashtable routes ____cacheline_aligned_in_smp;
 	/*
 	 * Under RTNL: the MTU an admin gave the fare device below its
 	 * planes' smallest (0: none, it follows the planes), and whether
@@ -107,29 +156,23 @@ struct fare_net {
 	/* Under RTNL, against max_planes; READ_ONCE by config dumps. */
 	unsigned int num_planes;
 	/*
-	 * Bumped (fare_planes_bump(): atomic, release) after every change
-	 * of the planes or of what one carries, under RTNL or by the
-	 * neighbour events (neigh.c); see fare_group_up().
-	 */
-	atomic_t plane_gen;
-	/*
 	 * Gateway neighbours (neigh.c). gw_lock (BHs off) protects each
 	 * plane's gw_failed and gw_fails and gw_exiting, and serialises the
 	 * neighbour events so the last reads the entry's last state;
 	 * gw_exiting stops gw_probe and gw_notify_work being queued again
 	 * when the device goes; gw_notify holds the ids of the planes whose
 	 * gw_failed changed since gw_notify_work last announced them.
-	 * use_neigh: FARE_A_CONFIG_USE_NEIGH, READ_ONCE in the packet path.
 	 */
 	spinlock_t gw_lock;
 	bool gw_exiting;
-	u8 use_neigh;
 	struct delayed_work gw_probe;
 	DECLARE_BITMAP(gw_notify, FARE_PLANE_ID_MAX + 1);
 	struct work_struct gw_notify_work;
-	/* Protects the routes and the config below. */
+	/*
+	 * Protects the routes, the groups and the configuration (the
+	 * packet path's fields above are written under it).
+	 */
 	struct mutex lock;
-	struct rhashtable routes;	/* RCU readers, keyed by fare_prefix */
 	struct rb_root route_tree;	/* by key, for dumps */
 	/*
 	 * Bumped, never to 0, by every change of the routes or groups, for
@@ -157,35 +200,10 @@ struct fare_net {
 	u32 nhg_seed;
 	struct rhltable nhg_anon;
 	bool route_stats;		/* default of FARE_A_ROUTE_STATS */
-	/* Routes per (family, prefix length); readers use the bitmaps. */
+	/* Routes per (family, prefix length), behind plens4 and plens6. */
 	unsigned int plen_count[2][FARE_PLEN_SLOTS];
-	DECLARE_BITMAP(plens4, FARE_PLEN_SLOTS);
-	DECLARE_BITMAP(plens6, FARE_PLEN_SLOTS);
-	/* Routes shorter than a host route, and their index or NULL. */
+	/* Routes shorter than a host route, behind agg[]. */
 	unsigned int num_agg[2];
-	struct fare_agg __rcu *agg[2];
-	u8 default_mode;		/* READ_ONCE in the packet path */
-	u32 flowlet_us;
-	u32 hash_seed;			/* READ_ONCE in the packet path */
-	/*
-	 * Tier spill-over: hop count per tier and bias. Written under the
-	 * lock, read with READ_ONCE by the packet path, which may see a mix
-	 * of the old and new hop counts during a set: a few decisions by
-	 * either, harmless.
-	 */
-	u8 tier_hops[FARE_TIER_MAX + 1];
-	u8 n_tier_hops;			/* 1..FARE_TIER_MAX + 1 */
-	u32 spill_bias;			/* bytes */
-	struct fare_pcpu_net __percpu *stats;
-	/*
-	 * The flowlet table's size (FARE_A_CONFIG_FLOWLET_SLOTS) and the
-	 * table, both written under the lock. The table is made by the
-	 * device's ndo_init, so a transmitting device always finds one; it
-	 * is replaced whole on a resize and freed with the device. Readers:
-	 * rcu_dereference(), then mask and slots from the same object.
-	 */
-	u32 flowlet_slots;
-	struct fare_flowlets __rcu *flowlets;
 };
 
 extern unsigned int fare_net_id;

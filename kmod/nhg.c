@@ -18,8 +18,8 @@
  * which the policy bounds (FARE_NEXTHOP_MAX, FARE_TIER_MAX): at most these
  * sizes, well below what the per-CPU allocator takes without a WARN.
  */
-static_assert(struct_size_t(struct fare_group_tx, nh, FARE_NEXTHOP_MAX) <=
-	      PCPU_MIN_UNIT_SIZE / 4);
+static_assert(struct_size_t(struct fare_group_tx, nh, FARE_NEXTHOP_MAX) +
+	      FARE_NEXTHOP_MAX * sizeof(u64) <= PCPU_MIN_UNIT_SIZE / 4);
 static_assert(ALIGN(struct_size_t(struct fare_spray, count, FARE_NEXTHOP_MAX),
 		    __alignof__(struct fare_spray)) * (FARE_TIER_MAX + 1) <=
 	      PCPU_MIN_UNIT_SIZE / 4);
@@ -34,7 +34,17 @@ static_assert(ALIGN(struct_size_t(struct fare_spray, count, FARE_NEXTHOP_MAX),
 static size_t fare_group_size(unsigned int num_nh)
 {
 	return struct_size_t(struct fare_group, nh, num_nh) +
-	       num_nh * (sizeof(u64) + sizeof(u32) + 2);
+	       num_nh * (sizeof(u32) + 2);
+}
+
+/*
+ * The virtual queues of a group of @num_nh next hops: whole cache lines,
+ * and a power of two, which kmalloc() aligns to its size.
+ */
+static size_t fare_group_vq_bytes(unsigned int num_nh)
+{
+	return roundup_pow_of_two(max_t(size_t, num_nh * sizeof(atomic64_t),
+					L1_CACHE_BYTES));
 }
 
 struct fare_group *fare_group_alloc(unsigned int num_nh)
@@ -46,8 +56,7 @@ struct fare_group *fare_group_alloc(unsigned int num_nh)
 	grp = kzalloc(fare_group_size(num_nh), GFP_KERNEL_ACCOUNT);
 	if (!grp)
 		return NULL;
-	grp->deficit.sent = (u64 *)&grp->nh[num_nh];
-	grp->weights = (u32 *)&grp->deficit.sent[num_nh];
+	grp->weights = (u32 *)&grp->nh[num_nh];
 	grp->tiers = (u8 *)&grp->weights[num_nh];
 	grp->tier_ord = grp->tiers + num_nh;
 	grp->num_nh = num_nh;
@@ -212,7 +221,9 @@ static size_t fare_group_bytes(const struct fare_group *grp)
 	return fare_kmalloc_bytes(fare_group_size(grp->num_nh)) +
 	       fare_kmalloc_bytes(grp->num_tiers * sizeof(*grp->sched)) +
 	       fare_kmalloc_bytes(max_t(size_t, seq, 1)) +
-	       fare_pcpu_bytes(struct_size(grp->tx, nh, grp->num_nh),
+	       (grp->num_tiers > 1 ?
+		fare_kmalloc_bytes(fare_group_vq_bytes(grp->num_nh)) : 0) +
+	       fare_pcpu_bytes(fare_group_tx_size(grp->num_nh),
 			       __alignof__(struct fare_group_tx)) +
 	       fare_pcpu_bytes(grp->spray_size * grp->num_tiers,
 			       __alignof__(struct fare_spray)) +
@@ -231,17 +242,28 @@ int fare_group_finish(struct fare_group *grp)
 	unsigned int cpu;
 	int err;
 
-	grp->tx = __alloc_percpu_gfp(struct_size(grp->tx, nh, grp->num_nh),
+	grp->tx = __alloc_percpu_gfp(fare_group_tx_size(grp->num_nh),
 				     __alignof__(struct fare_group_tx),
 				     GFP_KERNEL_ACCOUNT);
 	if (!grp->tx)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(grp->tx, cpu)->syncp);
+	for_each_possible_cpu(cpu) {
+		struct fare_group_tx *gtx = per_cpu_ptr(grp->tx, cpu);
+
+		u64_stats_init(&gtx->syncp);
+		gtx->deficit.sent = (u64 *)((char *)gtx +
+			struct_size(gtx, nh, grp->num_nh));
+	}
 
 	fare_group_rank(grp);
 	if (WARN_ON_ONCE(grp->num_tiers > FARE_TIER_MAX + 1))
 		return -EINVAL;
+	if (grp->num_tiers > 1) {
+		grp->vq = kzalloc(fare_group_vq_bytes(grp->num_nh),
+				  GFP_KERNEL_ACCOUNT);
+		if (!grp->vq)
+			return -ENOMEM;
+	}
 	err = fare_group_sched(grp);
 	if (err)
 		return err;
@@ -264,11 +286,13 @@ void fare_group_carry_vq(struct fare_group *grp,
 {
 	unsigned int i, j;
 
+	if (!grp->vq || !old->vq)
+		return;
 	for (i = 0; i < grp->num_nh; i++)
 		for (j = 0; j < old->num_nh; j++)
 			if (grp->nh[i].plane_id == old->nh[j].plane_id)
-				atomic64_set(&grp->nh[i].vq_vt,
-					     atomic64_read(&old->nh[j].vq_vt));
+				atomic64_set(&grp->vq[i],
+					     atomic64_read(&old->vq[j]));
 }
 
 /*
@@ -305,7 +329,7 @@ void fare_group_set_buckets(struct fare_group *grp,
 			   members, grp->num_nh);
 }
 
-/* Sums next hop @i's per-CPU counters; for stats and flowlet decisions. */
+/* Sums next hop @i's per-CPU counters, for the stats. */
 void fare_group_nh_tx(struct fare_group *grp, unsigned int i, u64 *packets,
 		      u64 *bytes)
 {
@@ -333,6 +357,7 @@ static void fare_group_free(struct rcu_head *head)
 
 	free_percpu(grp->spray);
 	free_percpu(grp->tx);
+	kfree(grp->vq);
 	kfree(grp->sched);
 	kfree(grp->seq);
 	kfree(grp);

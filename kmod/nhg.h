@@ -13,15 +13,6 @@ struct fare_nh {
 	u32 weight;
 	u8 tier;
 	u64 bandwidth;			/* bytes/s of the path, 0 unknown */
-	/*
-	 * The virtual queue of the hop (select.h, fare_vq_add()): the time,
-	 * ktime_get_mono_fast_ns(), at which it runs empty. Updated with a
-	 * compare-and-swap, without a lock, once per FARE_VQ_BATCH bytes a
-	 * CPU sends (xmit.c, fare_vq_count()), only while the group has
-	 * more than one tier and bandwidth is set; copied into the group that
-	 * replaces this one for the same plane.
-	 */
-	atomic64_t vq_vt;
 };
 
 /* Per-CPU counters of one group, one entry per next hop. */
@@ -35,6 +26,15 @@ struct fare_group_tx {
 	u64 up;
 	u32 up_gen;
 	u8 up_carry;
+	/*
+	 * Where this CPU's byte deficit for a new flowlet counts from
+	 * (select.h, fare_deficit_pick_since()): this CPU's bytes per next
+	 * hop when it first saw the planes' generation @deficit.gen. Its
+	 * sent[] follows nh[] in this CPU's allocation
+	 * (fare_group_tx_size()). A CPU balances its own bytes, reading no
+	 * line another CPU writes; the CPUs' sums are then balanced too.
+	 */
+	struct fare_deficit_base deficit;
 	struct {
 		u64_stats_t packets;
 		u64_stats_t bytes;
@@ -43,6 +43,13 @@ struct fare_group_tx {
 	} nh[];
 };
 
+/* A CPU's fare_group_tx of @num_nh next hops and its deficit baselines. */
+static inline size_t fare_group_tx_size(unsigned int num_nh)
+{
+	return struct_size_t(struct fare_group_tx, nh, num_nh) +
+	       num_nh * sizeof(u64);
+}
+
 /* Bytes a CPU gathers before it adds them to a virtual queue. */
 #define FARE_VQ_BATCH		16384
 
@@ -50,8 +57,10 @@ struct fare_group_tx {
  * The next hops of a group; immutable once published, replaced whole, so
  * the counters and the spray position start afresh with every new set of
  * weights. Sized to its next hops: nh[] is followed, in the same
- * allocation, by the num_nh deficit baselines, weights, tiers and tier
- * ranks that deficit.sent, weights, tiers and tier_ord point to.
+ * allocation, by the num_nh weights, tiers and tier ranks that weights,
+ * tiers and tier_ord point to. Nothing in it is written once it is
+ * published: what packets write (counters, spray and deficit state,
+ * virtual queues) is per CPU or in lines of its own.
  */
 struct fare_group {
 	struct rcu_head rcu;
@@ -82,13 +91,16 @@ struct fare_group {
 	u8 *tiers;			/* copy of nh[].tier, likewise */
 	u8 *tier_ord;			/* rank of nh[].tier among them */
 	/*
-	 * Where a new flowlet's byte deficit counts from (select.h,
-	 * fare_deficit_pick_since()): each next hop's bytes when the
-	 * namespace's planes last changed, taken by the first decision that
-	 * sees a new fare_net.plane_gen; lock-free, READ_ONCE/WRITE_ONCE.
-	 * Its sent[] follows nh[] in the group's allocation.
+	 * With more than one tier, each next hop's virtual queue (select.h,
+	 * fare_vq_add()): the time, ktime_get_mono_fast_ns(), at which it
+	 * runs empty, num_nh of them. Updated with a compare-and-swap,
+	 * without a lock, once per FARE_VQ_BATCH bytes a CPU sends (xmit.c,
+	 * fare_vq_count()) while bandwidth is set; copied into the group that
+	 * replaces this one for the same plane. An allocation of its own,
+	 * whole cache lines (fare_group_vq_bytes()), so those writes never
+	 * touch a line that every packet reads. NULL with one tier.
 	 */
-	struct fare_deficit_base deficit;
+	atomic64_t *vq;
 	/*
 	 * Bytes charged to the namespace's memory budget for the group and
 	 * its fare_nhg (nhg.c, fare_group_bytes()); 0 until charged.

@@ -42,14 +42,16 @@ struct fare_plane {
 	 */
 	u8 gw_failed;
 	u64 gw_fails;
+	struct fare_pcpu_tx __percpu *tx;
 	/*
 	 * The device's qdisc backlog in bytes as last sampled (READ_ONCE),
 	 * and when (ktime_get_mono_fast_ns(), 0 never): plane.c,
-	 * fare_plane_backlog().
+	 * fare_plane_backlog(). Rewritten every FARE_BACKLOG_SAMPLE_NS while
+	 * new flowlets are decided, so in a line of their own, away from
+	 * what every packet reads above.
 	 */
-	u64 backlog;
+	u64 backlog ____cacheline_aligned_in_smp;
 	atomic64_t backlog_at;
-	struct fare_pcpu_tx __percpu *tx;
 };
 
 /* How old a plane's backlog sample may be before a decision takes anew. */

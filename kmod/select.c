@@ -139,15 +139,15 @@ int fare_deficit_pick_since(const u32 *weights, u64 *sent,
 	unsigned int i;
 	u64 b;
 
-	if (READ_ONCE(base->gen) != gen) {
+	if (base->gen != gen) {
 		for (i = 0; i < n; i++)
-			WRITE_ONCE(base->sent[i], sent[i]);
-		WRITE_ONCE(base->gen, gen);
+			base->sent[i] = sent[i];
+		base->gen = gen;
 	}
 	for (i = 0; i < n; i++) {
 		if (!(usable & (1ULL << i)))
 			continue;
-		b = READ_ONCE(base->sent[i]);
+		b = base->sent[i];
 		sent[i] = sent[i] > b ? sent[i] - b : 0;
 	}
 	return fare_deficit_pick(weights, sent, usable, n);

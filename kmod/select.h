@@ -91,13 +91,10 @@ int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
 		      unsigned int n);
 
 /*
- * Where a group's byte deficit counts from: each entry's bytes when the
- * usable set last changed (@sent, one per entry) and a generation naming
- * that set (@gen). Written without a lock by whichever decision first sees
- * a new generation (fare_deficit_pick_since()), with READ_ONCE and
- * WRITE_ONCE: two CPUs rebasing at once, or a decision reading a baseline
- * half rewritten, cost a decision or two taken on bytes a few microseconds
- * apart, which later decisions correct.
+ * Where a byte deficit counts from: each entry's bytes when the usable set
+ * last changed (@sent, one per entry) and a generation naming that set
+ * (@gen). fare.ko keeps one per group and CPU, over that CPU's bytes
+ * (struct fare_group_tx), so only that CPU reads or writes it.
  */
 struct fare_deficit_base {
 	u32 gen;
@@ -111,9 +108,9 @@ struct fare_deficit_base {
  * the others sent while it was away. @gen names the current usable set and
  * must change whenever that set may have (a plane leaves or returns); when
  * it is not @base->gen, every entry's total becomes the new baseline
- * first. @sent holds every entry's bytes over the group's whole life and
- * is left holding, for the entries of @usable, the bytes since the
- * baseline (0 where a total is below it, as a racing rebase may leave).
+ * first. @sent holds every entry's bytes over the group's whole life (on
+ * one CPU, in fare.ko) and is left holding, for the entries of @usable,
+ * the bytes since the baseline (0 where a total is below it).
  */
 int fare_deficit_pick_since(const u32 *weights, u64 *sent,
 			    struct fare_deficit_base *base, u32 gen,

@@ -472,6 +472,47 @@ static struct fare_group *mkgroup(struct kunit *test, unsigned int n,
 }
 
 /*
+ * What packets write in a group stays out of what they read: a group of
+ * several tiers has its virtual queues in whole cache lines of their own,
+ * one of one tier none; each CPU's deficit baselines follow its own
+ * counters, within its own per-CPU area.
+ */
+static void group_keeps_packet_writes_apart(struct kunit *test)
+{
+	static const u32 w[] = { 5, 3, 2 };
+	struct fare_group *grp = fare_group_alloc(3);
+	unsigned int i, cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, grp);
+	for (i = 0; i < 3; i++) {
+		grp->nh[i].plane_id = i + 1;
+		grp->weights[i] = w[i];
+		grp->tiers[i] = i == 2;
+	}
+	KUNIT_ASSERT_EQ(test, fare_group_finish(grp), 0);
+	KUNIT_ASSERT_NOT_NULL(test, grp->vq);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)grp->vq,
+					   L1_CACHE_BYTES));
+	KUNIT_EXPECT_GE(test, ksize(grp->vq), (size_t)L1_CACHE_BYTES);
+	for_each_possible_cpu(cpu) {
+		struct fare_group_tx *gtx = per_cpu_ptr(grp->tx, cpu);
+		char *end = (char *)gtx + fare_group_tx_size(3);
+
+		KUNIT_EXPECT_GE(test, (unsigned long)gtx->deficit.sent,
+				(unsigned long)&gtx->nh[3]);
+		KUNIT_EXPECT_LE(test, (unsigned long)&gtx->deficit.sent[3],
+				(unsigned long)end);
+	}
+	fare_group_free_rcu(grp);
+
+	grp = mkgroup(test, 3, w);
+	KUNIT_ASSERT_EQ(test, fare_group_finish(grp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)grp->vq, NULL);
+	fare_group_free_rcu(grp);
+	rcu_barrier();
+}
+
+/*
  * A group precomputes each tier's period where it is short: 5:3:2 over
  * tier 0 and 4:4 (period 2) over tier 1; none for 1000:999.
  */
@@ -1069,6 +1110,7 @@ static struct kunit_case fare_table_cases[] = {
 	KUNIT_CASE(lpm_matches_naive_search),
 	KUNIT_CASE(lpm_index_matches_naive_search_across_its_limits),
 	KUNIT_CASE(group_precomputes_short_periods),
+	KUNIT_CASE(group_keeps_packet_writes_apart),
 	KUNIT_CASE(lpm_v6_matches_naive_search),
 	KUNIT_CASE(devices_share_the_namespace_budget),
 	{}

@@ -26,16 +26,17 @@
 /*
  * Adds a packet of @len bytes to next hop @i's virtual queue. The bytes
  * gather in this CPU's @gtx until FARE_VQ_BATCH of them are due, which
- * then go in at once: one compare-and-swap on the shared hop per batch,
+ * then go in at once: one compare-and-swap on the shared queue per batch,
  * not per packet, retried only while another CPU updates the same hop.
  * The queue a decision reads lacks at most FARE_VQ_BATCH - 1 bytes per
  * CPU.
  */
-static void fare_vq_count(struct fare_nh *nh, struct fare_group_tx *gtx,
+static void fare_vq_count(struct fare_group *grp, struct fare_group_tx *gtx,
 			  unsigned int i, unsigned int len)
 {
+	atomic64_t *vq = &grp->vq[i];
 	u32 pending = gtx->nh[i].vq_pending;
-	u64 now;
+	u64 rate = grp->nh[i].bandwidth, now;
 	s64 old;
 
 	if (len < FARE_VQ_BATCH - pending) {
@@ -44,9 +45,9 @@ static void fare_vq_count(struct fare_nh *nh, struct fare_group_tx *gtx,
 	}
 	gtx->nh[i].vq_pending = 0;
 	now = ktime_get_mono_fast_ns();
-	old = atomic64_read(&nh->vq_vt);
-	while (!atomic64_try_cmpxchg(&nh->vq_vt, &old,
-				     fare_vq_add(old, now, nh->bandwidth,
+	old = atomic64_read(vq);
+	while (!atomic64_try_cmpxchg(vq, &old,
+				     fare_vq_add(old, now, rate,
 						 min_t(u64, (u64)pending + len,
 						       U32_MAX))))
 		;
@@ -64,7 +65,7 @@ static void fare_count_tx(struct fare_net *fn, struct fare_route *rt,
 
 	/* Only a route with several tiers ever reads the virtual queues. */
 	if (grp->num_tiers > 1 && grp->nh[idx].bandwidth)
-		fare_vq_count(&grp->nh[idx], gtx, idx, len);
+		fare_vq_count(grp, gtx, idx, len);
 
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->tier[tier].packets);

@@ -19,7 +19,7 @@ PACKAGES=(
 	dkms dh-dkms debhelper lintian libsystemd-dev systemd git debootstrap
 	bird2 iputils-ping frr
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
-	nftables
+	nftables sparse
 )
 
 # --kernel-build: only what tests/vm/build-test-kernel needs, so that
