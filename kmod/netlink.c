@@ -832,64 +832,92 @@ static int fare_nl_group_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return fare_nl_dump_on_dev(skb, cb, fare_nl_group_dump_fn);
 }
 
+/*
+ * Each command validates by a policy of its own, which takes the
+ * attributes its request may carry and refuses every other one.
+ */
 static const struct genl_ops fare_genl_ops[] = {
 	{
 		.cmd = FARE_CMD_PLANE_NEW,
+		.policy = fare_plane_new_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_plane_new,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = FARE_CMD_PLANE_DEL,
+		.policy = fare_plane_id_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_plane_del,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = FARE_CMD_PLANE_GET,
+		.policy = fare_plane_id_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_plane_get,
 		.start = fare_nl_dump_start,
 		.dumpit = fare_nl_plane_dump,
 	},
 	{
 		.cmd = FARE_CMD_ROUTE_NEW,
+		.policy = fare_route_new_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_route_new,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = FARE_CMD_ROUTE_DEL,
+		.policy = fare_prefix_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_route_del,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = FARE_CMD_ROUTE_GET,
+		.policy = fare_prefix_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_route_get,
 		.start = fare_nl_route_dump_start,
 		.dumpit = fare_nl_route_dump,
 	},
 	{
 		.cmd = FARE_CMD_CONFIG_SET,
+		.policy = fare_config_set_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_config_set,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = FARE_CMD_CONFIG_GET,
+		.policy = fare_dev_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_config_get,
 	},
 	{
 		.cmd = FARE_CMD_STATS_GET,
+		.policy = fare_dev_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_stats_get,
 	},
 	{
 		.cmd = FARE_CMD_GROUP_NEW,
+		.policy = fare_group_new_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_group_new,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = FARE_CMD_GROUP_DEL,
+		.policy = fare_group_id_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_group_del,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = FARE_CMD_GROUP_GET,
+		.policy = fare_group_id_policy,
+		.maxattr = FARE_A_MAX,
 		.doit = fare_nl_group_get,
 		.start = fare_nl_group_dump_start,
 		.dumpit = fare_nl_group_dump,
@@ -917,8 +945,7 @@ static const struct genl_ops fare_genl_ops[] = {
 struct genl_family fare_family __ro_after_init = {
 	.name = FARE_GENL_NAME,
 	.version = FARE_GENL_VERSION,
-	.maxattr = FARE_A_MAX,
-	.policy = fare_policy,
+	/* No family-wide policy: each command has its own (policy.h). */
 	.netnsok = true,
 	.parallel_ops = true,
 	.pre_doit = fare_nl_pre_doit,

@@ -147,13 +147,91 @@ static void policy_put(struct sk_buff *skb, int type, int len, u32 value)
 	nla_put(skb, type, len, buf);
 }
 
-/* Parses @skb's attributes as genetlink does for fare's strict commands. */
-static int policy_parse(struct sk_buff *skb, struct netlink_ext_ack *extack)
+/*
+ * Every request attribute's rule, from the same definitions as the
+ * commands' policies (policy.h): the cases above check each rule once,
+ * whichever commands take it; each_command_takes_only_its_attributes
+ * checks which command takes which.
+ */
+static const struct nla_policy fare_policy[FARE_A_MAX + 1] = {
+	FARE_POL_DEV,
+	FARE_POL_PLANE,
+	FARE_POL_REPLACE,
+	FARE_POL_ROUTE,
+	FARE_POL_GROUP_ID,
+	FARE_POL_CONFIG,
+};
+
+/* Parses @skb's attributes by @policy as genetlink does (strict). */
+static int policy_parse_by(struct sk_buff *skb,
+			   const struct nla_policy *policy,
+			   struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[FARE_A_MAX + 1];
 
 	return nla_parse(tb, FARE_A_MAX, (struct nlattr *)skb->data, skb->len,
-			 fare_policy, extack);
+			 policy, extack);
+}
+
+static int policy_parse(struct sk_buff *skb, struct netlink_ext_ack *extack)
+{
+	return policy_parse_by(skb, fare_policy, extack);
+}
+
+struct op_case {
+	const char *op;
+	const struct nla_policy *policy;
+	int takes;		/* an attribute it takes (as a u32 of 1) */
+	int refuses;		/* one another command takes, but not it */
+};
+
+/*
+ * Each command's policy takes its own attributes and the device, and
+ * refuses, with the attribute, one that only another command takes.
+ */
+static void each_command_takes_only_its_attributes(struct kunit *test)
+{
+	static const struct op_case cases[] = {
+		{ "CONFIG_GET, STATS_GET", fare_dev_policy, FARE_A_IFINDEX,
+		  FARE_A_PLANE_ID },
+		{ "PLANE_NEW", fare_plane_new_policy, FARE_A_PLANE_IFINDEX,
+		  FARE_A_ROUTE_GROUP_ID },
+		{ "PLANE_DEL, PLANE_GET", fare_plane_id_policy, FARE_A_PLANE_ID,
+		  FARE_A_PLANE_IFINDEX },
+		{ "ROUTE_NEW", fare_route_new_policy, FARE_A_ROUTE_GROUP_ID,
+		  FARE_A_CONFIG_HASH_SEED },
+		{ "ROUTE_DEL, ROUTE_GET", fare_prefix_policy, FARE_A_IFINDEX,
+		  FARE_A_ROUTE_GROUP_ID },
+		{ "CONFIG_SET", fare_config_set_policy, FARE_A_CONFIG_HASH_SEED,
+		  FARE_A_GROUP_ID },
+		{ "GROUP_NEW", fare_group_new_policy, FARE_A_GROUP_ID,
+		  FARE_A_PLANE_ID },
+		{ "GROUP_DEL, GROUP_GET", fare_group_id_policy, FARE_A_GROUP_ID,
+		  FARE_A_ROUTE_GROUP_ID },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct op_case *c = &cases[i];
+		struct netlink_ext_ack extack = { };
+		struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		nla_put_string(skb, FARE_A_IFNAME, "fare0");
+		nla_put_u32(skb, c->takes, 1);
+		KUNIT_EXPECT_EQ_MSG(test, policy_parse_by(skb, c->policy,
+							  &extack), 0,
+				    "%s: %s", c->op, extack._msg);
+		nla_put_u32(skb, c->refuses, 1);
+		KUNIT_EXPECT_EQ_MSG(test, policy_parse_by(skb, c->policy,
+							  &extack), -EINVAL,
+				    "%s", c->op);
+		KUNIT_EXPECT_STREQ_MSG(test, extack._msg,
+				       "Unsupported attribute", "%s", c->op);
+		KUNIT_EXPECT_EQ_MSG(test, nla_type(extack.bad_attr), c->refuses,
+				    "%s", c->op);
+		kfree_skb(skb);
+	}
 }
 
 static void policy_refuses_with_its_message(struct kunit *test)
@@ -411,6 +489,7 @@ static struct kunit_case fare_policy_cases[] = {
 	KUNIT_CASE_PARAM(policy_refuses_with_its_message, policy_gen_params),
 	KUNIT_CASE(policy_checks_nested_next_hops),
 	KUNIT_CASE(policy_accepts_the_bounds),
+	KUNIT_CASE(each_command_takes_only_its_attributes),
 	KUNIT_CASE(limits_refuse_past_the_limit),
 	KUNIT_CASE(memory_charge_refuses_past_the_budget),
 	KUNIT_CASE(dump_fails_when_the_first_entry_does_not_fit),

@@ -5,7 +5,9 @@
 #  1. it validates against the kernel's genetlink-legacy schema (jsonschema);
 #  2. the kernel's own YNL library (tools/net/ynl/lib) loads and resolves it;
 #  3. every name and number in it equals uapi/linux/fare.h: a C program
-#     generated from the spec is compiled against the header and run.
+#     generated from the spec is compiled against the header and run;
+#  4. each command's kernel policy (kmod/policy.h) takes the attributes
+#     its request lists, no more, no fewer.
 # The schema and library come from linux-source-6.12 (tests/ynl/ynl-tree).
 #
 # usage: tests/ynl/validate.sh [SPEC]
@@ -125,6 +127,65 @@ PY
 	fi
 else
 	bad "the kernel's YNL library cannot load fare.yaml"
+fi
+
+# 4. What each command's kernel policy takes is what the spec's request
+#    lists for it (do and dump): policy.h's per-command tables, found
+#    from netlink.c's ops, read as text.
+if "$python" - "$spec" "$root/kmod/policy.h" "$root/kmod/netlink.c" <<'PY'; then
+import re, sys, yaml
+spec_path, policy_h, netlink_c = sys.argv[1:4]
+with open(spec_path) as f:
+    spec = yaml.safe_load(f)
+with open(policy_h) as f:
+    text = f.read()
+with open(netlink_c) as f:
+    ops_text = f.read()
+
+macros = {m.group(1): m.group(2) for m in re.finditer(
+    r'#define (FARE_POL_[A-Z0-9_]+)[ \t]*\\\n((?:.*\\\n)*.*)', text)}
+
+
+def attrs_of(body):
+    out = set(re.findall(r'\[FARE_A_([A-Z0-9_]+)\]', body))
+    for ref in re.findall(r'\b(FARE_POL_[A-Z0-9_]+)\b', body):
+        out |= attrs_of(macros[ref])
+    return out
+
+
+tables = {m.group(1): attrs_of(m.group(2)) for m in re.finditer(
+    r'static const struct nla_policy (fare_[a-z0-9_]+_policy)'
+    r'\[FARE_A_MAX \+ 1\][^=]*= \{(.*?)\n\};', text, re.S)}
+policy_of = dict(re.findall(
+    r'\.cmd = FARE_CMD_([A-Z0-9_]+),\s*\.policy = (fare_[a-z0-9_]+_policy),',
+    ops_text))
+prefix = spec['attribute-sets'][0].get('name-prefix', 'fare-a-')
+bad = 0
+checked = 0
+for op in spec['operations']['list']:
+    if 'do' not in op and 'dump' not in op:
+        continue
+    want = set()
+    for kind in ('do', 'dump'):
+        want |= set(op.get(kind, {}).get('request', {}).get('attributes', []))
+    want = {a.upper().replace('-', '_') for a in want}
+    cmd = op['name'].upper().replace('-', '_')
+    if cmd not in policy_of or policy_of[cmd] not in tables:
+        print(f'FARE_CMD_{cmd}: no policy of its own in netlink.c')
+        bad = 1
+        continue
+    have = tables[policy_of[cmd]]
+    checked += 1
+    if have != want:
+        print(f'FARE_CMD_{cmd} ({policy_of[cmd]}): the kernel also takes '
+              f'{sorted(have - want)}, the spec also lists {sorted(want - have)}')
+        bad = 1
+print(f'{checked} commands compared')
+sys.exit(bad)
+PY
+	ok "each command's kernel policy takes exactly the spec's request attributes"
+else
+	bad "the kernel's per-command policies and fare.yaml's requests disagree"
 fi
 
 echo "ynl: $passed passed, $failed failed"
