@@ -545,6 +545,17 @@ far_has() { farc show route "$SPINE_PFX" protocol far4 | grep -q "$SPINE_PFX"; }
 far_lacks() { ! far_has; }
 # far_since: when the far BIRD's session last changed state.
 far_since() { farc show protocols far4 | awk '$1 == "far4" { print $5 }'; }
+# far_kept_session SINCE: fails unless the far BIRD's session still dates
+# from SINCE (far_since before); both times go in the message.
+far_kept_session()
+{
+	local now
+
+	now=$(far_since)
+	if [ -z "$1" ] || [ "$now" != "$1" ]; then
+		fail "the far BIRD's session flapped (state since '$1', now '$now')"
+	fi
+}
 
 # spine_start: both BIRDs and fared; returns once the far BIRD has the
 # leaf's route through fared.
