@@ -431,13 +431,14 @@ static inline int flowlet_select(const struct group *grp, u32 hash, u64 up)
 	usable = grp->num_tiers > 1 ? tier_choose(grp, up, now_ns) : up;
 	if (fl_mode == FL_NEW_SUM) {
 		for (i = 0; i < grp->num_nh; i++) {
-			u64 b = 0, pk = 0;
+			u64 b = 0;
 
+			/* fare_group_nh_tx() read both; the packets went unused. */
 			for (c = 0; c < ncpus; c++) {
-				pk += READ_ONCE(gtx[c].packets[i]);
+				(void)READ_ONCE(gtx[c].packets[i]);
 				b += READ_ONCE(gtx[c].bytes[i]);
 			}
-			sent[i] = b + (pk & 0);
+			sent[i] = b;
 		}
 		idx = fare_deficit_pick_since(grp->weights, sent, &grp_deficit,
 					      group_tx.up_gen, usable,

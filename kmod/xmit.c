@@ -63,8 +63,8 @@ static void fare_count_tx(struct fare_net *fn, struct fare_route *rt,
 	u8 tier = min_t(u8, grp->tiers[idx], FARE_TIER_MAX);
 	struct fare_route_stats *rst = fare_route_stats_rcu(rt);
 
-	/* Only a route with several tiers ever reads the virtual queues. */
-	if (grp->num_tiers > 1 && grp->nh[idx].bandwidth)
+	/* Only a group of several tiers has (and reads) virtual queues. */
+	if (grp->vq && grp->nh[idx].bandwidth)
 		fare_vq_count(grp, gtx, idx, len);
 
 	u64_stats_update_begin(&st->syncp);

@@ -159,7 +159,6 @@ tables = {m.group(1): attrs_of(m.group(2)) for m in re.finditer(
 policy_of = dict(re.findall(
     r'\.cmd = FARE_CMD_([A-Z0-9_]+),\s*\.policy = (fare_[a-z0-9_]+_policy),',
     ops_text))
-prefix = spec['attribute-sets'][0].get('name-prefix', 'fare-a-')
 bad = 0
 checked = 0
 for op in spec['operations']['list']:
