@@ -14,7 +14,7 @@ PACKAGES=(
 	pkg-config libmnl-dev valgrind clang-14 libclang-rt-14-dev
 	linux-headers-amd64 linux-image-amd64 linux-source-6.12
 	qemu-system-x86 busybox-static
-	iproute2 jq ethtool util-linux procps python3 xz-utils rsync strace
+	iproute2 jq gojq ethtool util-linux procps python3 xz-utils rsync strace
 	python3-yaml python3-jsonschema
 	dkms dh-dkms debhelper lintian libsystemd-dev systemd git debootstrap
 	bird2 iputils-ping frr
