@@ -23,7 +23,7 @@ counter_rose()
 # counter does not rise within SECONDS.
 never_up_until()
 {
-	local ns=$1 name=$2 by=$3 limit=$(($4 * FBGP_WAIT_SCALE)) what=$5
+	local ns=$1 name=$2 by=$3 limit=$(($4 * FARE_WAIT_SCALE)) what=$5
 	local base end
 	shift 5
 	base=$(tcpext "$ns" "$name")

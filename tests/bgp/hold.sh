@@ -8,10 +8,10 @@
 # time, RFC 4271 §10 jitter only shortens it), so the last one reached
 # fared 0-2 s before the freeze and the timer expires 4-6 s after it.
 # Measured from the freeze to the NOTIFICATION in fared's log (polled
-# every 0.2 s), it must fall in 3.9 s..6 s + 2 s x FBGP_WAIT_SCALE:
+# every 0.2 s), it must fall in 3.9 s..6 s + 2 s x FARE_WAIT_SCALE:
 # earlier means a timer shorter than negotiated, later one that did not
 # run on time (8 s alone leaves 2 s for a loaded host; 12 s under CI,
-# where TCG guests share both CPUs: tests/bgp/run's FBGP_WAIT_SCALE).
+# where TCG guests share both CPUs: tests/bgp/run's FARE_WAIT_SCALE).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,7 +20,7 @@ bringup
 wait_for 10 "fared has 10.202.1.0/24" fared_has_route 10.202.1.0/24
 ms() { echo $(($(date +%s%N) / 1000000)); }
 HOLD_MS_MIN=3900
-HOLD_MS_MAX=$((6000 + 2000 * FBGP_WAIT_SCALE))
+HOLD_MS_MAX=$((6000 + 2000 * FARE_WAIT_SCALE))
 kill -STOP "$BIRD_PID"
 start=$(ms)
 until grep -q "neighbor $B4 (plane 1): sent NOTIFICATION 4/0" "$FARED_LOG"; do

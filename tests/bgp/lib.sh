@@ -254,7 +254,7 @@ fare_expect() { fare_expect_by fare_nhs "$@"; }
 fare_expect_planes() { fare_expect_by fare_planes "$@"; }
 fare_expect_by()
 {
-	local get=$1 end=$((SECONDS + 30 * FBGP_WAIT_SCALE))
+	local get=$1 end=$((SECONDS + 30 * FARE_WAIT_SCALE))
 
 	shift
 	kernel_mode || return 0
@@ -293,22 +293,9 @@ stop_fared_clean()
 # (tests/lab/bgp-kernel.sh, tests/bgp/guest/).
 ctl() { "$CTL_REQUEST" "$CTL" "$*"; }
 
-# wait_for SECONDS DESCRIPTION CMD...: polls CMD every 0.2 s, for SECONDS
-# times FBGP_WAIT_SCALE (tests/bgp/run sets 3 under CI=true, where the
-# guests of tests/run-all share both CPUs). It waits for something that
-# must happen, so a longer wait weakens nothing: where a scenario asserts
-# how long something took, it measures that itself.
-FBGP_WAIT_SCALE=${FBGP_WAIT_SCALE:-1}
-wait_for()
-{
-	local limit=$((${1} * FBGP_WAIT_SCALE)) what=$2 end
-	shift 2
-	end=$((SECONDS + limit))
-	while ! "$@" >/dev/null 2>&1; do
-		[ $SECONDS -lt $end ] || fail "timed out after ${limit}s: $what"
-		sleep 0.2
-	done
-}
+# nap, wait_until and wait_for (SECONDS WHAT CMD..., fails on a timeout):
+# the one way the tests wait, limits times FARE_WAIT_SCALE.
+. "$(dirname "${BASH_SOURCE[0]}")/../wait.sh"
 
 # fared's view of a neighbor: state NEIGHBOR -> "Established" etc.
 fared_state()
@@ -396,9 +383,38 @@ fared_rss_kib()
 }
 
 # When BIRD's protocol last changed state: unchanged means no flap.
-bird_since()
+# proto_since SOCKET PROTO: when the BIRD at SOCKET last changed PROTO's
+# state, as "show protocols" prints it. Read again (for up to 10 s) while
+# the answer has no time for PROTO: an empty read proves no flap, and two
+# sessions compared as flapped though neither side had dropped (CI of
+# 3b614f2's ctl-dump, a preflight's refresh) did not say which read it was.
+proto_since()
 {
-	birdc_ show protocols "$1" | awk -v p="$1" '$1 == p { print $5 }'
+	local t tries=0
+
+	until t=$(birdc -s "$1" show protocols "$2" |
+		  awk -v p="$2" '$1 == p { print $5 }') && [ -n "$t" ]; do
+		if [ $((tries += 1)) -ge 20 ]; then
+			echo "no time for $2 in 'show protocols' of $1" >&2
+			return 1
+		fi
+		nap 0.5
+	done
+	echo "$t"
+}
+
+bird_since() { proto_since "$BIRD_SOCK" "$1"; }
+
+# bird_kept_session PROTO SINCE: BIRD's PROTO has not changed state since
+# SINCE (a bird_since read before); names both times when it has.
+bird_kept_session()
+{
+	local now
+
+	now=$(bird_since "$1")
+	if [ -z "$2" ] || [ "$now" != "$2" ]; then
+		fail "BIRD's $1 changed state (since '$2', now '$now')"
+	fi
 }
 
 # note_second_session: records BIRD's fared4 session (its "since" time,
@@ -544,7 +560,7 @@ farc() { birdc -s "$FAR_SOCK" "$@"; }
 far_has() { farc show route "$SPINE_PFX" protocol far4 | grep -q "$SPINE_PFX"; }
 far_lacks() { ! far_has; }
 # far_since: when the far BIRD's session last changed state.
-far_since() { farc show protocols far4 | awk '$1 == "far4" { print $5 }'; }
+far_since() { proto_since "$FAR_SOCK" far4; }
 # far_kept_session SINCE: fails unless the far BIRD's session still dates
 # from SINCE (far_since before); both times go in the message.
 far_kept_session()

@@ -116,7 +116,7 @@ not_established() { ! fared_established "$1"; }
 # expect_pb VALUE GB/S WHY: the far BIRD gets PB VALUE within 20 s.
 expect_pb()
 {
-	local end=$((SECONDS + 20 * FBGP_WAIT_SCALE))
+	local end=$((SECONDS + 20 * FARE_WAIT_SCALE))
 
 	until [ "$(far_pb)" = "$1" ]; do
 		[ $SECONDS -lt $end ] ||

@@ -37,14 +37,14 @@ with open(log, "a") as f:
         f.flush()
 EOPY
 LAB_PIDS+=($!)
-wait_for 10 test -S "$SOCK" || fail "the listener did not start"
+wait_until 10 test -S "$SOCK" || fail "the listener did not start"
 
 NOTIFY_SOCKET=$SOCK fared_host_start 30 400G 2
 
 saw() { grep -q -- "$1" "$LOG" 2>/dev/null; }
 count() { grep -c -- "$1" "$LOG" 2>/dev/null || true; }
 
-if wait_for 30 saw READY=1; then
+if wait_until 30 saw READY=1; then
 	pass "fared sent READY=1"
 	expect_eq "fare.ko's planes when READY=1 arrived" \
 		"$(jq -r '[.[].id] | sort | join(" ")' "$LAB_DIR/planes-at-ready")" \
@@ -56,12 +56,12 @@ fi
 
 kill -HUP "$FARED_PID"
 ready_twice() { [ "$(count READY=1)" -ge 2 ]; }
-wait_for 30 ready_twice || true
+wait_until 30 ready_twice || true
 expect_eq "notifications after SIGHUP" "$(tr '\n' ',' <"$LOG")" \
 	"READY=1,RELOADING=1,READY=1,"
 
 kill -TERM "$FARED_PID"
-wait_for 30 saw STOPPING=1 || true
+wait_until 30 saw STOPPING=1 || true
 expect_eq "notifications after SIGTERM" "$(tail -n 1 "$LOG")" "STOPPING=1"
 wait "$FARED_PID" || fail "fared exited with status $?"
 expect_eq "farectl bgp after the stop" \

@@ -159,7 +159,7 @@ dpkg_at()
 	echo "dpkg.log: $(date '+%F %T') apt-get starts" >&2
 	wc -l </var/log/dpkg.log 2>/dev/null || echo 0
 }
-wait_for 60 weights_are "1:2 2:1" || true
+wait_until 60 weights_are "1:2 2:1" || true
 expect_eq "weights from the two sessions" "$(host_weights "$DST")" "1:2 2:1"
 expect_eq "sessions (farectl bgp)" \
 	"$("$FARECTL" -j bgp -s "$SOCK" neighbors | jq -r '[.[].state] | join(" ")')" \
@@ -209,7 +209,7 @@ through()
 	newpid=$(unit_prop MainPID)
 	[ "$newpid" != "$pid" ] || fail "$what: the same fared ($pid) after it"
 	expect_eq "$UNIT state after $what" "$(unit_prop ActiveState)" active
-	wait_for 60 weights_are "1:2 2:1" || true
+	wait_until 60 weights_are "1:2 2:1" || true
 	expect_eq "weights after $what" "$(host_weights "$DST")" "1:2 2:1"
 	sleep 1
 	if kill -0 "$sender" 2>/dev/null; then
@@ -370,7 +370,7 @@ if [ "${FARE_REMOVE:-0}" = 1 ]; then
 	systemctl enable "$UNIT" >/dev/null 2>&1 ||
 		fail "systemctl enable $UNIT (before the removal)"
 	systemctl start "$UNIT" || fail "systemctl start (before the removal)"
-	wait_for 60 weights_are "1:2 2:1" || true
+	wait_until 60 weights_are "1:2 2:1" || true
 	expect_eq "weights before the removal" "$(host_weights "$DST")" "1:2 2:1"
 	"$FARECTL" -n host route add 203.0.113.0/24 nexthop plane 1 weight 1 ||
 		fail "farectl route add (a route by hand, before the removal)"
@@ -404,7 +404,7 @@ if [ "${FARE_REMOVE:-0}" = 1 ]; then
 	expect_empty "fared processes after the removal" "$(pgrep -x fared || true)"
 	expect_eq "$UNIT state after the removal" "$(unit_prop ActiveState)" inactive
 	leaf_lost_host() { ! leaf_has_host; }
-	wait_for 10 leaf_lost_host || true
+	wait_until 10 leaf_lost_host || true
 	if leaf_has_host; then
 		fail "leaf 1 still routes to 192.0.2.7/32 (fared was not stopped for good)"
 	else

@@ -93,7 +93,7 @@ leaf_bfd_up()
 }
 
 plane_field() { "$FARECTL" -n host -j plane show "$1" | jq -r ".[0].$2"; }
-# plane_is PLANE FIELD VALUE: for wait_for, which runs it again.
+# plane_is PLANE FIELD VALUE: for wait_until, which runs it again.
 plane_is() { [ "$(plane_field "$1" "$2")" = "$3" ]; }
 
 load_fare
@@ -105,19 +105,19 @@ for i in 1 2; do
 done
 FARED_HOST_NEIGHBOR="bfd interval 100 multiplier 10" fared_host_start 30 400G 2
 
-if ! wait_for 60 host_weights_are "$DST" "1:1 2:1"; then
+if ! wait_until 60 host_weights_are "$DST" "1:1 2:1"; then
 	cat "$LAB_DIR/fared.log"
 fi
 expect_eq "weights" "$(host_weights "$DST")" "1:1 2:1"
 for i in 1 2; do
-	wait_for 30 leaf_bfd_up $i || fail "leaf $i's BFD session is not Up"
+	wait_until 30 leaf_bfd_up $i || fail "leaf $i's BFD session is not Up"
 	leaf_birdc $i show bfd sessions
 done
 expect_eq "plane 1 up in fare.ko" "$(plane_field 1 up)" true
 routes_in_fare() { "$FARECTL" -n host -j route show | jq length; }
 routes_are() { [ "$(routes_in_fare)" = "$1" ]; }
 sampler_started() { grep -q sampling "$LAB_DIR/dropped"; }
-wait_for 60 routes_are $((EXTRA + 1)) || true
+wait_until 60 routes_are $((EXTRA + 1)) || true
 expect_eq "routes in fare.ko" "$(routes_in_fare)" $((EXTRA + 1))
 host_monitor_start plane route
 
@@ -127,14 +127,14 @@ ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
 	--port 9200 --count $COUNT --interval-us 2000 --keep-going 1 &
 sender=$!
 LAB_PIDS+=("$sender")
-wait_for 60 rx_above remote eth-leaf1 500 || fail "plane 1 carried nothing"
-wait_for 60 rx_above remote eth-leaf2 500 || fail "plane 2 carried nothing"
+wait_until 60 rx_above remote eth-leaf1 500 || fail "plane 1 carried nothing"
+wait_until 60 rx_above remote eth-leaf2 500 || fail "plane 2 carried nothing"
 
 # 1. Leaf 1 dies with its links up, once both planes carry the route.
-wait_for 60 host_weights_are "$DST" "1:1 2:1" ||
+wait_until 60 host_weights_are "$DST" "1:1 2:1" ||
 	fail "not both planes before the freeze: $(host_weights "$DST")"
-wait_for 30 leaf_bfd_up 1 || fail "leaf 1's BFD not Up before the freeze"
-wait_for 30 leaf_bfd_up 2 || fail "leaf 2's BFD not Up before the freeze"
+wait_until 30 leaf_bfd_up 1 || fail "leaf 1's BFD not Up before the freeze"
+wait_until 30 leaf_bfd_up 2 || fail "leaf 2's BFD not Up before the freeze"
 # Leaf 1's datagrams it could not forward, timestamped by a sampler in its
 # namespace: "MS COUNT" whenever Ip InAddrErrors changes (every 10 ms,
 # around the freeze only: a TCG guest has little CPU to spare). A C tool:
@@ -144,7 +144,7 @@ wait_for 30 leaf_bfd_up 2 || fail "leaf 2's BFD not Up before the freeze"
 ip netns exec leaf1 "$SNMP_WATCH" Ip InAddrErrors 10 >"$LAB_DIR/dropped" 2>&1 &
 sampler=$!
 LAB_PIDS+=("$sampler")
-wait_for 30 sampler_started || {
+wait_until 30 sampler_started || {
 	cat "$LAB_DIR/dropped"
 	fail "the sampler in leaf1 did not start in 30 s" \
 		"($(kill -0 "$sampler" 2>/dev/null && echo running || echo exited))"
@@ -158,7 +158,7 @@ mark_events
 t0=$(ip netns exec leaf1 sh -c 'date +%s%N &&
 	echo 0 >/proc/sys/net/ipv4/ip_forward && kill -STOP "$1"' sh "$bird1")
 t0=$((t0 / 1000000))
-wait_for 20 plane_is 1 admin_down true ||
+wait_until 20 plane_is 1 admin_down true ||
 	fail "fare.ko never had plane 1 administratively down"
 # The sampler has seen the last datagram once the plane is out; give it
 # time to write it (it may wait for the CPU).
@@ -206,9 +206,9 @@ expect_eq "leaf 1: no datagram while plane 1 was out" \
 # 3. Leaf 1 comes back: 1:1 again, exact within 1 (packet mode).
 ip netns exec leaf1 sysctl -qw net.ipv4.ip_forward=1
 kill -CONT "$bird1"
-wait_for 60 leaf_bfd_up 1 || fail "leaf 1's BFD did not come back"
-wait_for 30 plane_is 1 up true || fail "plane 1 not up again in fare.ko"
-wait_for 60 host_weights_are "$DST" "1:1 2:1" ||
+wait_until 60 leaf_bfd_up 1 || fail "leaf 1's BFD did not come back"
+wait_until 30 plane_is 1 up true || fail "plane 1 not up again in fare.ko"
+wait_until 60 host_weights_are "$DST" "1:1 2:1" ||
 	fail "plane 1 not back in the route: $(host_weights "$DST")"
 send_phase $PHASE back
 split_is back $((PHASE / 2)) $((PHASE / 2))

@@ -91,8 +91,8 @@ LAB_PIDS+=($!)
 ip netns exec remote "$FARE_UDP" sink --bind 2001:db8:100::1 --port 9301 \
 	--count $COUNT --timeout 600 >"$LAB_DIR/sink6" &
 LAB_PIDS+=($!)
-wait_for 10 grep -q listening "$LAB_DIR/sink4"
-wait_for 10 grep -q listening "$LAB_DIR/sink6"
+wait_until 10 grep -q listening "$LAB_DIR/sink4"
+wait_until 10 grep -q listening "$LAB_DIR/sink6"
 ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
 	--port 9300 --count $COUNT --interval-us $RATE_US --keep-going 1 &
 send4=$!
@@ -116,8 +116,8 @@ snapshot()
 	kill -CONT "$send4" "$send6"
 }
 
-wait_for 30 rx_above remote eth-leaf1 500 || fail "plane 1 carried nothing"
-wait_for 30 rx_above remote eth-leaf2 500 || fail "plane 2 carried nothing"
+wait_until 30 rx_above remote eth-leaf1 500 || fail "plane 1 carried nothing"
+wait_until 30 rx_above remote eth-leaf2 500 || fail "plane 2 carried nothing"
 expect_eq "plane 2's gateways not failed while leaf 2 lives" \
 	"$(plane2 gw4_failed) $(plane2 gw6_failed)" "false false"
 snapshot
@@ -159,7 +159,7 @@ expect_eq "fare.ko: plane 2's gateways failed" \
 expect_eq "fare.ko: plane 2 still up (its carrier is)" "$(plane2 up)" true
 fails=$(plane2 gw_fails)
 [ "$fails" -ge 2 ] || fail "fare.ko counted $fails gateway failures, not 2"
-wait_for 10 plane2_said_is "up gw4-failed gw6-failed" || true
+wait_until 10 plane2_said_is "up gw4-failed gw6-failed" || true
 expect_eq "fare.ko's last event of plane 2 after the death" \
 	"$(plane2_said)" "up gw4-failed gw6-failed"
 "$FARECTL" -n host plane show
@@ -193,10 +193,10 @@ ip netns exec leaf2 sysctl -qw net.ipv4.ip_forward=1 \
 	net.ipv6.conf.all.forwarding=1
 back_at=$SECONDS
 at=$(rx_packets remote eth-leaf2)
-wait_for 30 rx_above remote eth-leaf2 $((at + 200)) ||
+wait_until 30 rx_above remote eth-leaf2 $((at + 200)) ||
 	fail "plane 2 carried nothing after leaf 2 came back"
 log "plane 2 carries again $((SECONDS - back_at)) s after leaf 2 came back (died at +$((back_at - dead_at)) s)"
-wait_for 10 plane2_is gw6_failed false || true
+wait_until 10 plane2_is gw6_failed false || true
 a1=$(rx_packets remote eth-leaf1) a2=$(rx_packets remote eth-leaf2)
 sleep 3
 d1=$(($(rx_packets remote eth-leaf1) - a1))
@@ -206,7 +206,7 @@ expect_near "plane 2's share again (remote, from leaf 2)" "$d2" "$d1" \
 	$((d1 * 25 / 100 + 5))
 expect_eq "fare.ko: plane 2's gateways answer again" \
 	"$(plane2 gw4_failed) $(plane2 gw6_failed)" "false false"
-wait_for 10 plane2_said_is up || true
+wait_until 10 plane2_said_is up || true
 expect_eq "fare.ko's last event of plane 2 after the return" \
 	"$(plane2_said)" up
 host_monitor_sync "plane events"

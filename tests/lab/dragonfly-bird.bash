@@ -378,7 +378,7 @@ df_bird_start_one()
 		-s "$LAB_DIR/bird-$1.ctl" -P "$LAB_DIR/bird-$1.pid" ||
 		return 1
 	# BIRD's parent returns before the daemon has written its pid file.
-	wait_for 10 test -s "$LAB_DIR/bird-$1.pid" ||
+	wait_until 10 test -s "$LAB_DIR/bird-$1.pid" ||
 		echo "lab: BIRD of $1 wrote no pid file" >&2
 	LAB_PIDS+=("$(cat "$LAB_DIR/bird-$1.pid")")
 }

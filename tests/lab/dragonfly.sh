@@ -135,7 +135,7 @@ else
 	LAB_PIDS+=("$FARED_PID")
 fi
 
-if wait_for 180 df_all_established; then
+if wait_until 180 df_all_established; then
 	pass "every BIRD session of the fabric is established"
 else
 	fail "BIRD sessions not all established"
@@ -147,7 +147,7 @@ fi
 # All three paths at L1: one in table t1 (uplink S11), two in t2 (S12).
 l1_paths() { { df_paths L1 t1; df_paths L1 t2; } | sort | tr '\n' ';'; }
 l1_complete() { [ "$(l1_paths)" = "3 C1;3 C1 C2;3 C1 C2 C3;" ]; }
-wait_for 120 l1_complete || true
+wait_until 120 l1_complete || true
 expect_eq "L1: D's paths (AS-path length, communities)" "$(l1_paths)" \
 	"3 C1;3 C1 C2;3 C1 C2 C3;"
 df_birdc L1 show route "$DST" table t2 all || true
@@ -172,7 +172,7 @@ h_at_s21()
 		"$(df_bird_pair $DF_C2) ~ bgp_community && net = 192.0.2.7/32" \
 		count | awk '/ of [0-9]+ routes/ { print $1 }'
 }
-wait_for 60 test "$(h_at_s21)" -gt 0 2>/dev/null || true
+wait_until 60 test "$(h_at_s21)" -gt 0 2>/dev/null || true
 expect_eq "S21: paths to H carrying C2 (via group 3)" "$(h_at_s21)" 1
 # route_keys ROUTER ARGS...: "PREFIX AS_PATH" of each path "show route"
 # ARGS lists.
@@ -207,7 +207,7 @@ if [ "$BIRD_ONLY" = 1 ]; then
 		{ df_paths H p1 | sed 's/^/p1 /'; df_paths H p2 | sed 's/^/p2 /'; } |
 			sort | tr '\n' ';'
 	}
-	wait_for 60 test "$(h_paths)" = "p1 4 C1;p2 4 C1 C2;p2 4 C1 C2 C3;" ||
+	wait_until 60 test "$(h_paths)" = "p1 4 C1;p2 4 C1 C2;p2 4 C1 C2 C3;" ||
 		true
 	expect_eq "H: D's paths per plane" "$(h_paths)" \
 		"p1 4 C1;p2 4 C1 C2;p2 4 C1 C2 C3;"
@@ -223,7 +223,7 @@ fared_paths()
 		jq -r '[.[0].paths[] | "p\(.fare.plane) \(.as_path | split(" ") |
 			length) t\(.fare.tier)"] | sort | join(";")'
 }
-wait_for 60 test "$(fared_paths)" = "p1 4 t0;p2 4 t1;p2 4 t2" || true
+wait_until 60 test "$(fared_paths)" = "p1 4 t0;p2 4 t1;p2 4 t2" || true
 expect_eq "fared: D's paths (plane, AS-path length, tier)" "$(fared_paths)" \
 	"p1 4 t0;p2 4 t1;p2 4 t2"
 "$FARECTL" bgp -s "$CTL" routes "$DST" || true
@@ -235,7 +235,7 @@ kroute()
 		'[.[] | select(.dst == $d) | .nexthops[] |
 		  "\(.plane):t\(.tier)"] | sort | join(" ")'
 }
-wait_for 30 test "$(kroute)" = "1:t0 2:t1" || true
+wait_until 30 test "$(kroute)" = "1:t0 2:t1" || true
 expect_eq "fare.ko: D's next hops (plane:tier)" "$(kroute)" "1:t0 2:t1"
 "$FARECTL" -n H route show
 # Each next hop's bandwidth (bytes/s) is min(link 10G, PB): S11's PB
@@ -266,7 +266,7 @@ d_sink()
 	ip netns exec D "$FARE_UDP" sink --bind 203.0.113.1 "$@" >"$log" &
 	LAB_SINK=$!
 	LAB_PIDS+=("$LAB_SINK")
-	wait_for 10 grep -q listening "$log"
+	wait_until 10 grep -q listening "$log"
 }
 
 h_send() { ip netns exec H "$FARE_UDP" send --src 192.0.2.7 --dst 203.0.113.1 "$@"; }

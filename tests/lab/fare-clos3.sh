@@ -167,7 +167,7 @@ check_weights()
 {
 	local node=$1 pfx=$2 want=$3
 
-	wait_for 30 weights_are "$node" "$pfx" "$want" || true
+	wait_until 30 weights_are "$node" "$pfx" "$want" || true
 	expect_eq "$node $pfx weights" "$(weights "$node" "$pfx")" "$want"
 }
 check_weights s1 $M "1:1 2:4"
@@ -207,7 +207,7 @@ sink()
 		--count "$4" --timeout "${5:-30}" >"$2" &
 	LAB_PIDS+=("$!")
 	eval "SINK_$1=$!"
-	wait_for 10 grep -q listening "$2"
+	wait_until 10 grep -q listening "$2"
 }
 
 send()
@@ -242,7 +242,7 @@ sink l1 "$DIR/m1" 10.100.0.1 1400 30
 sink l2 "$DIR/m2" 10.100.0.1 1400 30
 M_IN0=$(m_in)
 send 10.100.0.1 1400
-wait_for 15 m_all_in || true
+wait_until 15 m_all_in || true
 kill -TERM "$SINK_l1" "$SINK_l2" 2>/dev/null || true
 wait "$SINK_l1" "$SINK_l2" || true
 cat "$DIR/m1" "$DIR/m2"

@@ -143,7 +143,7 @@ done
 
 check_weights()
 {
-	wait_for 40 weights_are "$1" "$2" || true
+	wait_until 40 weights_are "$1" "$2" || true
 	expect_eq "$1 $P weights" "$(weights "$1")" "$2"
 }
 check_weights l1b "1:2 2:1"
@@ -182,7 +182,7 @@ ip netns exec l1a "$FARE_UDP" sink --bind 10.201.0.1 --port 9300 \
 	--count 3000 --timeout 30 >"$sink_log" &
 sink_pid=$!
 LAB_PIDS+=("$sink_pid")
-wait_for 10 grep -q listening "$sink_log"
+wait_until 10 grep -q listening "$sink_log"
 ip netns exec l1b taskset -c 0 "$FARE_UDP" send --src 10.0.0.10 \
 	--dst 10.201.0.1 --port 9300 --count 3000 --interval-us 20
 rc=0

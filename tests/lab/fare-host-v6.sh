@@ -71,7 +71,7 @@ done
 FARED_HOST_V6=1 fared_host_start 30 400G 3
 
 # Phase 1.
-wait_for 30 weights_are "1:2 2:2 3:1" || cat "$LAB_DIR/fared.log"
+wait_until 30 weights_are "1:2 2:2 3:1" || cat "$LAB_DIR/fared.log"
 expect_eq "phase 1: weights" "$(weights)" "1:2 2:2 3:1"
 expect_eq "planes: IPv6 gateways only" "$(planes)" \
 	"1:-:2001:db8:1::1 2:-:2001:db8:2::1 3:-:2001:db8:3::1"
@@ -80,7 +80,7 @@ expect_eq "the kernel route of $DST" \
 	   jq -r '.[0].dev')" fare0
 # The host's loopback reaches every leaf over IPv6.
 for i in 1 2 3; do
-	wait_for 10 leaf_birdc $i show route $SRC/128 >/dev/null || true
+	wait_until 10 leaf_birdc $i show route $SRC/128 >/dev/null || true
 	if leaf_birdc $i show route $SRC/128 | grep -F "$SRC/128" >/dev/null; then
 		pass "leaf$i got $SRC/128"
 	else
@@ -92,7 +92,7 @@ split_is 1 200 200 100
 
 # Phase 2: leaf3's BIRD dies; plane 3 leaves the route.
 kill -9 "$(cat "$LAB_DIR/bird3.pid")"
-wait_for 20 weights_are "1:1 2:1" || true
+wait_until 20 weights_are "1:1 2:1" || true
 expect_eq "phase 2: weights" "$(weights)" "1:1 2:1"
 send_phase 400 2 $SRC 2001:db8:100::1
 split_is 2 200 200 0

@@ -70,7 +70,7 @@ without2=$(host_lookup -4 198.51.100.1 eth-p2)
 fared_host_start 30 auto
 
 # Phase 1.
-if ! wait_for 30 weights_are "1:40 2:40 3:20 4:1"; then
+if ! wait_until 30 weights_are "1:40 2:40 3:20 4:1"; then
 	cat "$LAB_DIR/fared.log"
 fi
 expect_eq "phase 1: weights" "$(weights)" "1:40 2:40 3:20 4:1"
@@ -92,7 +92,7 @@ expect_eq "plane 3's weight explained" "$(path_field 10.3.0.1 explain)" \
 "$FARECTL" bgp -s "$CTL" routes "$DST"
 # The host's loopback reaches every leaf with PB = maximum (fare §4.1).
 for i in 1 2 3 4; do
-	wait_for 10 leaf_birdc $i show route 192.0.2.7/32 all >/dev/null || true
+	wait_until 10 leaf_birdc $i show route 192.0.2.7/32 all >/dev/null || true
 	if leaf_birdc $i show route 192.0.2.7/32 all |
 		grep -F "(unknown 0x10f, 192.0.2.7, 31743)" >/dev/null; then
 		pass "leaf$i got 192.0.2.7/32 with PB 0x7bff"
@@ -122,14 +122,14 @@ expect_eq "bound to eth-p3: arrived over plane 3" \
 # Phase 2: leaf3's transceiver is fixed, its PB back to 50 GB/s.
 bird_conf 3 $PB50
 leaf_birdc 3 configure >/dev/null
-wait_for 20 weights_are "1:40 2:40 3:40 4:1" || true
+wait_until 20 weights_are "1:40 2:40 3:40 4:1" || true
 expect_eq "phase 2: weights" "$(weights)" "1:40 2:40 3:40 4:1"
 send_phase $((121 * R)) 2
 split_is 2 $((40 * R)) $((40 * R)) $((40 * R)) $R
 
 # Phase 3: leaf2's BIRD dies; plane 2 leaves the route.
 kill -9 "$(cat "$LAB_DIR/bird2.pid")"
-wait_for 20 weights_are "1:40 3:40 4:1" || true
+wait_until 20 weights_are "1:40 3:40 4:1" || true
 expect_eq "phase 3: weights" "$(weights)" "1:40 3:40 4:1"
 send_phase $((81 * R)) 3
 split_is 3 $((40 * R)) 0 $((40 * R)) $R

@@ -62,7 +62,7 @@ subscribed() {
 	fc -d fb config set flowlet-timeout 100
 	grep -q '^config set' "$mon/fa" && grep -q '"event":"config"' "$mon/fb"
 }
-wait_for 10 subscribed || fail "the monitors never subscribed"
+wait_until 10 subscribed || fail "the monitors never subscribed"
 : >"$mon/fa"
 : >"$mon/fb"
 
@@ -79,7 +79,7 @@ mon_done() {
 	grep -q 'flowlet-timeout 200' "$mon/fa" &&
 		grep -q '"flowlet_timeout_us":200' "$mon/fb"
 }
-wait_for 10 mon_done || fail "the monitors did not see the last change"
+wait_until 10 mon_done || fail "the monitors did not see the last change"
 expect_eq "fa's monitor: fa's plane and route, nothing of fb's" \
 	"$(grep -c 'eth-pa\|198.51.100.1/32' "$mon/fa") $(grep -c 'eth-pb\|198.51.100.2/32' "$mon/fa")" \
 	"2 0"

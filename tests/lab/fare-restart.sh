@@ -184,7 +184,7 @@ stream_start()
 			--count "$N" --timeout 1800 >"$LAB_DIR/$1-sink$f" &
 		eval "SINK$f=\$!"
 		LAB_PIDS+=("$!")
-		wait_for 10 grep -q listening "$LAB_DIR/$1-sink$f"
+		wait_until 10 grep -q listening "$LAB_DIR/$1-sink$f"
 	done
 	ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst "$D4" \
 		--port 9204 --count "$N" --interval-us "$GAP" --keep-going 1 \
@@ -231,7 +231,7 @@ stream_check()
 		rc=0
 		eval "pid=\$SINK$f"
 		# The stream is over: what has not come in 15 s is lost.
-		if ! wait_for 15 sink_done "$pid"; then
+		if ! wait_until 15 sink_done "$pid"; then
 			kill -TERM "$pid" 2>/dev/null || true
 		fi
 		wait "$pid" || rc=$?
@@ -279,9 +279,9 @@ done
 host_monitor_start route plane
 fared_conf
 fared_start
-wait_for 20 grep -q '^plane' "$LAB_DIR/events" || fail "monitor saw no plane"
+wait_until 20 grep -q '^plane' "$LAB_DIR/events" || fail "monitor saw no plane"
 
-if ! wait_for 60 settled "1:2 2:2 3:1"; then
+if ! wait_until 60 settled "1:2 2:2 3:1"; then
 	cat "$LAB_DIR/fared.log"
 fi
 expect_eq "start: IPv4 weights" "$(host_weights $D4/32)" "1:2 2:2 3:1"
@@ -303,10 +303,10 @@ expect_eq "a) fare.ko kept $D4 after SIGKILL" "$(host_weights $D4/32)" \
 fared_start
 # fared replaces and sweeps adopted routes at its reconciliation: the
 # stream must still run then, or a loss there would go unseen.
-wait_for 60 reconciled 1 || fail "a) fared never reconciled"
+wait_until 60 reconciled 1 || fail "a) fared never reconciled"
 stream_running a "fared's reconciliation"
 stream_check kill
-wait_for 60 settled "1:2 2:2 3:1" || true
+wait_until 60 settled "1:2 2:2 3:1" || true
 
 expect_eq "a) IPv4 weights" "$(host_weights $D4/32)" "1:2 2:2 3:1"
 expect_eq "a) IPv6 weights" "$(host_weights $D6/128)" "1:2 2:2 3:1"
@@ -333,17 +333,17 @@ for i in 1 2 3; do
 	leaf_birdc $i configure >/dev/null
 done
 fared_start
-wait_for 60 reconciled 2 || fail "b) fared never reconciled"
+wait_until 60 reconciled 2 || fail "b) fared never reconciled"
 stream_running b "fared's reconciliation"
 stream_check term
-if ! wait_for 60 settled "1:1 2:1 3:1"; then
+if ! wait_until 60 settled "1:1 2:1 3:1"; then
 	cat "$LAB_DIR/fared.log"
 fi
 expect_eq "b) IPv4 weights" "$(host_weights $D4/32)" "1:1 2:1 3:1"
 expect_eq "b) IPv6 weights" "$(host_weights $D6/128)" "1:1 2:1 3:1"
 expect_eq "b) $GONE4 swept from fare.ko" "$(host_weights $GONE4)" none
 expect_eq "b) $GONE6 swept from fare.ko" "$(host_weights $GONE6)" none
-wait_for 10 events_are 4 || true
+wait_until 10 events_are 4 || true
 host_monitor_sync "b) fare.ko route events across the restart"
 expect_eq "b) fare.ko route events across the restart" \
 	"$(events_since | awk '{ print $1, $2, $3 }' | LC_ALL=C sort)" \
@@ -356,7 +356,7 @@ split_phase term 200 200 200
 # Without graceful-restart, SIGTERM takes every route away.
 fared_conf nogr
 kill -HUP "$FARED_PID"
-wait_for 60 settled "1:1 2:1 3:1" || true
+wait_until 60 settled "1:1 2:1 3:1" || true
 kill -TERM "$FARED_PID"
 wait "$FARED_PID" 2>/dev/null || true
 expect_eq "no graceful-restart: fare.ko routes after SIGTERM" \

@@ -94,7 +94,7 @@ expect_eq "fare0 sent nothing of its own" "$(noroute)" 0
 ip -n fd link set fare0 addrgenmode random
 ip -n fd link set fare0 down
 ip -n fd link set fare0 up
-if wait_for 20 noroute_seen; then
+if wait_until 20 noroute_seen; then
 	pass "control: with a link-local address fare0 counts noroute packets"
 else
 	fail "control: fare0 sent nothing even with a link-local address"

@@ -96,7 +96,7 @@ ip -n nu route add 198.51.100.0/24 via 10.3.0.2
 ip netns exec nu "$FARE_UDP" send --src 10.3.0.1 --dst 198.51.100.1 \
 	--port 9100 --count 100000000 --interval-us 50 --keep-going 1 &
 LAB_PIDS+=($!)
-if wait_for 10 rx_above nu peer-b 100; then
+if wait_until 10 rx_above nu peer-b 100; then
 	pass "traffic forwarded through nt's fare0 arrives on its later plane"
 else
 	fail "no traffic through nt's fare0 on its later plane"
@@ -128,7 +128,7 @@ fi
 ip netns del nt
 LAB_NETNS=("${LAB_NETNS[@]/nt}")
 gone() { ! ip -n nu link show "$1" >/dev/null 2>&1; }
-if wait_for 30 gone peer-b && wait_for 30 gone peer-a; then
+if wait_until 30 gone peer-b && wait_until 30 gone peer-a; then
 	pass "nt's planes went with it"
 else
 	fail "nt's planes still have peers in nu 30 s after its deletion"

@@ -51,7 +51,7 @@ snap
 p=$P b=$B l1=$L1 l2=$L2 m1=$M1 m2=$M2
 send 198.51.100.1 $N
 # The leaves count what crossed the veth: wait until all of it has.
-wait_for 10 leaves_got $N || true
+wait_until 10 leaves_got $N || true
 got=$((L1 + L2 - l1 - l2))
 expect_eq "leaves received" $got $N
 expect_eq "fare0 tx packets = the leaves' rx" $((P - p)) $got
@@ -64,7 +64,7 @@ ip netns exec host tc qdisc add dev eth-p1 root tbf rate 1mbit burst 100 \
 	limit 10000
 p=$P d=$D l1=$L1 l2=$L2
 send 198.51.100.1 $N
-wait_for 10 leaves_got $((N / 2)) || true
+wait_until 10 leaves_got $((N / 2)) || true
 expect_eq "plane 1 refused: leaf 1 received" $((L1 - l1)) 0
 got=$((L2 - l2))
 expect_near "plane 2 took its half" $got $((N / 2)) 2

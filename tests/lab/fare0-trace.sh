@@ -45,7 +45,7 @@ leaves_got() { [ $(($(leaf_rx 1) + $(leaf_rx 2) - l1 - l2)) -ge "$1" ]; }
 trace_on fare_xmit
 l1=$(leaf_rx 1) l2=$(leaf_rx 2)
 send $N
-wait_for 10 leaves_got $N || true
+wait_until 10 leaves_got $N || true
 g1=$(($(leaf_rx 1) - l1)) g2=$(($(leaf_rx 2) - l2))
 expect_eq "the leaves received" $((g1 + g2)) $N
 expect_eq "fare_xmit events" "$(trace_events fare_xmit)" $N
@@ -60,7 +60,7 @@ expect_eq "fare_xmit on plane 2 = leaf 2's rx" \
 trace_on fare_flowlet_new
 l1=$(leaf_rx 1) l2=$(leaf_rx 2)
 send $M
-wait_for 10 leaves_got $M || true
+wait_until 10 leaves_got $M || true
 n=$(trace_events fare_flowlet_new)
 [ "$n" -ge 1 ] && [ "$n" -le $M ] &&
 	pass "fare_flowlet_new events: $n for $M datagrams of one flow" ||

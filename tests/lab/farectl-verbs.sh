@@ -54,7 +54,7 @@ subscribed() {
 	fc config set flowlet-timeout 100
 	grep -q '^config set' "$work/mon" && grep -q '"event":"config"' "$work/monj"
 }
-wait_for 10 subscribed || fail "monitor never subscribed"
+wait_until 10 subscribed || fail "monitor never subscribed"
 : >"$work/mon"
 : >"$work/monj"
 
@@ -77,11 +77,11 @@ config set mode flow flowlet-timeout 250 hash-seed 0x00001234 tier-hops 3,4,6 sp
 plane replace 2 dev eth-b via 10.2.0.1 via fe80::2 # down
 plane del 2"
 mon_complete() { [ "$(wc -l <"$work/mon")" -ge 8 ]; }
-wait_for 10 mon_complete || true
+wait_until 10 mon_complete || true
 expect_eq "monitor text, every event in order" "$(cat "$work/mon")" \
 	"$mon_expected"
 monj_complete() { [ "$(wc -l <"$work/monj")" -ge 4 ]; }
-wait_for 10 monj_complete || true
+wait_until 10 monj_complete || true
 expect_eq "monitor -j route config: one object a line, planes filtered" \
 	"$(jq -c '[.event, (.route.dst // .config.mode), (.route.nexthops // [] | map(.weight))]' "$work/monj" | tr '\n' ' ')" \
 	'["route_new","198.51.100.0/24",[3,1]] ["route_new","198.51.100.0/24",[5]] ["route_del","198.51.100.0/24",[]] ["config","flow",[]] '

@@ -40,20 +40,20 @@ host_monitor_start route
 # 1. Refusals, then the limit raised.
 "$FARECTL" -n host config set route-limit 5 || fail "route-limit 5"
 fared_host_start 30 400G 1
-wait_for 60 grep -q "refused: resynchronising with fare.ko" \
+wait_until 60 grep -q "refused: resynchronising with fare.ko" \
 	"$LAB_DIR/fared.log" || { cat "$LAB_DIR/fared.log"; fail "1: no refusal"; }
 expect_eq "1: fare.ko's routes under route-limit 5" "$(routes)" 5
 first5=$("$FARECTL" -j -n host route show | jq -r '.[].dst' | sort)
 # A retry or two under the limit: each is refused again.
-wait_for 30 bash -c "[ \$(grep -c 'refused: resynchronising' $LAB_DIR/fared.log) -ge 2 ]" ||
+wait_until 30 bash -c "[ \$(grep -c 'refused: resynchronising' $LAB_DIR/fared.log) -ge 2 ]" ||
 	fail "1: fared did not retry"
 expect_eq "1: still 5 routes while the limit holds" "$(routes)" 5
 "$FARECTL" -n host config set route-limit 1000
-wait_for 90 routes_are 20 || cat "$LAB_DIR/fared.log"
+wait_until 90 routes_are 20 || cat "$LAB_DIR/fared.log"
 expect_eq "1: fare.ko's routes after the limit was raised" "$(routes)" 20
 # fared logs the resynchronisation after its last op is in: the routes
 # can be seen in fare.ko before the line is written.
-wait_for 30 grep -q "resynchronised with fare.ko" "$LAB_DIR/fared.log" ||
+wait_until 30 grep -q "resynchronised with fare.ko" "$LAB_DIR/fared.log" ||
 	grep fare: "$LAB_DIR/fared.log"
 expect_eq "1: fared logged the resynchronisation" \
 	"$(grep -c "resynchronised with fare.ko: 15 ops" "$LAB_DIR/fared.log")" 1
@@ -70,7 +70,7 @@ sed -i 's|permit 198.51.100.0/24 le 32|permit 198.51.100.0/28 le 32|' \
 	"$LAB_DIR/fared.conf"
 grep -q "198.51.100.0/28" "$LAB_DIR/fared.conf" || fail "2: conf not changed"
 kill -HUP "$FARED_PID"
-wait_for 30 routes_are 15 || cat "$LAB_DIR/fared.log"
+wait_until 30 routes_are 15 || cat "$LAB_DIR/fared.log"
 expect_eq "2: fare.ko's routes after the reload" "$(routes)" 15
 # Every op of the reload is in the monitor once a route BIRD announces
 # after it is: fared programs in order. So no fixed sleep before the
@@ -84,7 +84,7 @@ marker_seen()
 	awk -v m="$MARK" '$1 == "route" && $3 == m { f = 1 } END { exit !f }' \
 		"$LAB_DIR/events"
 }
-wait_for 60 marker_seen ||
+wait_until 60 marker_seen ||
 	fail "2: fare.ko never got the marker $MARK"
 new=$(tail -n +$(($(wc -l <"$LAB_DIR/events.before") + 1)) "$LAB_DIR/events" |
 	awk -v m="$MARK" '$1 == "route" { if ($3 == m) exit; print $2, $3 }' |

@@ -130,7 +130,7 @@ send()
 		--count 120 --timeout 60 >"$log" &
 	LAB_PIDS+=("$!")
 	local pid=$!
-	wait_for 10 grep -q listening "$log"
+	wait_until 10 grep -q listening "$log"
 	ip netns exec r taskset -c 0 "$FARE_UDP" send --src 192.0.2.9 \
 		--dst 10.1.0.5 --port 9300 --count 120 --interval-us 20
 	wait "$pid" || rc=$?
@@ -203,8 +203,8 @@ for n in s1 s2 l1 l2 r; do
 done
 
 # ---- Phase 1: FIB-Suppress ----
-wait_for 120 weights_are r $X "1:1 2:1" || dump
-wait_for 30 weights_are r $A "1:1 2:1" || true
+wait_until 120 weights_are r $X "1:1 2:1" || dump
+wait_until 30 weights_are r $A "1:1 2:1" || true
 expect_eq "phase 1: r has X on both planes" "$(weights r $X)" "1:1 2:1"
 expect_eq "phase 1: r has A on both planes" "$(weights r $A)" "1:1 2:1"
 for i in 1 2; do
@@ -234,7 +234,7 @@ for i in 1 2; do
 	leaf_conf $i "upa originate drop" >"$DIR/l$i.conf"
 	kill -HUP "${FPID[l$i]}"
 done
-wait_for 60 weights_are r $X none || dump
+wait_until 60 weights_are r $X none || dump
 expect_eq "phase 2a: X held back by the leaves: none at r" \
 	"$(weights r $X)" none
 expect_eq "phase 2a: s1's RIB has no X" "$(bgp s1 $X 'length')" 0
@@ -242,7 +242,7 @@ send 2a
 split_is 2a 60 60
 
 birdc -s "$DIR/h1.bird.ctl" disable l1 >/dev/null
-wait_for 60 weights_are r $X "2:2" || dump
+wait_until 60 weights_are r $X "2:2" || dump
 expect_eq "phase 2b: r's X without plane 1 (UPA from l1)" \
 	"$(weights r $X)" "2:2"
 expect_eq "phase 2b: l1 originates the UPA route" \
@@ -253,7 +253,7 @@ send 2b
 split_is 2b 0 120
 
 birdc -s "$DIR/h1.bird.ctl" enable l1 >/dev/null
-wait_for 60 weights_are r $X none || dump
+wait_until 60 weights_are r $X none || dump
 expect_eq "phase 2c: UPA withdrawn: no X at r" "$(weights r $X)" none
 send 2c
 split_is 2c 60 60

@@ -52,7 +52,7 @@ send_rounds()
 }
 
 ip -n host link set eth-p2 down
-wait_for 10 plane_up false || fail "plane 2 not reported down"
+wait_until 10 plane_up false || fail "plane 2 not reported down"
 a1=$(rx 1) a2=$(rx 2)
 send_rounds 9000 1400
 expect_eq "outage: plane 1 carried everything" $(($(rx 1) - a1)) \
@@ -61,7 +61,7 @@ expect_eq "outage: plane 2 carried nothing" $(($(rx 2) - a2)) 0
 
 ip -n host link set eth-p2 up
 neigh_pin host eth-p2 10.2.0.1 leaf2 eth-host
-wait_for 10 plane_up true || fail "plane 2 not reported up again"
+wait_until 10 plane_up true || fail "plane 2 not reported up again"
 b1=$(rx 1) b2=$(rx 2)
 start=$(date +%s%N)
 send_rounds 9001 100

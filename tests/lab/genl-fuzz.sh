@@ -49,7 +49,7 @@ done
 ip netns exec host ping -q -6 -i 0.2 -I 2001:db8:7::7 2001:db8:100::1 \
 	>/dev/null 2>&1 &
 LAB_PIDS+=("$!")
-if wait_for 20 rx_above remote eth-leaf1 $((before + 50)); then
+if wait_until 20 rx_above remote eth-leaf1 $((before + 50)); then
 	pass "traffic flows through fare0 before fuzzing"
 else
 	fail "no traffic through fare0 before fuzzing"

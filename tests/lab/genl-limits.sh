@@ -177,13 +177,13 @@ monitor_ready()
 	fc config set spill-bias 65536
 	grep -q '"config"' "$mon"
 }
-wait_for 30 monitor_ready
+wait_until 30 monitor_ready
 fc route add 203.0.113.0/24 "${nh[@]}"
 expect_eq "route show lists the 64-hop route" \
 	"$(fc -j route show | jq '[.[] | select(.dst == "203.0.113.0/24") | .nexthops | length] | .[0]')" 64
 expect_eq "route get shows it" \
 	"$(fc -j route show 203.0.113.0/24 | jq '.[0].nexthops | length')" 64
-wait_for 10 grep -q 203.0.113.0 "$mon" || true
+wait_until 10 grep -q 203.0.113.0 "$mon" || true
 expect_eq "monitor saw it with its 64 next hops" \
 	"$(jq -s '[.[] | select(.event == "route_new" and .route.dst == "203.0.113.0/24") | .route.nexthops | length] | .[0]' "$mon")" 64
 lab_result

@@ -167,7 +167,7 @@ plane 3 {
 	}
 }" fared_host_start 30 400G 2
 
-if ! wait_for 60 host_weights_are $DST "1:2 2:1"; then
+if ! wait_until 60 host_weights_are $DST "1:2 2:1"; then
 	tail -n 30 "$LAB_DIR/fared.log"
 fi
 expect_eq "before: weights in fare.ko" "$(host_weights $DST)" "1:2 2:1"
@@ -180,10 +180,10 @@ stream 0
 
 # flood: the stream runs while the flood arrives.
 hostile_bg flood "$FLOOD" $LIMIT
-wait_for 60 raw_paths_above 100 || fail "the flood did not start"
+wait_until 60 raw_paths_above 100 || fail "the flood did not start"
 stream 1
 hostile_done flood
-wait_for 20 raw_paths_none || true
+wait_until 20 raw_paths_none || true
 expect_eq "flood: the raw peer's paths after Cease 6/1" \
 	"$(nb_field 10.3.0.1 paths)" 0
 expect_eq "flood: held Idle by max-prefix" \
@@ -211,7 +211,7 @@ intact silent
 
 # oversize: a 4-octet AS_PATH of 1100 ASes (an UPDATE past 4096 octets).
 hostile_bg oversize 1100
-wait_for 60 raw_paths_above 2 || fail "oversize: the raw peer's 3 routes"
+wait_until 60 raw_paths_above 2 || fail "oversize: the raw peer's 3 routes"
 stream 3
 expect_eq "oversize: the raw peer's session" \
 	"$(nb_field 10.3.0.1 state)" Established

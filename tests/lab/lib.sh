@@ -31,6 +31,9 @@ fi
 
 set -o pipefail
 
+# nap, wait_until and wait_for: the one way the tests wait.
+. "$FARE_ROOT/tests/wait.sh"
+
 LAB_NETNS=()
 LAB_PIDS=()
 LAB_FAILED=0
@@ -250,7 +253,7 @@ lab_bird()
 {
 	ip netns exec "$1" bird -c "$2" -s "$3" -P "$4" ||
 		{ echo "lab: FAIL: bird in $1 did not start"; exit 1; }
-	wait_for 10 test -s "$4" ||
+	wait_until 10 test -s "$4" ||
 		{ echo "lab: FAIL: bird in $1 wrote no pid file $4"; exit 1; }
 	LAB_PIDS+=("$(cat "$4")")
 }
@@ -404,7 +407,7 @@ sink_start()
 	ip netns exec remote "$FARE_UDP" sink "$@" >"$log" &
 	LAB_SINK=$!
 	LAB_PIDS+=("$LAB_SINK")
-	wait_for 10 grep -q listening "$log"
+	wait_until 10 grep -q listening "$log"
 }
 
 # sink_wait LOG: waits for the receiver, shows its report, returns its rc.
@@ -454,7 +457,7 @@ snmp()
 }
 
 # rx_above NS DEV N: true once DEV in NS has received more than N packets
-# (for wait_for, which re-runs it).
+# (for wait_until, which re-runs it).
 rx_above()
 {
 	[ "$(rx_packets "$1" "$2")" -gt "$3" ]
@@ -471,40 +474,6 @@ if command -v gojq >/dev/null; then
 		gojq "$@"
 	}
 fi
-
-# nap SECONDS: sleeps without starting a process. In a TCG guest each
-# exec of a dynamically linked program (sleep included) costs about 40 ms
-# of CPU, most of it ld.so, so a poll loop that runs sleep 0.1 keeps the
-# guest's vCPU, and the host core its lane shares, near busy. read's time
-# limit on a pipe nobody writes to waits without one.
-exec {lab_nap_fd}<> <(:)
-nap()
-{
-	read -r -t "$1" -u "$lab_nap_fd" _ || true
-}
-
-# wait_for SECONDS COMMAND...: true once COMMAND succeeds; false when it
-# has not within SECONDS. It polls at once, then after 0.05 s, doubling
-# the pause up to 0.5 s: a condition that holds soon is seen soon, and a
-# long wait costs a check every half second, not the CPU that a check
-# every 0.1 s took from the work being waited for (each check is a few
-# execs of farectl, jq or ip).
-wait_for()
-{
-	local deadline=$((SECONDS + $1)) pause=0.05
-
-	shift
-	until "$@"; do
-		[ $SECONDS -lt $deadline ] || return 1
-		nap "$pause"
-		case $pause in
-		0.05) pause=0.1 ;;
-		0.1) pause=0.2 ;;
-		0.2) pause=0.4 ;;
-		*) pause=0.5 ;;
-		esac
-	done
-}
 
 # host_monitor_start GROUP...: "farectl monitor GROUP... config" in netns
 # host, its events in $LAB_DIR/events; returns once it listens. Only an
@@ -527,7 +496,7 @@ host_monitor_start()
 	flowlet_us=$("$FARECTL" -n host -j config show |
 		     jq .flowlet_timeout_us) ||
 		fail "farectl config show in netns host"
-	wait_for 20 host_monitor_poke "$flowlet_us" ||
+	wait_until 20 host_monitor_poke "$flowlet_us" ||
 		fail "farectl monitor $* never listened"
 }
 
@@ -550,7 +519,7 @@ host_monitor_sync()
 		     jq .flowlet_timeout_us) &&
 		"$FARECTL" -n host config set flowlet-timeout "$flowlet_us" ||
 		{ fail "$1: no config change to show the monitor"; return 0; }
-	wait_for 20 monitor_config_after "$n" ||
+	wait_until 20 monitor_config_after "$n" ||
 		fail "$1: the fare.ko event monitor no longer reports (dead?)"
 }
 

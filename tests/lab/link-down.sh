@@ -29,7 +29,7 @@ ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
 sender=$!
 LAB_PIDS+=("$sender")
 
-wait_for 30 rx_above leaf2 eth-host 300
+wait_until 30 rx_above leaf2 eth-host 300
 ip -n host link set eth-p2 down
 down_at=$(rx_packets leaf2 eth-host)
 expect_eq "plane 2 reported down" \
@@ -47,7 +47,7 @@ snapshot()
 snapshot
 sent0=$sent got0=$got
 plane1_at=$(rx_packets leaf1 eth-host)
-wait_for 60 rx_above leaf1 eth-host $((plane1_at + 500)) ||
+wait_until 60 rx_above leaf1 eth-host $((plane1_at + 500)) ||
 	fail "plane 1 did not take the traffic"
 snapshot
 log "while plane 2 was down: sent $((sent - sent0)), the remote got $((got - got0))"
@@ -59,7 +59,7 @@ expect_eq "receiver: every datagram sent while plane 2 was down arrived" \
 ip -n host link set eth-p2 up
 neigh_pin host eth-p2 10.2.0.1 leaf2 eth-host
 if kill -0 "$sender" 2>/dev/null; then
-	if wait_for 30 rx_above leaf2 eth-host "$down_at"; then
+	if wait_until 30 rx_above leaf2 eth-host "$down_at"; then
 		pass "plane 2 carries traffic again after it came back"
 	else
 		fail "plane 2 carried nothing after it came back"

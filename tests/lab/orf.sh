@@ -85,7 +85,7 @@ EOC
 		-i "$LAB_DIR/bgpd$i.pid" --vty_socket "$LAB_DIR/vty$i" -P 0 \
 		-l 10.$i.0.1
 	# The parent may return before the daemon wrote its pid file.
-	wait_for 10 test -s "$LAB_DIR/bgpd$i.pid"
+	wait_until 10 test -s "$LAB_DIR/bgpd$i.pid"
 	LAB_PIDS+=("$(cat "$LAB_DIR/bgpd$i.pid")")
 }
 
@@ -178,7 +178,7 @@ fared_start
 
 # Step 1: what ORF let through, and nothing else.
 want=$(fare_table_want $(seq 1 50))
-wait_for 120 table_is "$want" || { orf_diag; fare_table | sed -n 1,10p; }
+wait_until 120 table_is "$want" || { orf_diag; fare_table | sed -n 1,10p; }
 sleep 3		# whatever FRR would send unfiltered has had time to come
 expect_eq "step 1: fare.ko routes" "$(fare_table | wc -l)" 50
 expect_eq "step 1: fare.ko holds .1-.50 at $W3" \
@@ -235,7 +235,7 @@ expect_eq "step 4: fare's tx counters" "$(fare_tx)" "$tx"
 "$FARECTL" bgp -s "$CTL" orf add 198.51.100.100/32 | grep -x ok >/dev/null ||
 	fail "farectl bgp orf add"
 want=$(fare_table_want $(seq 1 50) 100)
-wait_for 120 table_is "$want" || orf_diag
+wait_until 120 table_is "$want" || orf_diag
 expect_eq "step 5: fare.ko routes" "$(fare_table | wc -l)" 51
 expect_eq "step 5: .100 in fare.ko" "$(host_weights 198.51.100.100/32)" "$W3"
 for i in 1 2 3; do
@@ -248,7 +248,7 @@ split_is 5 60 40 20
 "$FARECTL" bgp -s "$CTL" orf del 198.51.100.100/32 | grep -x ok >/dev/null ||
 	fail "farectl bgp orf del"
 want=$(fare_table_want $(seq 1 50))
-wait_for 120 table_is "$want" || orf_diag
+wait_until 120 table_is "$want" || orf_diag
 expect_eq "step 6: fare.ko routes" "$(fare_table | wc -l)" 50
 expect_eq "step 6: .100 in fare.ko" "$(host_weights 198.51.100.100/32)" none
 send_to 100 6

@@ -101,7 +101,7 @@ for fam in 4 6; do
 	t1=$(tc_count 1) t2=$(tc_count 2)
 	l1=$(leaf_rx 1) l2=$(leaf_rx 2)
 	send $src $dst $N
-	wait_for 10 leaves_got $N || true
+	wait_until 10 leaves_got $N || true
 	g1=$(($(leaf_rx 1) - l1)) g2=$(($(leaf_rx 2) - l2))
 	expect_eq "$fam: the leaves received" $((g1 + g2)) $N
 	expect_near "$fam: plane 1's half" $g1 $((N / 2)) 2
@@ -131,7 +131,7 @@ table netdev drop2 {
 EOF
 l1=$(leaf_rx 1) l2=$(leaf_rx 2) d=$(fare0_dropped)
 send 192.0.2.7 198.51.100.1 $N
-wait_for 10 leaves_got $((N / 2 - 2)) || true
+wait_until 10 leaves_got $((N / 2 - 2)) || true
 g1=$(($(leaf_rx 1) - l1)) g2=$(($(leaf_rx 2) - l2))
 dropped=$(nft_count netdev drop2 dropped)
 expect_eq "drop on plane 2: leaf 2 received" $g2 0
@@ -142,7 +142,7 @@ expect_eq "drop on plane 2: fare0's tx_dropped = the rule's" \
 l2=$(leaf_rx 2)
 leaf2_got() { [ $(($(leaf_rx 2) - l2)) -ge "$1" ]; }
 send 192.0.2.7 198.51.100.2 $N
-wait_for 10 leaf2_got $((N / 2 - 2)) || true
+wait_until 10 leaf2_got $((N / 2 - 2)) || true
 expect_near "another destination over plane 2 passes" \
 	$(($(leaf_rx 2) - l2)) $((N / 2)) 2
 

@@ -173,7 +173,7 @@ gid_ready()
 			[ -n "$(devinfo_gids rxe$i 2001:db8:7::7)" ] || return 1
 	done
 }
-wait_for 10 gid_ready ||
+wait_until 10 gid_ready ||
 	fail "rxe1 and rxe2 have no RoCE v2 GID of the loopback addresses"
 
 FULL4=0000:0000:0000:0000:0000:ffff:c000:0207
@@ -228,10 +228,10 @@ for i in 1 2; do
 		"$(jq -r ".planes[] | select(.plane == $i) | .dev_addr" \
 		   <<<"$pick6")" "2001:db8:$i::2"
 	rping_bound $i "$addr"
-	wait_for 10 test -n "$(cm_dev 10.$i.0.2)" || true
+	wait_until 10 test -n "$(cm_dev 10.$i.0.2)" || true
 	expect_eq "RDMA CM bound to 10.$i.0.2: the cm_id's RDMA device" \
 		"$(cm_dev 10.$i.0.2)" "rxe$i/1"
-	wait_for 15 remote_rx_above $i "$b_i" || true
+	wait_until 15 remote_rx_above $i "$b_i" || true
 	kill "$RPING" 2>/dev/null || true
 	wait "$RPING" 2>/dev/null || true
 	d_i=$(($(rx_packets remote eth-leaf$i) - b_i))
@@ -296,7 +296,7 @@ pick_back()
 	[ "$("$FARECTL" -j route pick $DST4 8 |
 	      jq -c '[.planes[].count]')" = "[6,2]" ]
 }
-if wait_for 10 pick_back; then
+if wait_until 10 pick_back; then
 	pass "IPv4 pick 8 with eth-p2 up again: 6 and 2"
 else
 	fail "IPv4 pick 8 with eth-p2 up again: $("$FARECTL" -j route pick $DST4 8 | jq -c '[.planes[].count]')"
@@ -337,7 +337,7 @@ ip link set eth-p2 up
 
 # No RDMA device on plane 2's device: the device and count, no RDMA.
 rdma link delete rxe2
-wait_for 10 pick_back || true
+wait_until 10 pick_back || true
 pick=$("$FARECTL" -j route pick $DST4 8)
 expect_eq "pick 8 with no RDMA device on eth-p2: rdma per plane" \
 	"$(jq -c '[.planes[] | [.dev, .count, .rdma.dev]]' <<<"$pick")" \

@@ -312,7 +312,7 @@ gids_ready()
 		gid_index rxe$i $nd $MYADDR6 >/dev/null || return 1
 	done
 }
-wait_for 10 gids_ready ||
+wait_until 10 gids_ready ||
 	fail "rxe1 and rxe2 have no RoCE v2 GID of $MYADDR and $MYADDR6"
 for i in 1 2; do
 	if [ "$ME" = A ]; then nd=eth-p$i; else nd=eth-leaf$i; fi
@@ -333,7 +333,7 @@ for i in 1 2; do
 			"${PERF[@]}" >"$LAB_DIR/bw-server$i" 2>&1 &
 		srv=$!
 		LAB_PIDS+=("$srv")
-		wait_for 20 sh -c "ss -ltn | grep -q ':$((18000 + i)) '" ||
+		wait_until 20 sh -c "ss -ltn | grep -q ':$((18000 + i)) '" ||
 			fail "ib_write_bw server on port $((18000 + i)) not listening"
 		c0=$(counters)
 		barrier a$i.go
@@ -392,7 +392,7 @@ for i in 1 2; do
 			-p $((18100 + i)) "${PERF[@]}" >"$LAB_DIR/bw6-server$i" 2>&1 &
 		srv=$!
 		LAB_PIDS+=("$srv")
-		wait_for 20 sh -c "ss -ltn | grep -q ':$((18100 + i)) '" ||
+		wait_until 20 sh -c "ss -ltn | grep -q ':$((18100 + i)) '" ||
 			fail "ib_write_bw server on port $((18100 + i)) not listening"
 		c0=$(counters)
 		barrier a6-$i.go
@@ -521,7 +521,7 @@ place_qps()
 			ss -ltn | grep -q ":$((base + k)) " || return 1
 		done
 	}
-	wait_for 30 listening ||
+	wait_until 30 listening ||
 		fail "(b) $fam: the eight ib_write_bw servers are not all listening"
 	c0=$(counters)
 	barrier $tag.go

@@ -41,7 +41,7 @@ for i in $(seq 1 "$ROUNDS"); do
 		src 192.0.2.7 nexthop plane 1 weight 3 nexthop plane 2 weight 1
 	b1=$(rx_packets remote eth-leaf1)
 	b2=$(rx_packets remote eth-leaf2)
-	wait_for 10 fare_carries "$b1" "$b2" ||
+	wait_until 10 fare_carries "$b1" "$b2" ||
 		fail "round $i: in 10 s the remote got" \
 			"$(($(rx_packets remote eth-leaf1) - b1)) and" \
 			"$(($(rx_packets remote eth-leaf2) - b2)) datagrams" \

@@ -137,7 +137,7 @@ held() {
 	done
 	return 1
 }
-if wait_for 30 held; then
+if wait_until 30 held; then
 	pass "dump held between messages"
 else
 	fail "the dump never blocked on its pipe"

@@ -55,7 +55,7 @@ ip netns exec remote "$FARE_UDP" sink --bind 198.51.100.1 --port 9000 \
 	--count "$COUNT" --timeout 60 >"$sinklog" &
 sink=$!
 LAB_PIDS+=("$sink")
-wait_for 10 grep -q listening "$sinklog"
+wait_until 10 grep -q listening "$sinklog"
 
 ip netns exec host taskset -c 0 "$FARE_UDP" send --src 192.0.2.7 \
 	--dst 198.51.100.1 --port 9000 --count "$COUNT" --interval-us 50

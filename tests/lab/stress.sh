@@ -78,12 +78,12 @@ while :; do
 	insmod "$FARE_KO" || { fail "reload $rounds: insmod failed"; break; }
 	# churn adds the planes back, which makes fare0; the kernel route
 	# went with the old fare0 (the rule that leads to table 249 stays).
-	wait_for 30 ip -n host link show fare0 >/dev/null 2>&1 ||
+	wait_until 30 ip -n host link show fare0 >/dev/null 2>&1 ||
 		{ fail "reload $rounds: fare0 not back"; continue; }
 	ip -n host route replace 198.51.100.0/24 dev fare0 table 249 \
 		proto 249 src 192.0.2.7
 	before=$(rx_remote)
-	if wait_for 30 remote_above $((before + 100)); then
+	if wait_until 30 remote_above $((before + 100)); then
 		pass "reload $rounds: traffic flows again ($(($(rx_remote) - before)) datagrams since)"
 	else
 		fail "reload $rounds: no traffic at the remote after the reload"

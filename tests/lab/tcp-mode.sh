@@ -46,7 +46,7 @@ tcp_send()
 	local l1 l2
 
 	ip netns exec remote busybox nc -l -p 9001 >/dev/null &
-	wait_for 10 listening || fail "$1: the remote does not listen"
+	wait_until 10 listening || fail "$1: the remote does not listen"
 	l1=$(leaf_rx 1) l2=$(leaf_rx 2)
 	ip netns exec host timeout 60 bash -c \
 		"head -c $BYTES /dev/zero >/dev/tcp/$1/9001" ||
@@ -72,7 +72,7 @@ l1=$(leaf_rx 1) l2=$(leaf_rx 2)
 ip netns exec host "$FARE_UDP" send --src 192.0.2.7 --dst 198.51.100.1 \
 	--port 9000 --count $N --size 100 >/dev/null
 udp_in() { [ $(($(leaf_rx 1) + $(leaf_rx 2) - l1 - l2)) -ge $N ]; }
-wait_for 10 udp_in || true
+wait_until 10 udp_in || true
 expect_near "UDP on plane 1" $(($(leaf_rx 1) - l1)) $((N / 2)) 2
 expect_near "UDP on plane 2" $(($(leaf_rx 2) - l2)) $((N / 2)) 2
 

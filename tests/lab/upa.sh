@@ -108,8 +108,8 @@ pick()
 settle()
 {
 	log "phase $1 at $(date +%T)"
-	wait_for 30 weights_are "$X" "$2" || true
-	wait_for 10 kroute_is "$3" || true
+	wait_until 30 weights_are "$X" "$2" || true
+	wait_until 10 kroute_is "$3" || true
 	log "phase $1 settled at $(date +%T.%N)"
 	expect_eq "phase $1: X in fare.ko" "$(weights "$X")" "$2"
 	expect_eq "phase $1: the aggregate in fare.ko" "$(weights "$AGG")" \
@@ -139,7 +139,7 @@ done
 fared_host_start 90 400G
 
 # Phase 1: plane 1 lost X; 3:2:1 scaled to the aggregate's sum, 12.
-wait_for 30 weights_are "$AGG" "1:6 2:3 3:2 4:1" || cat "$LAB_DIR/fared.log"
+wait_until 30 weights_are "$AGG" "1:6 2:3 3:2 4:1" || cat "$LAB_DIR/fared.log"
 settle 1 "2:6 3:4 4:2" "unicast fare0"
 "$FARECTL" bgp -s "$CTL" routes "$X"
 expect_eq "phase 1: why, as fared explains it" \

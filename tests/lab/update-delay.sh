@@ -81,8 +81,8 @@ EVENTS_AT=0
 
 # 1. Every leaf up.
 fared_host_start 30 400G 3
-wait_for 20 grep -q '^plane' "$LAB_DIR/events" || fail "monitor saw no plane"
-if ! wait_for 60 weights_are "1:2 2:2 3:1"; then
+wait_until 20 grep -q '^plane' "$LAB_DIR/events" || fail "monitor saw no plane"
+if ! wait_until 60 weights_are "1:2 2:2 3:1"; then
 	cat "$LAB_DIR/fared.log"
 fi
 expect_eq "1: weights" "$(weights)" "1:2 2:2 3:1"
@@ -97,11 +97,11 @@ wait "$FARED_PID" 2>/dev/null || true
 expect_eq "2: fare.ko after fared stopped" "$(weights)" none
 bird3=$(cat "$LAB_DIR/bird3.pid")
 kill "$bird3"
-wait_for 10 bash -c "! kill -0 $bird3 2>/dev/null" || true
+wait_until 10 bash -c "! kill -0 $bird3 2>/dev/null" || true
 mark_events
 fared_host_start 30 400G 3
-wait_for 30 first_table 10.1.0.1 || fail "leaf1 never sent its first table"
-wait_for 30 first_table 10.2.0.1 || fail "leaf2 never sent its first table"
+wait_until 30 first_table 10.1.0.1 || fail "leaf1 never sent its first table"
+wait_until 30 first_table 10.2.0.1 || fail "leaf2 never sent its first table"
 if grep -q "update-delay .* over" "$LAB_DIR/fared.log"; then
 	fail "2: update-delay ran out before leaves 1 and 2 were in: check void"
 else
@@ -109,7 +109,7 @@ else
 		"$(weights)" none
 	expect_empty "2: ... and fare.ko route events" "$(events_since)"
 fi
-if ! wait_for $((DELAY + 30)) weights_are "1:1 2:1"; then
+if ! wait_until $((DELAY + 30)) weights_are "1:1 2:1"; then
 	cat "$LAB_DIR/fared.log"
 fi
 expect_eq "2: after update-delay: weights" "$(weights)" "1:1 2:1"
@@ -119,7 +119,7 @@ sleep 1
 expect_eq "2: fare.ko route events by then" \
 	"$(events_since | awk '{ print $1, $2, $3 }')" "route replace $DST"
 leaf_bird_start 3
-wait_for 30 weights_are "1:2 2:2 3:1" || true
+wait_until 30 weights_are "1:2 2:2 3:1" || true
 expect_eq "2: leaf3 back: weights" "$(weights)" "1:2 2:2 3:1"
 grep "fare:" "$LAB_DIR/fared.log" || true
 
@@ -130,13 +130,13 @@ wait "$FARED_PID" 2>/dev/null || true
 expect_eq "3: fare.ko after fared was killed" "$(weights)" "1:2 2:2 3:1"
 bird3=$(cat "$LAB_DIR/bird3.pid")
 kill "$bird3"
-wait_for 10 bash -c "! kill -0 $bird3 2>/dev/null" || true
+wait_until 10 bash -c "! kill -0 $bird3 2>/dev/null" || true
 mark_events
 ip netns exec leaf3 env HOSTILE_AS=65103 HOSTILE_RETRY=60 python3 -S \
 	"$FARE_ROOT/tests/bgp/hostile.py" 10.3.0.1 10.3.0.2 \
 	speak v4 "$DST" v4 "$DST3" >"$LAB_DIR/raw.log" 2>&1 &
 LAB_PIDS+=("$!")
-wait_for 120 grep -q "^connecting" "$LAB_DIR/raw.log" ||
+wait_until 120 grep -q "^connecting" "$LAB_DIR/raw.log" ||
 	fail "3: the raw peer never started connecting"
 FARED_HOST_GLOBAL="update-delay $DELAY3" fared_host_start 30 400G 3
 raw_up()
@@ -145,10 +145,10 @@ raw_up()
 	     jq -r '.[] | select(.address == "10.3.0.1") | .state')" = \
 	  Established ]
 }
-wait_for 30 first_table 10.1.0.1 || fail "leaf1 never sent its first table"
-wait_for 30 first_table 10.2.0.1 || fail "leaf2 never sent its first table"
-wait_for 90 raw_up || fail "plane 3's raw peer never came up"
-if ! wait_for 30 weights_are "1:1 2:1 3:1"; then
+wait_until 30 first_table 10.1.0.1 || fail "leaf1 never sent its first table"
+wait_until 30 first_table 10.2.0.1 || fail "leaf2 never sent its first table"
+wait_until 90 raw_up || fail "plane 3's raw peer never came up"
+if ! wait_until 30 weights_are "1:1 2:1 3:1"; then
 	cat "$LAB_DIR/raw.log" "$LAB_DIR/fared.log"
 fi
 if grep -q "update-delay .* over" "$LAB_DIR/fared.log"; then
@@ -165,7 +165,7 @@ expect_eq "3: $DST3, planes 1 and 2 missing: fare.ko route" \
 sleep 1
 expect_eq "3: fare.ko route events by then" \
 	"$(events_since | awk '{ print $1, $2, $3 }')" "route replace $DST"
-if ! wait_for $((DELAY3 + 30)) host_weights_are $DST3 "3:1"; then
+if ! wait_until $((DELAY3 + 30)) host_weights_are $DST3 "3:1"; then
 	cat "$LAB_DIR/fared.log"
 fi
 expect_eq "3: after update-delay: $DST3" "$(host_weights $DST3)" "3:1"
