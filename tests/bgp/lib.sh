@@ -382,12 +382,12 @@ fared_rss_kib()
 	awk '/^VmRSS:/ { print $2 }' "/proc/$FARED_PID/status"
 }
 
-# When BIRD's protocol last changed state: unchanged means no flap.
 # proto_since SOCKET PROTO: when the BIRD at SOCKET last changed PROTO's
-# state, as "show protocols" prints it. Read again (for up to 10 s) while
-# the answer has no time for PROTO: an empty read proves no flap, and two
-# sessions compared as flapped though neither side had dropped (CI of
-# 3b614f2's ctl-dump, a preflight's refresh) did not say which read it was.
+# state, as "show protocols" prints it; unchanged means no flap. Read
+# again (for up to 10 s) while the answer has no time for PROTO: an empty
+# read proves nothing. Twice a session was judged flapped while fared and
+# BIRD both showed it up all along (ctl-dump in a cold run of 3b614f2,
+# refresh in a preflight of 03c10d2), and neither message said which read.
 proto_since()
 {
 	local t tries=0
