@@ -12,6 +12,13 @@
 # and BGP packets still arrive (their counters are apart), its carrier,
 # ARP and neighbour entries never change, so nothing but BFD can tell.
 #
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top). A plane taken down under
+# traffic is dead-leaf.sh's and link-down.sh's subject there, and plane
+# state requests are genl-fuzz's.
+#
 #   1. Traffic into plane 1 stops: the last datagram leaf 1 counts comes
 #      at most 1000 ms after the freeze (3 x 100 ms of Detection Time plus
 #      a functional slack for a TCG guest; the measured time is printed).

@@ -31,8 +31,14 @@
 # senders still running when fared is stopped, and still when fared has
 # reconciled: its replaces and sweeps of adopted routes come then).
 #
-# On the debug kernel (FARE_DEBUG_KERNEL=1) every check stands as is; the
-# streams carry 3,000 datagrams per family 4 ms apart instead of 12,000
+# Runs on Debian's 6.1, not on the debug kernel: its subject is fared
+# against real peers, and what it asks of fare.ko runs under the
+# detectors in the fare.ko scenarios, genl-fuzz, stress and KUnit
+# (tests/run-all's top). Route replaces and deletes under a stream,
+# what a restart makes fare.ko do, are stress.sh's churn there.
+#
+# On the debug kernel by hand (FARE_DEBUG_KERNEL=1) every check stands as
+# is; the streams carry 3,000 datagrams per family 4 ms apart instead of 12,000
 # 1 ms apart: the same 12 s around each restart at a quarter of the
 # packets, which is what KASAN makes expensive (RESTART_COUNT and
 # RESTART_INTERVAL_US set them by hand).
