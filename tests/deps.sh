@@ -91,23 +91,19 @@ echo "deps: installing ${missing[*]}"
 # initramfs-tools' trigger, beside the debug kernel's build), so there
 # update-initramfs is a no-op while apt installs and is put back after. A
 # machine with a boot loader gets them as apt makes them, CI or not.
+noop=$(dirname "$0")/tools/initramfs-noop
 initramfs_diverted=0
 restore_initramfs()
 {
 	[ $initramfs_diverted -eq 1 ] || return 0
-	rm -f /usr/sbin/update-initramfs
-	dpkg-divert --quiet --local --rename --remove /usr/sbin/update-initramfs
+	"$noop" off
 	initramfs_diverted=0
 }
 if [ -n "${CI-}" ] && [ ! -e /boot/grub/grub.cfg ] && [ ! -e /boot/efi/EFI ] &&
    [ ! -e /boot/loader ] && [ ! -e /efi ]; then
 	trap restore_initramfs EXIT
-	dpkg-divert --quiet --local --rename \
-		--divert /usr/sbin/update-initramfs.fare-deps \
-		--add /usr/sbin/update-initramfs
+	"$noop" on
 	initramfs_diverted=1
-	printf '#!/bin/sh\nexit 0\n' >/usr/sbin/update-initramfs
-	chmod 755 /usr/sbin/update-initramfs
 	echo "deps: CI, no boot loader: the images get no initramfs (tests/vm/run makes its own)"
 fi
 # No recommends: the kernels are only booted in QEMU guests, never here.
