@@ -16,7 +16,6 @@
 #     rule's counter and fare0's tx_dropped (`ip -s link`) both count
 #     plane 2's half. Traffic to another destination over plane 2 still
 #     passes.
-# Not on the debug kernel: tests/vm/test-kernel.config has no netfilter.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

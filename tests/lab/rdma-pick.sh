@@ -64,9 +64,9 @@ for tool in rdma ibv_devinfo jq python3; do
 	command -v $tool >/dev/null ||
 		{ fail "$tool is not installed (tests/deps.sh)"; lab_result; }
 done
-modprobe rdma_rxe || { fail "modprobe rdma_rxe"; lab_result; }
+kernel_module rdma_rxe || { fail "modprobe rdma_rxe"; lab_result; }
 # ibv_devinfo reaches the devices through /dev/infiniband/uverbsN.
-modprobe ib_uverbs || { fail "modprobe ib_uverbs"; lab_result; }
+kernel_module ib_uverbs || { fail "modprobe ib_uverbs"; lab_result; }
 
 load_fare
 # The remote has no IPv6, so that its plane interfaces receive nothing but
