@@ -88,7 +88,7 @@ check-run:
 
 # The module's selection core, built for userspace with the type shim.
 tests/unit/select_test: tests/unit/select_test.c kmod/select.c kmod/select.h \
-		kmod/buckets_check.h kmod/lpm.h kmod/fare_shim.h
+		kmod/buckets_check.h kmod/lpm.h kmod/fare_shim.h kmod/visibility.h
 	$(CC) -O2 -g -Wall -Wextra -Werror -Ikmod -o $@ tests/unit/select_test.c kmod/select.c
 
 test:
