@@ -14,6 +14,7 @@
 #                        Documentation/install.md lists every file
 #   make uninstall       removes them (fared.conf only if unchanged)
 #   make install-dkms    the module's source into /usr/src/fare-VERSION
+#   make intree KSRC=DIR the module into a kernel tree, as drivers/net/fare
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 ifeq ($(wildcard $(KDIR)/Makefile),)
@@ -30,7 +31,7 @@ KDIR_STAMP := kmod/compat/gen/kdir
 
 .PHONY: all module userspace tools compat clean check check-run test demo deps \
 	checkpatch print-krel print-version install install-module \
-	install-userspace install-dkms uninstall uninstall-module \
+	install-userspace install-dkms intree uninstall uninstall-module \
 	uninstall-userspace systemd-units module-clean FORCE
 
 all: module userspace tools
@@ -87,7 +88,7 @@ check-run:
 
 # The module's selection core, built for userspace with the type shim.
 tests/unit/select_test: tests/unit/select_test.c kmod/select.c kmod/select.h \
-		kmod/buckets_check.h kmod/lpm.h kmod/fare_shim.h
+		kmod/buckets_check.h kmod/lpm.h kmod/fare_shim.h kmod/visibility.h
 	$(CC) -O2 -g -Wall -Wextra -Werror -Ikmod -o $@ tests/unit/select_test.c kmod/select.c
 
 test:
@@ -173,7 +174,7 @@ endif
 
 # What DKMS builds from: the module's sources and this Makefile, with the
 # version in dkms.conf (dkms add/build/install fare/$(VERSION)).
-DKMS_SRCS := Makefile Kbuild VERSION $(wildcard kmod/*.c kmod/*.h) \
+DKMS_SRCS := Makefile Kbuild VERSION kmod/Makefile $(wildcard kmod/*.c kmod/*.h) \
 	kmod/compat/compat.h kmod/compat/probe.sh \
 	$(wildcard kmod/compat/probes/*.c) uapi/linux/fare.h
 
@@ -209,6 +210,32 @@ uninstall-userspace:
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/fare/fared.conf ]; then \
 		echo "keeping the edited $(DESTDIR)$(SYSCONFDIR)/fare/fared.conf"; \
 	fi
+
+# The module in a kernel source tree, as a netdev submission would have it:
+# kmod/ as drivers/net/fare, the uapi header in include/uapi/linux, and
+# drivers/net's Kconfig and Makefile pointing at them (fare.rst, "Building
+# in tree"). Then CONFIG_FARE and CONFIG_FARE_KUNIT_TEST are ordinary
+# options and kmod/.kunitconfig serves kunit.py.
+INTREE_SRCS := kmod/Kconfig kmod/Makefile kmod/.kunitconfig \
+	$(filter-out kmod/fare_shim.h,$(wildcard kmod/*.c kmod/*.h)) \
+	kmod/compat/compat.h \
+	$(wildcard kmod/compat/probes/*.c)
+
+intree:
+	@[ -f "$(KSRC)/drivers/net/Kconfig" ] || \
+		{ echo "usage: make intree KSRC=<kernel source tree>" >&2; exit 1; }
+	rm -rf $(KSRC)/drivers/net/fare
+	@for f in $(INTREE_SRCS); do \
+		$(INSTALL) -D -m 0644 $$f $(KSRC)/drivers/net/fare/$${f#kmod/} || exit 1; \
+	done
+	$(INSTALL) -m 0644 uapi/linux/fare.h $(KSRC)/include/uapi/linux/fare.h
+	grep -q '^source "drivers/net/fare/Kconfig"' $(KSRC)/drivers/net/Kconfig || \
+		sed -i '/^source "drivers\/net\/team\/Kconfig"/i source "drivers/net/fare/Kconfig"\n' \
+			$(KSRC)/drivers/net/Kconfig
+	grep -q '^obj-$$(CONFIG_FARE) ' $(KSRC)/drivers/net/Makefile || \
+		sed -i '/^obj-$$(CONFIG_WIREGUARD) /a obj-$$(CONFIG_FARE) += fare/' \
+			$(KSRC)/drivers/net/Makefile
+	@echo "fare is in $(KSRC)/drivers/net/fare (CONFIG_FARE, CONFIG_FARE_KUNIT_TEST)"
 
 # What DKMS runs to clean: the module's objects only.
 module-clean:

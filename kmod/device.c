@@ -12,6 +12,7 @@
 #include <net/addrconf.h>
 #include <net/rtnetlink.h>
 #include "device.h"
+#include "fare_version.h"
 #include "flowlet.h"
 #include "gateway.h"
 #include "plane.h"

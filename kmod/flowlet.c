@@ -10,6 +10,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include "flowlet.h"
+#include "visibility.h"
 
 /* An empty table of @slots (a power of two) slots, charged to the caller. */
 struct fare_flowlets *fare_flowlets_alloc(u32 slots)
@@ -29,14 +30,16 @@ struct fare_flowlets *fare_flowlets_alloc(u32 slots)
 	ft->mask = slots - 1;
 	return ft;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_flowlets_alloc);
 
-static void fare_flowlets_free(struct fare_flowlets *ft)
+VISIBLE_IF_FARE_KUNIT void fare_flowlets_free(struct fare_flowlets *ft)
 {
 	if (ft) {
 		kvfree(ft->slot);
 		kfree(ft);
 	}
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_flowlets_free);
 
 static void fare_flowlets_free_rcu(struct rcu_head *head)
 {
@@ -68,6 +71,7 @@ out:
 	mutex_unlock(&fn->lock);
 	return err;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_flowlets_prepare);
 
 /*
  * Sets @fn's flowlet table size to @slots (checked by the caller with
@@ -96,6 +100,7 @@ int fare_flowlets_resize(struct fare_net *fn, u32 slots)
 	fn->flowlet_slots = slots;
 	return 0;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_flowlets_resize);
 
 /*
  * At namespace exit, under the lock, once no reader can be left (the
@@ -108,3 +113,4 @@ void fare_flowlets_destroy(struct fare_net *fn)
 						     lockdep_is_held(&fn->lock)));
 	RCU_INIT_POINTER(fn->flowlets, NULL);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_flowlets_destroy);

@@ -149,5 +149,8 @@ struct fare_flowlets *fare_flowlets_alloc(u32 slots);
 int fare_flowlets_prepare(struct fare_net *fn);
 int fare_flowlets_resize(struct fare_net *fn, u32 slots);
 void fare_flowlets_destroy(struct fare_net *fn);
+#if IS_ENABLED(CONFIG_FARE_KUNIT_TEST)
+void fare_flowlets_free(struct fare_flowlets *ft);
+#endif
 
 #endif /* _FARE_FLOWLET_H */

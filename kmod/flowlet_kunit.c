@@ -11,7 +11,7 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/rtnetlink.h>
-#include "flowlet.c"
+#include "flowlet.h"
 
 #define GAP_NS	(100 * NSEC_PER_USEC)
 

@@ -12,6 +12,7 @@
 #include <linux/random.h>
 #include "nhg.h"
 #include "limits.h"
+#include "visibility.h"
 
 /*
  * The per-CPU allocations of a group are sized by its next hops and tiers,
@@ -62,6 +63,7 @@ struct fare_group *fare_group_alloc(unsigned int num_nh)
 	grp->num_nh = num_nh;
 	return grp;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_group_alloc);
 
 /* Whether @a and @b hold the same next hops in the same order. */
 bool fare_group_same(const struct fare_group *a, const struct fare_group *b)
@@ -275,6 +277,7 @@ int fare_group_finish(struct fare_group *grp)
 	fare_group_spray_phase(grp);
 	return 0;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_group_finish);
 
 /*
  * Carries the virtual queues of @old's next hops over to those of @grp on
@@ -368,6 +371,7 @@ void fare_group_free_rcu(struct fare_group *grp)
 	if (grp)
 		call_rcu(&grp->rcu, fare_group_free);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_group_free_rcu);
 
 /* Frees @grp now: no reader has seen it (it was never published). */
 void fare_group_discard(struct fare_group *grp)
@@ -412,6 +416,7 @@ size_t fare_nhg_bytes(struct fare_net *fn, struct fare_nhg *nhg)
 	return rcu_dereference_protected(nhg->grp,
 					 lockdep_is_held(&fn->lock))->mem;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_nhg_bytes);
 
 /* Under RTNL, before the namespace's fare device can exist. */
 int fare_nhgs_init(struct fare_net *fn)
@@ -442,6 +447,7 @@ struct fare_nhg *fare_nhg_find(struct fare_net *fn, u32 id)
 	lockdep_assert_held(&fn->lock);
 	return xa_load(&fn->nhgs, id);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_nhg_find);
 
 /* Drops a route's reference; an anonymous group goes with its last. */
 void fare_nhg_put(struct fare_net *fn, struct fare_nhg *nhg)
@@ -452,6 +458,7 @@ void fare_nhg_put(struct fare_net *fn, struct fare_nhg *nhg)
 	if (!--nhg->refs && fare_nhg_anon(nhg))
 		fare_nhg_free(fn, nhg);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_nhg_put);
 
 static struct fare_nhg *fare_nhg_alloc(struct fare_group *grp)
 {
@@ -554,6 +561,7 @@ err_free:
 	fare_group_discard(grp);
 	return err;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_nhg_get_anon);
 
 /*
  * Makes named group @id hold @grp (filled, not finished): a new group, or,
@@ -626,6 +634,7 @@ err_free:
 	fare_group_discard(grp);
 	return err;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_nhg_set);
 
 /*
  * Named group @id if it may be deleted (no route uses it), else an error
@@ -671,6 +680,7 @@ int fare_nhg_del(struct fare_net *fn, u32 id, struct netlink_ext_ack *extack)
 	fare_nhg_remove(fn, nhg);
 	return 0;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_nhg_del);
 
 /*
  * At namespace exit, under the lock, after the routes (which take the

@@ -9,6 +9,7 @@
 #define _FARE_POLICY_H
 
 #include <net/netlink.h>
+#include <linux/if.h>
 #include <linux/in6.h>
 #include <linux/fare.h>
 

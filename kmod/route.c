@@ -14,6 +14,7 @@
 #include <linux/user_namespace.h>
 #include "route.h"
 #include "stats.h"
+#include "visibility.h"
 
 /* The table's hash and compare: lpm.h's, which the benchmark runs too. */
 static u32 fare_route_hashfn(const void *data, u32 len, u32 seed)
@@ -62,6 +63,7 @@ int fare_prefix_make(struct fare_prefix *key, u8 family, const void *addr,
 	fare_mask(key->addr, bits, plen);
 	return 0;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_prefix_make);
 
 /* ---- the aggregates' interval index ---- */
 
@@ -164,12 +166,14 @@ int fare_table_init(struct fare_net *fn)
 	mutex_unlock(&fn->lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_table_init);
 
 struct fare_route *fare_route_find(struct fare_net *fn,
 				   const struct fare_prefix *key)
 {
 	return rhashtable_lookup_fast(&fn->routes, key, fare_route_params);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_find);
 
 static void *fare_route_probe(void *table, const struct fare_prefix *key)
 {
@@ -190,6 +194,7 @@ struct fare_route *fare_route_lookup(struct fare_net *fn, u8 family,
 			      agg->n, family, daddr, fare_route_probe,
 			      &fn->routes);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_lookup);
 
 /*
  * The order of routes in dumps: by family, then address, then prefix
@@ -259,6 +264,7 @@ int fare_route_insert(struct fare_net *fn, struct fare_route *rt)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_insert);
 
 /* Puts @new, of the same key, in @old's place in the table and the tree. */
 int fare_route_swap(struct fare_net *fn, struct fare_route *old,
@@ -276,6 +282,7 @@ int fare_route_swap(struct fare_net *fn, struct fare_route *old,
 		fare_agg_update(fn, new->key.family, old, new);
 	return 0;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_swap);
 
 void fare_route_remove(struct fare_net *fn, struct fare_route *rt)
 {
@@ -292,6 +299,7 @@ void fare_route_remove(struct fare_net *fn, struct fare_route *rt)
 		fare_agg_update(fn, rt->key.family, rt, NULL);
 	}
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_remove);
 
 /* ---- routes ---- */
 
@@ -322,6 +330,7 @@ struct fare_route *fare_route_alloc(struct fare_route_stats *stats)
 	RCU_INIT_POINTER(ext->stats, stats);
 	return &ext->rt;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_alloc);
 
 /* The route's counters under @fn's lock, or NULL if it has none. */
 struct fare_route_stats *fare_route_stats_locked(struct fare_net *fn,
@@ -332,13 +341,14 @@ struct fare_route_stats *fare_route_stats_locked(struct fare_net *fn,
 	return rcu_dereference_protected(fare_route_ext(rt)->stats,
 					 lockdep_is_held(&fn->lock));
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_stats_locked);
 
 /*
  * What a route holds against the namespace's memory budget: the object,
  * its share of the table's bucket arrays and, if it has them, counters
  * for @stats_nh next hops (0: none).
  */
-static size_t fare_route_bytes(unsigned int stats_nh)
+VISIBLE_IF_FARE_KUNIT size_t fare_route_bytes(unsigned int stats_nh)
 {
 	if (!stats_nh)
 		return fare_kmalloc_bytes(sizeof(struct fare_route)) +
@@ -346,14 +356,17 @@ static size_t fare_route_bytes(unsigned int stats_nh)
 	return fare_kmalloc_bytes(sizeof(struct fare_route_ext)) +
 	       FARE_ROUTE_INDEX_BYTES + fare_route_stats_bytes(stats_nh);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_bytes);
 
 /* What @rt holds, as charged; under @fn's lock. */
-static size_t fare_route_held(struct fare_net *fn, struct fare_route *rt)
+VISIBLE_IF_FARE_KUNIT size_t fare_route_held(struct fare_net *fn,
+					     struct fare_route *rt)
 {
 	struct fare_route_stats *rst = fare_route_stats_locked(fn, rt);
 
 	return fare_route_bytes(rst ? rst->n : 0);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_held);
 
 /* Sets the memory budget and the text of its refusal. */
 void fare_budget_set(struct fare_budget *b, u64 budget)
@@ -363,6 +376,7 @@ void fare_budget_set(struct fare_budget *b, u64 budget)
 	fare_mem_msg_format(b->msg, budget);
 	spin_unlock(&b->lock);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_budget_set);
 
 /*
  * The budget of namespace @net (NULL: the initial one's), when it is made:
@@ -376,12 +390,14 @@ void fare_budget_init(struct fare_budget *b, const struct net *net)
 			FARE_MEMORY_BUDGET_DEFAULT :
 			FARE_MEMORY_BUDGET_HOST_DEFAULT);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_budget_init);
 
 /* The budget @fn's routes and groups held, when they are gone. */
 void fare_budget_release(struct fare_net *fn)
 {
 	fare_budget_uncharge(fn, fn->mem_held);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_budget_release);
 
 /*
  * Drops what @rt holds: its group's reference, its counters and their
@@ -407,6 +423,7 @@ void fare_route_free(struct fare_net *fn, struct fare_route *rt)
 	fare_route_release(fn, rt);
 	call_rcu(&rt->rcu, fare_route_free_cb);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_free);
 
 static void fare_route_free_all(void *ptr, void *arg)
 {
@@ -438,6 +455,7 @@ void fare_table_destroy(struct fare_net *fn)
 	}
 	fare_nhgs_destroy(fn);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_table_destroy);
 
 /*
  * Counters for a route over @nhg, if it is to have them (@stats): fresh
@@ -573,3 +591,4 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 	*rtp = new;
 	return 0;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_set);

@@ -177,4 +177,9 @@ int fare_route_set(struct fare_net *fn, struct fare_route *rt,
 		   struct fare_nhg *nhg, struct fare_route **rtp,
 		   struct netlink_ext_ack *extack);
 
+#if IS_ENABLED(CONFIG_FARE_KUNIT_TEST)
+size_t fare_route_bytes(unsigned int stats_nh);
+size_t fare_route_held(struct fare_net *fn, struct fare_route *rt);
+#endif
+
 #endif /* _FARE_ROUTE_H */

@@ -12,6 +12,7 @@
 #endif
 #endif
 #include "select.h"
+#include "visibility.h"
 
 static void fare_spray_restart(struct fare_spray *st, u64 usable,
 			       unsigned int n)
@@ -66,6 +67,7 @@ int fare_spray_pick(const u32 *weights, struct fare_spray *st, u64 usable,
 	st->picks = pick;
 	return best;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_spray_pick);
 
 static u32 fare_gcd(u32 a, u32 b)
 {
@@ -103,6 +105,7 @@ unsigned int fare_sched_build(u8 *seq, unsigned int max, const u32 *weights,
 		seq[i] = fare_spray_pick(w, scratch, members, n);
 	return total;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_sched_build);
 
 int fare_deficit_pick(const u32 *weights, const u64 *sent, u64 usable,
 		      unsigned int n)
@@ -152,6 +155,7 @@ int fare_deficit_pick_since(const u32 *weights, u64 *sent,
 	}
 	return fare_deficit_pick(weights, sent, usable, n);
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_deficit_pick_since);
 
 int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash)
 {
@@ -177,6 +181,7 @@ int fare_hash_pick(const u32 *weights, u64 usable, unsigned int n, u32 hash)
 	}
 	return last;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_hash_pick);
 
 void fare_buckets_quota(u32 *quota, const u32 *weights, u64 members,
 			unsigned int n)
@@ -219,6 +224,7 @@ void fare_buckets_quota(u32 *quota, const u32 *weights, u64 members,
 		left--;
 	}
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_buckets_quota);
 
 void fare_buckets_build(u8 *buckets, const u8 *prev, const u32 *weights,
 			u64 members, unsigned int n)
@@ -249,6 +255,7 @@ void fare_buckets_build(u8 *buckets, const u8 *prev, const u32 *weights,
 		count[next]++;
 	}
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_buckets_build);
 
 u64 fare_tier_usable(const u8 *tiers, u64 up, unsigned int n)
 {
@@ -267,6 +274,7 @@ u64 fare_tier_usable(const u8 *tiers, u64 up, unsigned int n)
 	}
 	return usable;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_tier_usable);
 
 /* Beyond any real queue: keeps q * H (H < 2^8) and sums within u64. */
 #define FARE_Q_MAX	0x80000000000000ULL	/* 2^55 */
@@ -332,6 +340,7 @@ u64 fare_tier_spill(const u8 *tiers, u64 up, const u64 *q, unsigned int n,
 	}
 	return mask_t;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_tier_spill);
 
 u64 fare_vq_add(u64 vt, u64 now, u64 rate, u32 len)
 {
@@ -343,6 +352,7 @@ u64 fare_vq_add(u64 vt, u64 now, u64 rate, u32 len)
 		return now + FARE_VQ_CAP_NS;
 	return start + cost;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_vq_add);
 
 u64 fare_vq_backlog(u64 vt, u64 now, u64 rate)
 {
@@ -360,3 +370,4 @@ u64 fare_vq_backlog(u64 vt, u64 now, u64 rate)
 		whole = 1ULL << 33;
 	return whole * d + (rate % 1000000000ULL) * d / 1000000000ULL;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_vq_backlog);

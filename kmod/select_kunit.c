@@ -8,7 +8,7 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/prandom.h>
-#include "select.c"
+#include "select.h"
 #include "buckets_check.h"
 #include "plane.h"
 
@@ -862,4 +862,6 @@ static struct kunit_suite fare_select_suite = {
 kunit_test_suite(fare_select_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for fare's selection and prefix table");
+MODULE_DESCRIPTION("KUnit tests for fare: selection, table, flowlets, policies");
+/* fare.ko's functions the suites call (visibility.h). */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

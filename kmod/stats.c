@@ -9,6 +9,7 @@
 #include "nhg.h"
 #include "route.h"
 #include "stats.h"
+#include "visibility.h"
 
 /* A namespace's counters, summed over the CPUs. */
 void fare_stats_read(struct fare_net *fn, struct fare_stats *sum)
@@ -105,6 +106,7 @@ struct fare_route_stats *fare_route_stats_alloc(const struct fare_group *grp)
 		st->plane[i] = grp->nh[i].plane_id;
 	return st;
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_stats_alloc);
 
 static void fare_route_stats_free(struct rcu_head *head)
 {
@@ -146,6 +148,7 @@ void fare_route_stats_read(struct fare_route_stats *st, u32 plane_id,
 		*bytes += b;
 	}
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_stats_read);
 
 void fare_route_stats_drops(struct fare_route_stats *st, u64 *noplane,
 			    u64 *fallback)
@@ -167,4 +170,5 @@ void fare_route_stats_drops(struct fare_route_stats *st, u64 *noplane,
 		*fallback += b;
 	}
 }
+EXPORT_SYMBOL_IF_FARE_KUNIT(fare_route_stats_drops);
 

@@ -7,9 +7,9 @@
 #include <kunit/test.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
-#include "route.c"
-#include "nhg.c"
-#include "stats.c"
+#include "route.h"
+#include "nhg.h"
+#include "stats.h"
 
 struct table_ctx {
 	struct fare_net fn;

@@ -9,7 +9,10 @@
 
 #include <linux/netdevice.h>
 #include <net/genetlink.h>
+/* In tree the probes' results are compiler flags (kmod/Makefile). */
+#ifndef FARE_COMPAT_PROBED
 #include "compat-generated.h"
+#endif
 
 static inline void fare_dev_set_lltx(struct net_device *dev)
 {
