@@ -351,6 +351,10 @@ nothing_of_fare_in_kernel()
 				expect_empty "$when: $fam routes of fare's (proto 249, dev fare0, tables 248/249) in $where" \
 				"$(grep -E 'proto 249|dev fare0|table (248|249)' <<<"$KOUT" || true)"
 		done
+		kernel_read "$when: ip nexthop in $where" "" \
+			ip "${n[@]}" nexthop show &&
+			expect_empty "$when: nexthop objects of fare's (proto 249) in $where" \
+			"$(grep -E 'proto 249' <<<"$KOUT" || true)"
 		kernel_read "$when: ip link in $where" "lo:" ip "${n[@]}" -d link show &&
 			expect_empty "$when: fare links in $where" \
 			"$(grep -E 'fare0|^ +fare( |$)' <<<"$KOUT" || true)"

@@ -16,8 +16,10 @@
 # (the sink) and the plane's leaf. The kernel's own answer to "ip route get
 # DST oif PLANE" must be via the plane's gateway with the loopback source.
 # A plane that does not carry the route (left out of it, or down) must give
-# the answer the kernel gave before fare had the route, and deleting the
-# route must leave no trace of it in table 249.
+# the answer the kernel gave before fare had the route; a plane whose
+# device comes back is taken again after plane sync, and a route survives
+# all of its planes going down at once; deleting the route must leave no
+# trace of it in tables 248 and 249.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -120,9 +122,12 @@ expect_eq "IPv4 bound to eth-p2, which does not carry the route" \
 expect_eq "IPv6 bound to eth-p2, which does not carry the route" \
 	"$(host_lookup -6 $DST6 eth-p2)" "$before6"
 
-# Plane 2 back, then its device down and up: the kernel keeps its next
-# hop's state, as fare.ko stops and resumes using the plane.
+# Plane 2 back, then its device down and up: the kernel deletes the
+# plane's next hop object with the device, and plane sync (what fared does
+# by itself) makes it again and puts it back in the route's group.
 "$FARECTL" -n host route replace 198.51.100.0/24 src 192.0.2.7 \
+	nexthop plane 1 weight 3 nexthop plane 2 weight 1
+"$FARECTL" -n host route replace 2001:db8:100::/48 src 2001:db8:7::7 \
 	nexthop plane 1 weight 3 nexthop plane 2 weight 1
 host_lookup_is "IPv4 bound to eth-p2 once it carries the route again" -4 \
 	$DST4 eth-p2 "via 10.2.0.1 dev eth-p2"
@@ -137,8 +142,32 @@ host_lookup_is "IPv4 bound to eth-p1 while eth-p2 is down" -4 $DST4 eth-p1 \
 	"via 10.1.0.1 dev eth-p1"
 ip -n host link set eth-p2 up
 neigh_pin host eth-p2 10.2.0.1 leaf2 eth-host
+expect_eq "IPv4 bound to eth-p2 up again, before plane sync: as without fare" \
+	"$(host_lookup -4 $DST4 eth-p2)" "$before4"
+"$FARECTL" -n host plane sync
 host_lookup_is "IPv4 bound to eth-p2 once it is up again" -4 $DST4 eth-p2 \
 	"via 10.2.0.1 dev eth-p2"
+host_lookup_is "IPv6 bound to eth-p2 once it is up again" -6 $DST6 eth-p2 \
+	"via 2001:db8:2::1 dev eth-p2"
+
+# Every plane of the routes down at once, then up: the plane routes stay
+# (their groups keep each plane's mark on fare0), and plane sync brings
+# back both planes' next hops.
+ip -n host link set eth-p1 down
+ip -n host link set eth-p2 down
+ip -n host link set eth-p1 up
+ip -n host link set eth-p2 up
+neigh_pin host eth-p1 10.1.0.1 leaf1 eth-host
+neigh_pin host eth-p2 10.2.0.1 leaf2 eth-host
+expect_eq "IPv4 plane route after both planes went down and up" \
+	"$(ip -n host route show table 248 proto 249 | grep -c '^198.51.100.0/24')" 1
+expect_eq "IPv6 plane route after both planes went down and up" \
+	"$(ip -n host -6 route show table 248 proto 249 | grep -c '^2001:db8:100::/48')" 1
+"$FARECTL" -n host plane sync
+host_lookup_is "IPv4 bound to eth-p1 after both were down" -4 $DST4 eth-p1 \
+	"via 10.1.0.1 dev eth-p1"
+host_lookup_is "IPv6 bound to eth-p2 after both were down" -6 $DST6 eth-p2 \
+	"via 2001:db8:2::1 dev eth-p2"
 
 # The routes go with everything they brought into tables 248 and 249.
 "$FARECTL" -n host route del 198.51.100.0/24

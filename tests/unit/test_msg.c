@@ -9,6 +9,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/fib_rules.h>
+#include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 
 #include "fare_int.h"
@@ -893,33 +894,40 @@ TEST(kernel_route_removal_matches_only_our_protocol_and_device)
 }
 
 /*
- * The plane route: one onlink next hop via the gateway of each plane that
- * can carry the route (device up, gateway of the family), weights scaled
- * to rtnh_hops (the largest 255); with none, the removal of the route.
+ * The plane route: the nexthop group of the planes that can carry the
+ * route (a gateway of the family, weight above 0), by id; a set of planes
+ * without a known group, no request; with none, the removal of the route.
  */
-TEST(plane_route_has_a_next_hop_per_carrying_plane_and_else_is_removed)
+TEST(plane_route_points_at_the_group_of_its_carrying_planes_or_is_removed)
 {
 	struct fare_nexthop nh[4] = {
 		{ .plane_id = 1, .weight = 3 }, { .plane_id = 2, .weight = 1 },
 		{ .plane_id = 3, .weight = 9 }, { .plane_id = 4, .weight = 9 },
 	};
+	struct fare_nexthop one = { .plane_id = 1, .weight = 1 };
+	struct fare_nexthop zero[2] = {
+		{ .plane_id = 1, .weight = 0 }, { .plane_id = 2, .weight = 5 },
+	};
+	struct fare_nh_group g = { .id = 0xe0000005, .family = AF_INET };
 	static struct fare_plane_map m;
-	const struct rtnexthop *rtnh;
-	const struct nlattr *a, *g;
+	const struct nlattr *a;
 	union fare_addr src;
 	struct fare_prefix p;
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
-	int seen = 0, hops = 0, rest;
+	uint32_t nhid = 0;
+	int seen = 0;
 
 	memset(&m, 0, sizeof(m));
 	m.p[1] = (struct fare_plane_info){ .ifindex = 11, .has_gw4 = true };
-	inet_pton(AF_INET, "10.1.0.1", &m.p[1].gw4);
-	m.p[2] = (struct fare_plane_info){ .ifindex = 12, .has_gw4 = true };
-	inet_pton(AF_INET, "10.2.0.1", &m.p[2].gw4);
-	/* Plane 3 has only an IPv6 gateway; plane 4 is down (ifindex 0). */
+	m.p[2] = (struct fare_plane_info){ .ifindex = 12, .has_gw4 = true,
+					   .up = true };
+	/* Plane 3 has only an IPv6 gateway; there is no plane 4. */
 	m.p[3] = (struct fare_plane_info){ .ifindex = 13, .has_gw6 = true };
-	m.p[4] = (struct fare_plane_info){ .has_gw4 = true };
+	/* Planes 1 and 2, whether their devices are up or not. */
+	g.planes[0] = (1ULL << 1) | (1ULL << 2);
+	m.groups = &g;
+	m.n_groups = 1;
 	fare_prefix_parse("198.51.100.0/24", &p, NULL);
 	inet_pton(AF_INET, "192.0.2.7", &src.v4);
 	nlh = fare_rtnl_msg_plane_route(buf, sizeof(buf), 7, &p, &src, nh, 4,
@@ -932,28 +940,22 @@ TEST(plane_route_has_a_next_hop_per_carrying_plane_and_else_is_removed)
 	CHECK_INT(rtm->rtm_table, FARE_PLANE_TABLE);
 	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
 	CHECK_INT(rtm->rtm_scope, RT_SCOPE_UNIVERSE);
+	CHECK_INT(rtm->rtm_type, RTN_UNICAST);
 	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
 		seen |= 1 << mnl_attr_get_type(a);
-		if (mnl_attr_get_type(a) != RTA_MULTIPATH)
-			continue;
-		rtnh = mnl_attr_get_payload(a);
-		rest = mnl_attr_get_payload_len(a);
-		while (rest >= (int)sizeof(*rtnh) && RTNH_OK(rtnh, rest)) {
-			CHECK_INT(rtnh->rtnh_ifindex, hops ? 12 : 11);
-			CHECK_INT(rtnh->rtnh_hops, hops ? 85 : 255);
-			CHECK_INT(rtnh->rtnh_flags, RTNH_F_ONLINK);
-			g = (const struct nlattr *)RTNH_DATA(rtnh);
-			CHECK_INT(mnl_attr_get_type(g), RTA_GATEWAY);
-			CHECK(*(uint32_t *)mnl_attr_get_payload(g) ==
-			      (hops ? m.p[2].gw4.s_addr : m.p[1].gw4.s_addr));
-			hops++;
-			rest -= RTNH_ALIGN(rtnh->rtnh_len);
-			rtnh = RTNH_NEXT(rtnh);
-		}
+		if (mnl_attr_get_type(a) == RTA_NH_ID)
+			nhid = mnl_attr_get_u32(a);
 	}
-	CHECK_INT(hops, 2);
 	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_PREFSRC) |
-		  (1 << RTA_MULTIPATH));
+		  (1 << RTA_NH_ID));
+	CHECK(nhid == 0xe0000005);
+
+	/* Plane 1 alone has no group in m: nothing to send. */
+	CHECK(!fare_rtnl_msg_plane_route(buf, sizeof(buf), 8, &p, &src, &one,
+					 1, &m));
+	/* Weight 0 carries nothing: plane 2 alone, no group either. */
+	CHECK(!fare_rtnl_msg_plane_route(buf, sizeof(buf), 8, &p, &src, zero,
+					 2, &m));
 
 	/* No plane carries it (only planes 3 and 4): removal, by table. */
 	nlh = fare_rtnl_msg_plane_route(buf, sizeof(buf), 8, &p, &src, nh + 2,
@@ -970,8 +972,91 @@ TEST(plane_route_has_a_next_hop_per_carrying_plane_and_else_is_removed)
 	mnl_attr_for_each(a, nlh, sizeof(*rtm))
 		seen |= 1 << mnl_attr_get_type(a);
 	CHECK_INT(seen, 1 << RTA_DST);
-	/* Too small a buffer for the next hops: no request at all. */
-	CHECK(!fare_rtnl_msg_plane_route(buf, 64, 9, &p, &src, nh, 4, &m));
+	/* Too small a buffer: no request at all. */
+	CHECK(!fare_rtnl_msg_plane_route(buf, 40, 9, &p, &src, nh, 4, &m));
+}
+
+/*
+ * A plane's next hop (onlink via its gateway) and its mark (on the fare
+ * device, no gateway) are fare's (protocol 249) and replace what is there;
+ * a new group never takes over an id (EXCL), a repaired one replaces it,
+ * every member weighing the same.
+ */
+TEST(nexthop_objects_and_groups_are_fares_and_say_their_members)
+{
+	uint32_t members[3] = { 0xf000002c, 0xf000002e, 0xf0000032 };
+	const struct nexthop_grp *grp = NULL;
+	union fare_addr gw;
+	const struct nlattr *a;
+	struct nlmsghdr *nlh;
+	struct nhmsg *nhm;
+	unsigned int i, n = 0;
+	int seen = 0;
+
+	inet_pton(AF_INET, "10.1.0.1", &gw.v4);
+	nlh = fare_rtnl_msg_nexthop(buf, sizeof(buf), 4, 0xf000002c, AF_INET,
+				    11, &gw);
+	CHECK(nlh);
+	CHECK_INT(nlh->nlmsg_type, RTM_NEWNEXTHOP);
+	CHECK_INT(nlh->nlmsg_flags,
+		  NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE);
+	nhm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(nhm->nh_family, AF_INET);
+	CHECK_INT(nhm->nh_protocol, FARE_RTPROT);
+	CHECK_INT(nhm->nh_flags, RTNH_F_ONLINK);
+	mnl_attr_for_each(a, nlh, sizeof(*nhm)) {
+		seen |= 1 << mnl_attr_get_type(a);
+		if (mnl_attr_get_type(a) == NHA_OIF)
+			CHECK_INT(mnl_attr_get_u32(a), 11);
+		if (mnl_attr_get_type(a) == NHA_GATEWAY)
+			CHECK(*(uint32_t *)mnl_attr_get_payload(a) ==
+			      gw.v4.s_addr);
+	}
+	CHECK_INT(seen, (1 << NHA_ID) | (1 << NHA_OIF) | (1 << NHA_GATEWAY));
+
+	/* The mark: the fare device, no gateway, not onlink. */
+	nlh = fare_rtnl_msg_nexthop(buf, sizeof(buf), 5, 0xf000002f, AF_INET6,
+				    3, NULL);
+	CHECK(nlh);
+	nhm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(nhm->nh_family, AF_INET6);
+	CHECK_INT(nhm->nh_flags, 0);
+	seen = 0;
+	mnl_attr_for_each(a, nlh, sizeof(*nhm))
+		seen |= 1 << mnl_attr_get_type(a);
+	CHECK_INT(seen, (1 << NHA_ID) | (1 << NHA_OIF));
+
+	nlh = fare_rtnl_msg_nh_group(buf, sizeof(buf), 6, 0xe0000001, members,
+				     3, true);
+	CHECK(nlh);
+	CHECK_INT(nlh->nlmsg_type, RTM_NEWNEXTHOP);
+	CHECK_INT(nlh->nlmsg_flags,
+		  NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL);
+	nhm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(nhm->nh_family, AF_UNSPEC);
+	CHECK_INT(nhm->nh_protocol, FARE_RTPROT);
+	mnl_attr_for_each(a, nlh, sizeof(*nhm)) {
+		if (mnl_attr_get_type(a) == NHA_ID)
+			CHECK(mnl_attr_get_u32(a) == 0xe0000001);
+		if (mnl_attr_get_type(a) != NHA_GROUP)
+			continue;
+		grp = mnl_attr_get_payload(a);
+		n = mnl_attr_get_payload_len(a) / sizeof(*grp);
+	}
+	CHECK(grp);
+	CHECK_INT(n, 3);
+	for (i = 0; grp && i < n && i < 3; i++) {
+		CHECK(grp[i].id == members[i]);
+		CHECK_INT(grp[i].weight, 0);
+	}
+	nlh = fare_rtnl_msg_nh_group(buf, sizeof(buf), 7, 0xe0000001, members,
+				     3, false);
+	CHECK(nlh);
+	CHECK_INT(nlh->nlmsg_flags,
+		  NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE);
+	/* An empty group is no group. */
+	CHECK(!fare_rtnl_msg_nh_group(buf, sizeof(buf), 8, 1, members, 0,
+				      true));
 }
 
 /* Only a lookup bound to the plane's device consults the plane table. */

@@ -501,7 +501,7 @@ TEST(unknown_objects_commands_and_options_are_usage_errors)
 	PARSE_USAGE("bgp show",
 		    "unknown object \"bgp\" (plane, route, config, stats, monitor, group, help) at argument 1");
 	PARSE_USAGE("plane frob",
-		    "plane: unknown command \"frob\" (add, replace, del, show, help) at argument 2");
+		    "plane: unknown command \"frob\" (add, replace, del, show, sync, help) at argument 2");
 	PARSE_USAGE("config add",
 		    "config: unknown command \"add\" (show, set, help) at argument 2");
 	PARSE_USAGE("stats reset",
@@ -632,7 +632,13 @@ TEST(route_flush_takes_no_argument)
 	PARSE_USAGE("route flush 10.0.0.0/8",
 		    "route flush: unexpected argument \"10.0.0.0/8\" at argument 3");
 	PARSE_USAGE("plane flush",
-		    "plane: unknown command \"flush\" (add, replace, del, show, help) at argument 2");
+		    "plane: unknown command \"flush\" (add, replace, del, show, sync, help) at argument 2");
+	PARSE_OK("plane sync");
+	CHECK_INT(req.obj, FC_OBJ_PLANE);
+	CHECK_INT(req.verb, FC_VERB_SYNC);
+	CHECK_STR(req.ctx, "plane sync");
+	PARSE_USAGE("plane sync 1",
+		    "plane sync: unexpected argument \"1\" at argument 3");
 }
 
 TEST(monitor_shows_everything_or_the_kinds_named)

@@ -155,6 +155,10 @@ static int plane_cmd(struct ctx *c)
 		if (fare_plane_del(c->f, req->plane.id, &c->err))
 			return runtime_error(c);
 		return done(c);
+	case FC_VERB_SYNC:
+		if (fare_plane_sync(c->f, &c->err))
+			return runtime_error(c);
+		return done(c);
 	default:
 		return plane_show(c);
 	}

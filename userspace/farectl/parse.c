@@ -364,6 +364,10 @@ static int parse_plane(struct cur *c, struct fc_request *req)
 			return ret;
 		req->has_key = true;
 		return no_more(c);
+	case FC_VERB_SYNC:
+		if (more(c) && !strcmp(word(c), "help"))
+			return help(req);
+		return no_more(c);
 	default:
 		return 0;
 	}
@@ -1036,6 +1040,7 @@ static const char *const verb_names[] = {
 	[FC_VERB_SET] = "set",
 	[FC_VERB_FLUSH] = "flush",
 	[FC_VERB_PICK] = "pick",
+	[FC_VERB_SYNC] = "sync",
 };
 
 static const struct kw plane_verbs[] = {
@@ -1045,6 +1050,7 @@ static const struct kw plane_verbs[] = {
 	KW_ALIAS("delete", FC_VERB_DEL),
 	KW("show", FC_VERB_SHOW),
 	KW_ALIAS("list", FC_VERB_SHOW),
+	KW("sync", FC_VERB_SYNC),
 	KW("help", FC_VERB_HELP),
 	KW_END
 };
@@ -1303,6 +1309,7 @@ static const char help_plane[] =
 	"Usage: farectl plane { add | replace } ID dev IFNAME via GW [via GW6]\n"
 	"       farectl plane del ID\n"
 	"       farectl plane show [ID]\n"
+	"       farectl plane sync\n"
 	"ID := 1..255\n"
 	"GW := an IPv4 or IPv6 next-hop address on IFNAME (one of each at most)\n";
 

@@ -37,6 +37,7 @@ enum fc_verb {
 	FC_VERB_SET,
 	FC_VERB_FLUSH,
 	FC_VERB_PICK,
+	FC_VERB_SYNC,
 };
 
 /* What "farectl monitor" shows. */

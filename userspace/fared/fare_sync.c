@@ -81,6 +81,27 @@ static int apply(void *arg, const struct fare_op *ops, size_t n,
 	return ret;
 }
 
+/* A plane's device back: its next hop in the plane routes again. */
+static void plane_sync(struct timer *t)
+{
+	struct fare_sync *fs = t->arg;
+	struct fare_err err;
+
+	if (!fs->nl)
+		return;
+	if (fare_plane_sync(fs->nl, &err)) {
+		if (strcmp(fs->plane_sync_err, err.msg))
+			fared_log("fare: the planes' nexthop objects: %s",
+				  err.msg);
+		snprintf(fs->plane_sync_err, sizeof(fs->plane_sync_err), "%s",
+			 err.msg);
+	} else if (fs->plane_sync_err[0]) {
+		fared_log("fare: the planes' nexthop objects are right again");
+		fs->plane_sync_err[0] = '\0';
+	}
+	timer_set(&fs->d->loop, &fs->plane_sync, FARE_PLANE_SYNC_MS);
+}
+
 /* Programs plane i as fs->planes[i] has it; false when it failed. */
 static bool program_plane(struct fare_sync *fs, size_t i)
 {
@@ -571,6 +592,9 @@ int fare_sync_start(struct fared *d)
 	timer_init(&fs->update_delay, update_delay_over, fs);
 	timer_init(&fs->retry, resync, fs);
 	timer_init(&fs->idle, idle_again, fs);
+	timer_init(&fs->plane_sync, plane_sync, fs);
+	if (fs->nl)
+		timer_set(&d->loop, &fs->plane_sync, FARE_PLANE_SYNC_MS);
 	wait_s = fare_sync_wait_s(&d->cfg, fs->adopted + fs->n_stale_unreach);
 	if (fs->nl && wait_s) {
 		fs->first_tables = true;
@@ -609,6 +633,7 @@ void fare_sync_stop(struct fared *d, bool keep)
 	timer_stop(&d->loop, &fs->update_delay);
 	timer_stop(&d->loop, &fs->retry);
 	timer_stop(&d->loop, &fs->idle);
+	timer_stop(&d->loop, &fs->plane_sync);
 	free(fs);
 	d->fare = NULL;
 }

@@ -35,6 +35,8 @@
 
 struct fared;
 
+#define FARE_PLANE_SYNC_MS	1000
+
 struct fare_sync {
 	struct fared *d;
 	struct fare *nl;		/* NULL: fare.ko is not there */
@@ -105,6 +107,14 @@ struct fare_sync {
 	 */
 	struct timer retry;
 	unsigned int retry_ms;
+	/*
+	 * The kernel deletes a plane's nexthop object when its device goes
+	 * down or loses its carrier: every FARE_PLANE_SYNC_MS fared puts
+	 * back what came back (fare_plane_sync()), logging a failure once
+	 * until it changes or ends.
+	 */
+	struct timer plane_sync;
+	char plane_sync_err[256];
 	size_t flush_refused;		/* in this flush: logged once */
 	uint64_t resyncs;
 };

@@ -461,6 +461,37 @@ static int group_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Op i's hops: its own, or its named group's (NULL, 0: none known). */
+static void op_hops(const struct apply *a, size_t i,
+		    const struct fare_nexthop **nh, unsigned int *n)
+{
+	const struct fare_route *r = &a->ops[i].route;
+	struct fare_group key;
+	const struct fare_group *g;
+
+	*nh = r->nexthops;
+	*n = r->n_nexthops;
+	if (*n || !r->group_id)
+		return;
+	key.id = r->group_id;
+	g = a->n_groups ? bsearch(&key, a->groups, a->n_groups, sizeof(*g),
+				  group_cmp) : NULL;
+	*nh = g ? g->nexthops : NULL;
+	*n = g ? g->n_nexthops : 0;
+}
+
+static int plane_group_ensure(struct apply *a, size_t i, struct fare_err *e)
+{
+	const struct fare_nexthop *nh;
+	unsigned int n;
+
+	if (is_del(&a->ops[i]))
+		return 0;
+	op_hops(a, i, &nh, &n);
+	return fare_nh_group_ensure(a->f, a->planes, a->ops[i].route.dst.family,
+				    nh, n, e);
+}
+
 /*
  * Op i's plane route (undo: the removal of an add's; NULL for the undo of
  * a del, which does not bring it back).
@@ -469,22 +500,15 @@ static struct nlmsghdr *plane_msg(struct apply *a, size_t i, bool undo,
 				  void *buf, uint32_t seq)
 {
 	const struct fare_route *r = &a->ops[i].route;
-	const struct fare_nexthop *nh = r->nexthops;
-	unsigned int n = r->n_nexthops;
-	struct fare_group key, *g;
+	const struct fare_nexthop *nh;
+	unsigned int n;
 
 	if (undo && is_del(&a->ops[i]))
 		return NULL;
 	if (undo || is_del(&a->ops[i]))
 		return fare_rtnl_msg_plane_route(buf, FARE_TX_SIZE, seq,
 						 &r->dst, NULL, NULL, 0, NULL);
-	if (!n && r->group_id) {
-		key.id = r->group_id;
-		g = a->n_groups ? bsearch(&key, a->groups, a->n_groups,
-					  sizeof(*g), group_cmp) : NULL;
-		nh = g ? g->nexthops : NULL;
-		n = g ? g->n_nexthops : 0;
-	}
+	op_hops(a, i, &nh, &n);
 	return fare_rtnl_msg_plane_route(buf, FARE_TX_SIZE, seq, &r->dst,
 					 r->has_src ? &r->src : NULL, nh, n,
 					 a->planes);
@@ -871,16 +895,16 @@ static int id_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int plane_prepare(struct apply *a, struct fare_err *e)
+static int plane_prepare(struct apply *a, uint32_t oif, struct fare_err *e)
 {
 	size_t i, n = 0;
 	uint32_t *ids;
 	int ret;
 
-	a->planes = malloc(sizeof(*a->planes));
+	a->planes = calloc(1, sizeof(*a->planes));
 	if (!a->planes)
 		return fare_err_set(e, -ENOMEM, "%s", strerror(ENOMEM));
-	ret = fare_plane_map_load(a->f, a->planes, e);
+	ret = fare_plane_map_load(a->f, a->planes, oif, e);
 	if (ret)
 		return ret;
 	ids = malloc(a->limit * sizeof(*ids));
@@ -910,6 +934,9 @@ static int plane_prepare(struct apply *a, struct fare_err *e)
 		}
 	}
 	free(ids);
+	/* Each set of planes' nexthop group, before stage 3 points at it. */
+	for (i = 0; !ret && i < a->limit; i++)
+		ret = plane_group_ensure(a, i, e);
 	return ret;
 }
 
@@ -939,7 +966,7 @@ static int fib_prepare(struct apply *a, uint32_t *oif)
 			done6 = true;
 	}
 	if (!ret && cfg.ifindex)
-		ret = plane_prepare(a, &e);
+		ret = plane_prepare(a, cfg.ifindex, &e);
 	if (ret && a->err)
 		*a->err = e;
 	*oif = ret ? 0 : cfg.ifindex;
@@ -985,7 +1012,7 @@ out:
 	free(a.old);
 	free(a.genl_ret);
 	free(a.rtnl_ret);
-	free(a.planes);
+	fare_plane_map_free(a.planes);
 	free(a.groups);
 	if (ret)
 		a.limit = 0;

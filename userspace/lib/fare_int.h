@@ -244,27 +244,82 @@ int fare_rtnl_route_remove(struct fare *f, const struct fare_prefix *dst,
 /*
  * The plane route of a fare route, in FARE_PLANE_TABLE: what it needs of
  * each plane, read once per call (fare_plane_map_load(), which also adds
- * the rule of each plane's device that is missing).
+ * the rule of each plane's device that is missing and brings the kernel
+ * nexthop objects up to date: nexthop.c).
  */
 struct fare_plane_info {
-	uint32_t ifindex;	/* 0: no such plane, or its device is not up */
+	uint32_t ifindex;	/* 0: no such plane */
 	char ifname[IF_NAMESIZE];
+	bool up;		/* its device is up */
 	bool has_gw4;
 	bool has_gw6;
+	/* Its next hop object exists, per family (IPv4, IPv6). */
+	bool live[2];
 	struct in_addr gw4;
 	struct in6_addr gw6;
 };
 
-struct fare_plane_map {
-	struct fare_plane_info p[FARE_PLANE_ID_MAX + 1];	/* by plane id */
+/* The nexthop objects' ids (nexthop.c). */
+#define FARE_NH_ID_BASE		0xf0000000u
+#define FARE_NH_IFINDEX_MAX	((0xffffffffu - FARE_NH_ID_BASE) / 4)
+#define FARE_NH_GROUP_MIN	0xe0000000u
+
+/* A group of plane route next hops: the planes it is for, by plane id. */
+struct fare_nh_group {
+	uint32_t id;
+	uint8_t family;
+	uint64_t planes[(FARE_PLANE_ID_MAX + 1 + 63) / 64];
 };
 
-int fare_plane_map_load(struct fare *f, struct fare_plane_map *m,
-			struct fare_err *err);
+struct fare_plane_map {
+	struct fare_plane_info p[FARE_PLANE_ID_MAX + 1];	/* by plane id */
+	uint32_t fare_ifindex;	/* the fare device; 0: none */
+	/* fare's groups for this device, sorted by family and planes */
+	struct fare_nh_group *groups;
+	size_t n_groups;
+	size_t cap_groups;
+	uint32_t next_group;	/* where a new group's id is looked for */
+};
+
 /*
- * The plane route of dst over the next hops nh that m says can carry it
- * (a device that is up, a gateway of dst's family); with none (or m NULL),
- * its removal. NULL if buflen is too small.
+ * Reads the planes into m (zeroed first; release it with
+ * fare_plane_map_free()), adds their rules, and for the fare device
+ * fare_ifindex (0: none, and no nexthop object is touched) brings the
+ * kernel nexthop objects up to date (fare_nh_sync()).
+ */
+int fare_plane_map_load(struct fare *f, struct fare_plane_map *m,
+			uint32_t fare_ifindex, struct fare_err *err);
+void fare_plane_map_free(struct fare_plane_map *m);
+/*
+ * Each plane's mark and (device up) next hop exist as m says; every
+ * group of fare's holds the marks it had and the next hops of those
+ * planes that exist; m lists the groups.
+ */
+int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
+		 struct fare_err *err);
+/* The group of the planes of nh that carry family (adding it if new). */
+int fare_nh_group_ensure(struct fare *f, struct fare_plane_map *m,
+			 uint8_t family, const struct fare_nexthop *nh,
+			 unsigned int n_nh, struct fare_err *err);
+/*
+ * Its id: 0 when none of nh carries family (*none) or the group is not
+ * known to m.
+ */
+uint32_t fare_nh_group_find(const struct fare_plane_map *m, uint8_t family,
+			    const struct fare_nexthop *nh, unsigned int n_nh,
+			    bool *none);
+struct nlmsghdr *fare_rtnl_msg_nexthop(void *buf, size_t buflen, uint32_t seq,
+				       uint32_t id, uint8_t family,
+				       uint32_t oif, const union fare_addr *gw);
+struct nlmsghdr *fare_rtnl_msg_nh_group(void *buf, size_t buflen,
+					uint32_t seq, uint32_t id,
+					const uint32_t *members, unsigned int n,
+					bool create);
+/*
+ * The plane route of dst: "nhid G", G the group of the next hops nh that
+ * m says can carry it (a plane with a gateway of dst's family), which
+ * fare_nh_group_ensure() made; with none (or m NULL), its removal. NULL
+ * if buflen is too small or the group is not in m.
  */
 struct nlmsghdr *fare_rtnl_msg_plane_route(void *buf, size_t buflen,
 					   uint32_t seq,
@@ -281,7 +336,7 @@ bool fare_rtnl_plane_tolerated(int ret);
 int fare_rtnl_plane_route(struct fare *f, const struct fare_prefix *dst,
 			  const union fare_addr *src,
 			  const struct fare_nexthop *nh, unsigned int n_nh,
-			  const struct fare_plane_map *m, struct fare_err *err);
+			  struct fare_plane_map *m, struct fare_err *err);
 /* The next hops of route: its own, or its named group's (read into buf). */
 int fare_route_hops(struct fare *f, const struct fare_route *route,
 		    struct fare_group *buf, const struct fare_nexthop **nh,

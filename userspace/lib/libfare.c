@@ -456,7 +456,7 @@ static void err_append(struct fare_err *err, const char *what,
  * go via the gateways of the planes that carry it.
  */
 static int plane_route_install(struct fare *f, const struct fare_route *route,
-			       struct fare_err *err)
+			       uint32_t ifindex, struct fare_err *err)
 {
 	const union fare_addr *src = route->has_src ? &route->src : NULL;
 	const struct fare_nexthop *nh;
@@ -465,21 +465,40 @@ static int plane_route_install(struct fare *f, const struct fare_route *route,
 	unsigned int n;
 	int ret;
 
-	m = malloc(sizeof(*m));
+	m = calloc(1, sizeof(*m));
 	g = malloc(sizeof(*g));
 	if (!m || !g) {
 		ret = err_errno(err, -ENOMEM);
 		goto out;
 	}
-	ret = fare_plane_map_load(f, m, err);
+	ret = fare_plane_map_load(f, m, ifindex, err);
 	if (!ret)
 		ret = fare_route_hops(f, route, g, &nh, &n, err);
 	if (!ret)
 		ret = fare_rtnl_plane_route(f, &route->dst, src, nh, n, m,
 					    err);
 out:
-	free(m);
+	fare_plane_map_free(m);
 	free(g);
+	return ret;
+}
+
+int fare_plane_sync(struct fare *f, struct fare_err *err)
+{
+	struct fare_plane_map *m;
+	struct fare_config cfg;
+	int ret;
+
+	fare_err_clear(err);
+	ret = fare_config_get(f, &cfg, err);
+	/* No fare device yet: no plane, no plane route. */
+	if (ret || !cfg.ifindex)
+		return ret;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return err_errno(err, -ENOMEM);
+	ret = fare_plane_map_load(f, m, cfg.ifindex, err);
+	fare_plane_map_free(m);
 	return ret;
 }
 
@@ -515,7 +534,7 @@ int fare_route_add(struct fare *f, const struct fare_route *route,
 	if (!ret)
 		ret = fare_rtnl_route_install(f, route, ifindex, err);
 	if (!ret) {
-		ret = plane_route_install(f, route, err);
+		ret = plane_route_install(f, route, ifindex, err);
 		if (!ret)
 			goto out;
 		/* A new route takes its kernel route with it. */

@@ -208,6 +208,15 @@ int fare_plane_get(struct fare *f, uint32_t id, struct fare_plane *out,
 		   struct fare_err *err);
 int fare_plane_dump(struct fare *f, fare_plane_cb cb, void *arg,
 		    struct fare_err *err);
+/*
+ * Bring the kernel nexthop objects of the plane routes up to date: the
+ * next hop of each plane whose device is up (re-made after the device
+ * went down, lost its carrier or changed gateway) and, in every group of
+ * plane routes, the next hops of the planes it is for. Each route change
+ * does this too; a daemon calls it when a plane's device comes back, and
+ * a host without one after it (farectl plane sync).
+ */
+int fare_plane_sync(struct fare *f, struct fare_err *err);
 
 /*
  * Add (or replace) a fare route, then point the kernel FIB at fare0 for it:

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -421,33 +422,15 @@ struct nlmsghdr *fare_rtnl_msg_route_dump(void *buf, uint32_t seq)
 
 /*
  * The plane route: "PREFIX proto FARE_RTPROT table FARE_PLANE_TABLE
- * [src SRC] nexthop via GW dev PLANE onlink weight W ..." over the planes
- * that carry the route, and a rule "pref FARE_PLANE_RULE_PREF oif PLANE
+ * [src SRC] nhid G", G the kernel nexthop group of the planes that carry
+ * the route (nexthop.c), and a rule "pref FARE_PLANE_RULE_PREF oif PLANE
  * lookup FARE_PLANE_TABLE" per plane device and family. Only a lookup
  * bound to a plane's device matches such a rule; in the table it takes the
- * route's next hop on that device (IPv4 picks the next hop whose device
- * matches and does no multipath hashing when the lookup has an oif; IPv6
- * scores the matching sibling first). A plane that does not carry the
- * route has no next hop there, so the lookup goes on to the next rule as
- * if fare were not there. The kernel keeps each next hop's state with its
- * device: down, it is dead and skipped; up again, alive (both families).
- * Next hops are onlink, as fare.ko sends to the gateway on the plane's
- * device whatever the device's addresses.
+ * group's next hop on that device (the group's other members, on fare0 or
+ * on other planes, do not match its device). A plane that does not carry
+ * the route has no next hop in the group, so the lookup goes on to the
+ * next rule as if fare were not there.
  */
-static bool plane_carries(const struct fare_plane_map *m, uint8_t family,
-			  const struct fare_nexthop *nh)
-{
-	const struct fare_plane_info *pi;
-
-	if (nh->plane_id < 1 || nh->plane_id > FARE_PLANE_ID_MAX ||
-	    !nh->weight)
-		return false;
-	pi = &m->p[nh->plane_id];
-	if (!pi->ifindex)
-		return false;
-	return family == AF_INET ? pi->has_gw4 : pi->has_gw6;
-}
-
 struct nlmsghdr *fare_rtnl_msg_plane_route(void *buf, size_t buflen,
 					   uint32_t seq,
 					   const struct fare_prefix *dst,
@@ -458,31 +441,24 @@ struct nlmsghdr *fare_rtnl_msg_plane_route(void *buf, size_t buflen,
 {
 	size_t alen = fare_addr_len(dst->family);
 	struct nlmsghdr *nlh = buf;
-	uint32_t wmax = 0, w;
-	unsigned int i, used = 0;
-	struct rtnexthop *rtnh;
-	struct nlattr *mp;
+	bool none = true;
+	uint32_t group = 0;
 	struct rtmsg *rtm;
 
 	if (n_nh > FARE_NEXTHOP_MAX || !alen)
 		return NULL;
-	for (i = 0; m && i < n_nh; i++) {
-		if (!plane_carries(m, dst->family, &nh[i]))
-			continue;
-		used++;
-		if (nh[i].weight > wmax)
-			wmax = nh[i].weight;
-	}
-	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*rtm)) +
-		     3 * MNL_ATTR_HDRLEN + 2 * MNL_ALIGN(alen) +
-		     used * (MNL_ALIGN(sizeof(*rtnh)) + MNL_ATTR_HDRLEN +
-			     MNL_ALIGN(alen)))
+	if (m && n_nh)
+		group = fare_nh_group_find(m, dst->family, nh, n_nh, &none);
+	if (!none && !group)
 		return NULL;
-	rtm = route_msg_start(buf, used ? RTM_NEWROUTE : RTM_DELROUTE, seq,
+	if (buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*rtm)) +
+		     3 * MNL_ATTR_HDRLEN + 2 * MNL_ALIGN(alen) + 4)
+		return NULL;
+	rtm = route_msg_start(buf, none ? RTM_DELROUTE : RTM_NEWROUTE, seq,
 			      dst);
 	rtm->rtm_table = FARE_PLANE_TABLE;
 	mnl_attr_put(nlh, RTA_DST, alen, &dst->addr);
-	if (!used) {
+	if (none) {
 		/* Whatever next hops it has: only table and protocol. */
 		rtm->rtm_scope = RT_SCOPE_NOWHERE;
 		rtm->rtm_type = RTN_UNSPEC;
@@ -492,29 +468,7 @@ struct nlmsghdr *fare_rtnl_msg_plane_route(void *buf, size_t buflen,
 	rtm->rtm_type = RTN_UNICAST;
 	if (src)
 		mnl_attr_put(nlh, RTA_PREFSRC, alen, src);
-	mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
-	for (i = 0; i < n_nh; i++) {
-		const struct fare_plane_info *pi;
-
-		if (!plane_carries(m, dst->family, &nh[i]))
-			continue;
-		pi = &m->p[nh[i].plane_id];
-		rtnh = (struct rtnexthop *)((char *)nlh + nlh->nlmsg_len);
-		nlh->nlmsg_len += MNL_ALIGN(sizeof(*rtnh));
-		memset(rtnh, 0, sizeof(*rtnh));
-		rtnh->rtnh_ifindex = pi->ifindex;
-		rtnh->rtnh_flags = RTNH_F_ONLINK;
-		/* rtnh_hops is the weight minus one, 0..255. */
-		w = (uint32_t)(((uint64_t)nh[i].weight * 256 + wmax - 1) /
-			       wmax);
-		rtnh->rtnh_hops = (uint8_t)(w - 1);
-		if (dst->family == AF_INET)
-			mnl_attr_put(nlh, RTA_GATEWAY, alen, &pi->gw4);
-		else
-			mnl_attr_put(nlh, RTA_GATEWAY, alen, &pi->gw6);
-		rtnh->rtnh_len = (char *)nlh + nlh->nlmsg_len - (char *)rtnh;
-	}
-	mnl_attr_nest_end(nlh, mp);
+	mnl_attr_put_u32(nlh, RTA_NH_ID, group);
 	return nlh;
 }
 
@@ -592,12 +546,13 @@ static int map_plane_cb(const struct fare_plane *plane, void *arg)
 
 	if (plane->id < 1 || plane->id > FARE_PLANE_ID_MAX)
 		return 0;
-	/* A device that is not up refuses a route through it. */
 	memset(&ifr, 0, sizeof(ifr));
-	if (!if_indextoname(plane->ifindex, ifr.ifr_name) ||
-	    ioctl(l->fd, SIOCGIFFLAGS, &ifr) || !(ifr.ifr_flags & IFF_UP))
+	if (!if_indextoname(plane->ifindex, ifr.ifr_name))
 		return 0;
 	pi = &l->m->p[plane->id];
+	/* A device that is not up refuses a next hop through it. */
+	pi->up = !ioctl(l->fd, SIOCGIFFLAGS, &ifr) &&
+		 (ifr.ifr_flags & IFF_UP);
 	pi->ifindex = plane->ifindex;
 	memcpy(pi->ifname, ifr.ifr_name, sizeof(pi->ifname));
 	pi->has_gw4 = plane->has_gw4;
@@ -607,14 +562,23 @@ static int map_plane_cb(const struct fare_plane *plane, void *arg)
 	return 0;
 }
 
+void fare_plane_map_free(struct fare_plane_map *m)
+{
+	if (!m)
+		return;
+	free(m->groups);
+	free(m);
+}
+
 int fare_plane_map_load(struct fare *f, struct fare_plane_map *m,
-			struct fare_err *err)
+			uint32_t fare_ifindex, struct fare_err *err)
 {
 	struct map_load l = { .m = m };
 	uint32_t id;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
+	m->fare_ifindex = fare_ifindex;
 	l.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (l.fd < 0)
 		l.fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -636,6 +600,8 @@ int fare_plane_map_load(struct fare *f, struct fare_plane_map *m,
 			ret = plane_rule_ensure(f, AF_INET6, id, pi->ifindex,
 						pi->ifname, err);
 	}
+	if (!ret)
+		ret = fare_nh_sync(f, m, err);
 	return ret;
 }
 
@@ -661,13 +627,18 @@ int fare_route_hops(struct fare *f, const struct fare_route *route,
 int fare_rtnl_plane_route(struct fare *f, const struct fare_prefix *dst,
 			  const union fare_addr *src,
 			  const struct fare_nexthop *nh, unsigned int n_nh,
-			  const struct fare_plane_map *m, struct fare_err *err)
+			  struct fare_plane_map *m, struct fare_err *err)
 {
 	char what[FARE_PREFIX_STRLEN];
 	char reason[sizeof(err->msg)];
 	struct nlmsghdr *nlh;
 	int ret;
 
+	if (m) {
+		ret = fare_nh_group_ensure(f, m, dst->family, nh, n_nh, err);
+		if (ret)
+			return ret;
+	}
 	nlh = fare_rtnl_msg_plane_route(f->tx, sizeof(f->tx), fare_next_seq(f),
 					dst, src, nh, n_nh, m);
 	if (!nlh)
