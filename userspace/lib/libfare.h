@@ -223,8 +223,9 @@ int fare_plane_sync(struct fare *f, struct fare_err *err);
  * "PREFIX dev fare0 proto FARE_RTPROT scope link [src SRC]" in table
  * FARE_RT_TABLE, adding first (once per handle and family) the rule that
  * consults that table before table main (see uapi/linux/fare.h).
- * Then the plane route: in table FARE_PLANE_TABLE, the prefix via the
- * gateway of each plane that carries it (up, a gateway of the family),
+ * Then the plane route: in table FARE_PLANE_TABLE, the prefix to the
+ * kernel nexthop group of the planes that carry it (a gateway of the
+ * family; each plane's next hop and its mark on fare0: nexthop.c),
  * behind a rule "oif PLANE lookup FARE_PLANE_TABLE" per plane device, so
  * that a lookup bound to a plane goes via that plane (none carrying it:
  * the plane route is removed).
