@@ -250,6 +250,116 @@ static const char *userns_scenario(struct fare *f)
 	return NULL;
 }
 
+/* "ip ARGS" in this namespace; 0 when it succeeded. */
+static int ip_run(const char *args)
+{
+	char cmd[512];
+
+	if (!ip_cmd())
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>&1", ip_cmd(), args);
+	return system(cmd) ? -1 : 0;
+}
+
+/* Plane i (1, 2) of nexthop_scenario: veth pi, gateway 10.i.0.1. */
+static void nh_plane(struct fare_plane_map *m, uint32_t i)
+{
+	char name[IF_NAMESIZE];
+
+	snprintf(name, sizeof(name), "p%u", i);
+	m->p[i].ifindex = if_nametoindex(name);
+	snprintf(m->p[i].ifname, sizeof(m->p[i].ifname), "%s", name);
+	m->p[i].up = true;
+	m->p[i].has_gw4 = true;
+	m->p[i].gw4.s_addr = htonl(0x0a000001u | i << 16);
+}
+
+static void nh_map(struct fare_plane_map *m, uint32_t fare_ifindex)
+{
+	free(m->groups);
+	memset(m, 0, sizeof(*m));
+	m->fare_ifindex = fare_ifindex;
+	nh_plane(m, 1);
+	nh_plane(m, 2);
+}
+
+/*
+ * The plane routes' nexthop objects against the kernel (veths for two
+ * planes and for fare0): a route's group keeps it when both planes go
+ * down, and a sync after they come back puts their next hops back.
+ */
+static const char *nexthop_scenario(struct fare *f)
+{
+	static struct fare_plane_map m;
+	struct fare_nexthop nh[2] = {
+		{ .plane_id = 1, .weight = 3 }, { .plane_id = 2, .weight = 1 },
+	};
+	struct fare_prefix dst;
+	struct fare_err err;
+	char args[128];
+	const char *out;
+	uint32_t group, fare_ifindex;
+	bool none;
+	int ret;
+
+	if (ip_run("link add p1 type veth peer name q1") ||
+	    ip_run("link add p2 type veth peer name q2") ||
+	    ip_run("link add fz type veth peer name fzp"))
+		_exit(SKIP_STATUS);	/* no veth here: nothing to check */
+	EXPECT(!ip_run("link set q1 up") && !ip_run("link set q2 up") &&
+	       !ip_run("link set fzp up") && !ip_run("link set p1 up") &&
+	       !ip_run("link set p2 up") && !ip_run("link set fz up") &&
+	       !ip_run("rule add pref 32764 oif p1 lookup 248"),
+	       "setting up the veths");
+	fare_ifindex = if_nametoindex("fz");
+	nh_map(&m, fare_ifindex);
+	ret = fare_nh_sync(f, &m, &err);
+	EXPECT(!ret, "first sync: %s", err.msg);
+	EXPECT(m.p[1].live[0] && m.p[2].live[0] && !m.p[1].live[1],
+	       "after the first sync: next hops %d %d %d", m.p[1].live[0],
+	       m.p[2].live[0], m.p[1].live[1]);
+	ret = fare_nh_group_ensure(f, &m, AF_INET, nh, 2, &err);
+	EXPECT(!ret, "group: %s", err.msg);
+	group = fare_nh_group_find(&m, AF_INET, nh, 2, &none);
+	EXPECT(group >= FARE_NH_GROUP_MIN && !none, "group id %u", group);
+	snprintf(args, sizeof(args), "nexthop show id %u", group);
+	out = routes(args);
+	EXPECT(!out || strstr(out, "proto 249"), "the group: %s", out);
+	fare_prefix_parse("203.0.113.0/24", &dst, NULL);
+	ret = fare_rtnl_plane_route(f, &dst, NULL, nh, 2, &m, &err);
+	EXPECT(!ret, "plane route: %s", err.msg);
+	out = routes("-4 route get 203.0.113.1 oif p1");
+	EXPECT(!out || strstr(out, "via 10.1.0.1 dev p1"), "bound to p1: %s",
+	       out);
+
+	/* Both planes down and up: the kernel takes their next hops. */
+	EXPECT(!ip_run("link set p1 down") && !ip_run("link set p2 down") &&
+	       !ip_run("link set p1 up") && !ip_run("link set p2 up"),
+	       "flapping the planes");
+	out = routes("-4 route show table 248");
+	EXPECT(!out || strstr(out, "203.0.113.0/24"),
+	       "the plane route after both planes went down: '%s'", out);
+	out = routes("-4 route get 203.0.113.1 oif p1");
+	EXPECT(!out || !strstr(out, "via 10.1.0.1"),
+	       "bound to p1 before the sync: %s", out);
+
+	/* A later call reads everything again, as fare_plane_sync() does. */
+	nh_map(&m, fare_ifindex);
+	ret = fare_nh_sync(f, &m, &err);
+	EXPECT(!ret, "sync after the flap: %s", err.msg);
+	EXPECT(fare_nh_group_find(&m, AF_INET, nh, 2, &none) == group,
+	       "the group is found again by its marks");
+	out = routes("-4 route get 203.0.113.1 oif p1");
+	EXPECT(!out || strstr(out, "via 10.1.0.1 dev p1"),
+	       "bound to p1 after the sync: %s", out);
+	out = routes(args);
+	EXPECT(!out || strstr(out, "group"), "the group after the sync: %s",
+	       out);
+	free(m.groups);
+	m.groups = NULL;
+	return NULL;
+}
+
 static int write_file(const char *path, const char *text)
 {
 	FILE *fp = fopen(path, "w");
@@ -321,6 +431,11 @@ TEST(kernel_route_is_installed_replaced_and_removed_in_a_scratch_netns)
 TEST(kernel_rule_names_the_uids_of_a_user_namespace)
 {
 	run_child(userns_scenario, true);
+}
+
+TEST(plane_route_group_survives_its_planes_and_a_sync_restores_them)
+{
+	run_child(nexthop_scenario, false);
 }
 
 static void run_child(const char *(*fn)(struct fare *f), bool userns)

@@ -250,7 +250,7 @@ int fare_rtnl_route_remove(struct fare *f, const struct fare_prefix *dst,
 struct fare_plane_info {
 	uint32_t ifindex;	/* 0: no such plane */
 	char ifname[IF_NAMESIZE];
-	bool up;		/* its device is up */
+	bool up;		/* its device is up, with its carrier */
 	bool has_gw4;
 	bool has_gw6;
 	/* Its next hop object exists, per family (IPv4, IPv6). */

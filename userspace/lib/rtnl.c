@@ -550,9 +550,14 @@ static int map_plane_cb(const struct fare_plane *plane, void *arg)
 	if (!if_indextoname(plane->ifindex, ifr.ifr_name))
 		return 0;
 	pi = &l->m->p[plane->id];
-	/* A device that is not up refuses a next hop through it. */
+	/*
+	 * A device that is not up refuses a next hop through it, and the
+	 * kernel deletes the next hops of one that loses its carrier: not
+	 * before it has both again.
+	 */
 	pi->up = !ioctl(l->fd, SIOCGIFFLAGS, &ifr) &&
-		 (ifr.ifr_flags & IFF_UP);
+		 (ifr.ifr_flags & IFF_UP) &&
+		 (ifr.ifr_flags & IFF_RUNNING);
 	pi->ifindex = plane->ifindex;
 	memcpy(pi->ifname, ifr.ifr_name, sizeof(pi->ifname));
 	pi->has_gw4 = plane->has_gw4;
