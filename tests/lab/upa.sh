@@ -89,11 +89,13 @@ kroute()
 kroute_is() { [ "$(kroute)" = "$1" ]; }
 
 # X's plane route in table 248, which only lookups bound to a plane's
-# device consult: its next hops' devices.
+# device consult: the devices of its group's next hops (fare0 holds the
+# planes' marks, no next hop: datapath.md, "Lookups bound to a plane").
 kroute248()
 {
 	ip -n host -j route show table 248 exact "$X" |
 		jq -r '[.[] | .dev // (.nexthops[]?.dev) // "-"] |
+		       map(select(. != "fare0")) |
 		       if length > 0 then join(",") else "none" end'
 }
 

@@ -261,17 +261,20 @@ static int ip_run(const char *args)
 	return system(cmd) ? -1 : 0;
 }
 
-/* Plane i (1, 2) of nexthop_scenario: veth pi, gateway 10.i.0.1. */
+/*
+ * Plane i of nexthop_scenario: veth pi, gateway 10.i.0.1; plane 3 shares
+ * p1 (and its gateway) with plane 1.
+ */
 static void nh_plane(struct fare_plane_map *m, uint32_t i)
 {
 	char name[IF_NAMESIZE];
 
-	snprintf(name, sizeof(name), "p%u", i);
+	snprintf(name, sizeof(name), "p%u", i == 3 ? 1 : i);
 	m->p[i].ifindex = if_nametoindex(name);
 	snprintf(m->p[i].ifname, sizeof(m->p[i].ifname), "%s", name);
 	m->p[i].up = true;
 	m->p[i].has_gw4 = true;
-	m->p[i].gw4.s_addr = htonl(0x0a000001u | i << 16);
+	m->p[i].gw4.s_addr = htonl(0x0a000001u | (i == 3 ? 1 : i) << 16);
 }
 
 static void nh_map(struct fare_plane_map *m, uint32_t fare_ifindex)
@@ -281,6 +284,7 @@ static void nh_map(struct fare_plane_map *m, uint32_t fare_ifindex)
 	m->fare_ifindex = fare_ifindex;
 	nh_plane(m, 1);
 	nh_plane(m, 2);
+	nh_plane(m, 3);
 }
 
 /*
@@ -293,6 +297,9 @@ static const char *nexthop_scenario(struct fare *f)
 	static struct fare_plane_map m;
 	struct fare_nexthop nh[2] = {
 		{ .plane_id = 1, .weight = 3 }, { .plane_id = 2, .weight = 1 },
+	};
+	struct fare_nexthop shared[2] = {
+		{ .plane_id = 1, .weight = 1 }, { .plane_id = 3, .weight = 1 },
 	};
 	struct fare_prefix dst;
 	struct fare_err err;
@@ -325,6 +332,12 @@ static const char *nexthop_scenario(struct fare *f)
 	snprintf(args, sizeof(args), "nexthop show id %u", group);
 	out = routes(args);
 	EXPECT(!out || strstr(out, "proto 249"), "the group: %s", out);
+	/* Two planes on one device: objects of their own, one group. */
+	ret = fare_nh_group_ensure(f, &m, AF_INET, shared, 2, &err);
+	EXPECT(!ret, "group of two planes on one device: %s", err.msg);
+	EXPECT(fare_nh_group_find(&m, AF_INET, shared, 2, &none) &&
+	       fare_nh_group_find(&m, AF_INET, shared, 2, &none) != group,
+	       "a group of its own for planes 1 and 3");
 	fare_prefix_parse("203.0.113.0/24", &dst, NULL);
 	ret = fare_rtnl_plane_route(f, &dst, NULL, nh, 2, &m, &err);
 	EXPECT(!ret, "plane route: %s", err.msg);

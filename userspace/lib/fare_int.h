@@ -261,7 +261,7 @@ struct fare_plane_info {
 
 /* The nexthop objects' ids (nexthop.c). */
 #define FARE_NH_ID_BASE		0xf0000000u
-#define FARE_NH_IFINDEX_MAX	((0xffffffffu - FARE_NH_ID_BASE) / 4)
+#define FARE_NH_IFINDEX_MAX	((0xffffffffu - FARE_NH_ID_BASE) / 4 / 256)
 #define FARE_NH_GROUP_MIN	0xe0000000u
 
 /* A group of plane route next hops: the planes it is for, by plane id. */

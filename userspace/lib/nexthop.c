@@ -18,8 +18,10 @@
  * say which planes it is for, so fare_nh_sync() can put a plane's next hop
  * back in every group that should have it without looking at a route.
  *
- * Ids: a plane device's objects are FARE_NH_ID_BASE + 4 * ifindex + kind
- * (next hop 0 and mark 2, plus 1 for IPv6); groups take free ids from
+ * Ids: a plane's objects are FARE_NH_ID_BASE + 4 * (256 * the fare
+ * device's ifindex + plane id) + kind (next hop 0 and mark 2, plus 1 for
+ * IPv6), so that planes sharing a device (or fare devices sharing a
+ * namespace) have objects of their own; groups take free ids from
  * FARE_NH_GROUP_MIN. All carry protocol FARE_RTPROT.
  */
 #include <errno.h>
@@ -58,9 +60,11 @@ static int fam_bit(uint8_t family)
 	return family == AF_INET6;
 }
 
-static uint32_t nh_plane_id(uint32_t ifindex, uint8_t family, bool mark)
+static uint32_t nh_plane_id(const struct fare_plane_map *m, uint32_t plane,
+			    uint8_t family, bool mark)
 {
-	return FARE_NH_ID_BASE + 4 * ifindex + (mark ? 2 : 0) +
+	return FARE_NH_ID_BASE +
+	       4 * (256 * m->fare_ifindex + plane) + (mark ? 2 : 0) +
 	       fam_bit(family);
 }
 
@@ -69,9 +73,15 @@ static bool nh_is_mark(uint32_t id)
 	return id >= FARE_NH_ID_BASE && ((id - FARE_NH_ID_BASE) & 2);
 }
 
-static uint32_t nh_mark_ifindex(uint32_t id)
+/* The fare device and the plane a mark is for. */
+static uint32_t nh_mark_fare_ifindex(uint32_t id)
 {
-	return (id - FARE_NH_ID_BASE) / 4;
+	return (id - FARE_NH_ID_BASE) / 4 / 256;
+}
+
+static uint32_t nh_mark_plane(uint32_t id)
+{
+	return (id - FARE_NH_ID_BASE) / 4 % 256;
 }
 
 static uint8_t nh_mark_family(uint32_t id)
@@ -308,17 +318,6 @@ static bool obj_is(const struct nh_obj *o, uint8_t family, uint32_t oif,
 	return !gw || !memcmp(&o->gw, gw, fare_addr_len(family));
 }
 
-static uint32_t plane_of_ifindex(const struct fare_plane_map *m,
-				 uint32_t ifindex)
-{
-	uint32_t p;
-
-	for (p = 1; ifindex && p <= FARE_PLANE_ID_MAX; p++)
-		if (m->p[p].ifindex == ifindex)
-			return p;
-	return 0;
-}
-
 static bool plane_has_family(const struct fare_plane_info *pi, uint8_t family)
 {
 	return family == AF_INET ? pi->has_gw4 : pi->has_gw6;
@@ -330,8 +329,8 @@ static int plane_objects(struct fare *f, struct fare_plane_map *m,
 			 const struct nh_dump *d, struct fare_err *err)
 {
 	struct fare_plane_info *pi = &m->p[plane];
-	uint32_t mark = nh_plane_id(pi->ifindex, family, true);
-	uint32_t hop = nh_plane_id(pi->ifindex, family, false);
+	uint32_t mark = nh_plane_id(m, plane, family, true);
+	uint32_t hop = nh_plane_id(m, plane, family, false);
 	const union fare_addr *gw;
 	const struct nh_obj *o;
 	int ret;
@@ -444,9 +443,9 @@ static unsigned int group_members(const struct fare_plane_map *m,
 
 		if (!has_plane(planes, p))
 			continue;
-		out[n++] = nh_plane_id(pi->ifindex, family, true);
+		out[n++] = nh_plane_id(m, p, family, true);
 		if (pi->live[fam_bit(family)])
-			out[n++] = nh_plane_id(pi->ifindex, family, false);
+			out[n++] = nh_plane_id(m, p, family, false);
 	}
 	qsort(out, n, sizeof(*out), u32_cmp);
 	return n;
@@ -473,13 +472,14 @@ static int group_repair(struct fare *f, struct fare_plane_map *m,
 			continue;
 		mark = dump_find(d, id);
 		/* Another fare device's group, or not fare's at all. */
-		if (!mark || mark->protocol != FARE_RTPROT ||
-		    mark->oif != m->fare_ifindex)
+		if (nh_mark_fare_ifindex(id) != m->fare_ifindex || !mark ||
+		    mark->protocol != FARE_RTPROT)
 			return 0;
-		plane = plane_of_ifindex(m, nh_mark_ifindex(id));
+		plane = nh_mark_plane(id);
 		g.family = nh_mark_family(id);
 		any = true;
-		if (plane && plane_has_family(&m->p[plane], g.family)) {
+		if (plane && m->p[plane].ifindex &&
+		    plane_has_family(&m->p[plane], g.family)) {
 			set_plane(g.planes, plane);
 		} else {
 			/* No longer a plane: its mark keeps the routes. */
@@ -520,6 +520,10 @@ int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
 
 	if (!m->fare_ifindex)
 		return 0;
+	if (m->fare_ifindex > FARE_NH_IFINDEX_MAX)
+		return fare_err_set(err, -ERANGE,
+				    "the fare device's ifindex %u is above the %u that fare's nexthop ids allow",
+				    m->fare_ifindex, FARE_NH_IFINDEX_MAX);
 	ret = dump_read(f, &d, err);
 	if (ret)
 		return ret;
@@ -528,13 +532,6 @@ int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
 
 		if (!pi->ifindex)
 			continue;
-		if (pi->ifindex > FARE_NH_IFINDEX_MAX) {
-			ret = fare_err_set(err, -ERANGE,
-					   "plane %u's device %s has ifindex %u, above the %u fare's nexthop ids allow",
-					   p, pi->ifname, pi->ifindex,
-					   FARE_NH_IFINDEX_MAX);
-			break;
-		}
 		if (pi->has_gw4)
 			ret = plane_objects(f, m, p, AF_INET, &d, err);
 		if (!ret && pi->has_gw6)
