@@ -344,8 +344,11 @@ static int plane_objects(struct fare *f, struct fare_plane_map *m,
 						       NULL),
 			      "adding a plane's mark on the fare device", mark,
 			      err);
-	if (ret == -EAFNOSUPPORT && family == AF_INET6) {
-		/* No IPv6 in this kernel: nothing IPv6 to steer. */
+	if ((ret == -EAFNOSUPPORT || ret == -EACCES) && family == AF_INET6) {
+		/*
+		 * No IPv6 in this kernel, or none on the fare device
+		 * (disable_ipv6): nothing IPv6 to steer.
+		 */
 		fare_err_clear(err);
 		pi->has_gw6 = false;
 		return 0;
@@ -369,8 +372,12 @@ static int plane_objects(struct fare *f, struct fare_plane_map *m,
 					       fare_next_seq(f), hop, family,
 					       pi->ifindex, gw),
 		      "adding a plane's next hop", hop, err);
-	/* Down or without carrier since the map was read: not yet. */
-	if (ret == -ENETDOWN || ret == -ENETUNREACH || ret == -ENODEV) {
+	/*
+	 * Down or without carrier since the map was read, or IPv6 disabled
+	 * on the plane's device: not yet.
+	 */
+	if (ret == -ENETDOWN || ret == -ENETUNREACH || ret == -ENODEV ||
+	    (ret == -EACCES && family == AF_INET6)) {
 		fare_err_clear(err);
 		return 0;
 	}
