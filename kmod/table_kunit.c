@@ -601,9 +601,38 @@ static unsigned int spray_count(struct fare_route *rt, unsigned int picks,
 	return n;
 }
 
+/* The next hops of @nhg; under @fn's lock. */
+static const struct fare_group *fare_nhg_grp(struct fare_net *fn,
+					     struct fare_nhg *nhg)
+{
+	return rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
+}
+
+/* Whether @grp's flow buckets hold each of its next hops' quota. */
+static bool buckets_hold_quotas(const struct fare_group *grp)
+{
+	u32 quota[8] = { 0 }, count[8] = { 0 };
+	u64 members = GENMASK_ULL(grp->num_nh - 1, 0);
+	unsigned int b, i;
+
+	if (grp->num_nh > ARRAY_SIZE(quota))
+		return false;
+	fare_buckets_quota(quota, grp->weights, members, grp->num_nh);
+	for (b = 0; b < FARE_BUCKETS; b++) {
+		if (grp->buckets[b] >= grp->num_nh)
+			return false;
+		count[grp->buckets[b]]++;
+	}
+	for (i = 0; i < grp->num_nh; i++)
+		if (count[i] != quota[i])
+			return false;
+	return true;
+}
+
 /*
  * Two routes given the same next hops inline share one anonymous group;
- * different next hops make another; the group goes with its last route.
+ * different next hops make another, each with its flow buckets laid out;
+ * the group goes with its last route.
  */
 static void routes_with_the_same_next_hops_share_one_group(struct kunit *test)
 {
@@ -615,6 +644,7 @@ static void routes_with_the_same_next_hops_share_one_group(struct kunit *test)
 	mutex_lock(&ctx->fn.lock);
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 4, w),
 						NULL, 0, 0, &a, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, buckets_hold_quotas(fare_nhg_grp(&ctx->fn, a)));
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 4, w),
 						NULL, 0, 0, &b, NULL), 0);
 	KUNIT_EXPECT_PTR_EQ(test, a, b);
@@ -624,6 +654,7 @@ static void routes_with_the_same_next_hops_share_one_group(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, fare_nhg_get_anon(&ctx->fn, mkgroup(test, 4, w2),
 						NULL, 0, 0, &c, NULL), 0);
 	KUNIT_EXPECT_PTR_NE(test, a, c);
+	KUNIT_EXPECT_TRUE(test, buckets_hold_quotas(fare_nhg_grp(&ctx->fn, c)));
 	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 2U);
 	id = a->id;
 	fare_nhg_put(&ctx->fn, a);
@@ -633,13 +664,6 @@ static void routes_with_the_same_next_hops_share_one_group(struct kunit *test)
 	fare_nhg_put(&ctx->fn, c);
 	KUNIT_EXPECT_EQ(test, ctx->fn.num_groups, 0U);
 	mutex_unlock(&ctx->fn.lock);
-}
-
-/* The next hops of @nhg; under @fn's lock. */
-static const struct fare_group *fare_nhg_grp(struct fare_net *fn,
-					     struct fare_nhg *nhg)
-{
-	return rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
 }
 
 /* Buckets of @a whose plane differs in @b (both over the same planes). */
