@@ -199,9 +199,13 @@ expect_eq "batch: show lines print" \
 	flow
 
 # ---- route flush ----
+[ "$(ip -n fv nexthop show protocol 249 | grep -c ' group ' || true)" -gt 0 ] ||
+	fail "before the flush: no plane route group"
 fc route flush
 expect_eq "flush: no fare route" "$(froutes)" 0
 expect_eq "flush: no kernel route" "$(kroutes)" 0
+expect_eq "flush: no plane route group left" \
+	"$(ip -n fv nexthop show protocol 249 | grep -c ' group ' || true)" 0
 fc route flush
 pass "flush of nothing succeeds"
 expect_exit "unprivileged flush" 1 "Operation not permitted" \

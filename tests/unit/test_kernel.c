@@ -290,11 +290,12 @@ static void nh_map(struct fare_plane_map *m, uint32_t fare_ifindex)
 /*
  * The plane routes' nexthop objects against the kernel (veths for two
  * planes and for fare0): a route's group keeps it when both planes go
- * down, and a sync after they come back puts their next hops back.
+ * down, a sync after they come back puts their next hops back, and once
+ * the routes are gone their fare device's groups (only) can be removed.
  */
 static const char *nexthop_scenario(struct fare *f)
 {
-	static struct fare_plane_map m;
+	static struct fare_plane_map m, other;
 	struct fare_nexthop nh[2] = {
 		{ .plane_id = 1, .weight = 3 }, { .plane_id = 2, .weight = 1 },
 	};
@@ -305,7 +306,8 @@ static const char *nexthop_scenario(struct fare *f)
 	struct fare_err err;
 	char args[128];
 	const char *out;
-	uint32_t group, fare_ifindex;
+	uint32_t group, other_group, fare_ifindex;
+	size_t removed = 0;
 	bool none;
 	int ret;
 
@@ -368,8 +370,37 @@ static const char *nexthop_scenario(struct fare *f)
 	out = routes(args);
 	EXPECT(!out || strstr(out, "group"), "the group after the sync: %s",
 	       out);
+
+	/*
+	 * After its routes (a flush): its groups go, another fare device's
+	 * (fzp here) and every plane's objects stay.
+	 */
+	nh_map(&other, if_nametoindex("fzp"));
+	ret = fare_nh_sync(f, &other, &err);
+	EXPECT(!ret, "another fare device: %s", err.msg);
+	ret = fare_nh_group_ensure(f, &other, AF_INET, nh, 2, &err);
+	EXPECT(!ret, "another fare device's group: %s", err.msg);
+	other_group = fare_nh_group_find(&other, AF_INET, nh, 2, &none);
+	EXPECT(other_group && other_group != group, "its group %u",
+	       other_group);
+	ret = fare_rtnl_plane_route(f, &dst, NULL, NULL, 0, &m, &err);
+	EXPECT(!ret, "removing the plane route: %s", err.msg);
+	ret = fare_nh_groups_remove(f, fare_ifindex, &removed, &err);
+	EXPECT(!ret && removed == 2, "removing the groups: %zu, %s", removed,
+	       ret ? err.msg : "");
+	out = routes("nexthop show protocol 249");
+	snprintf(args, sizeof(args), "id %u group", group);
+	EXPECT(!out || !strstr(out, args), "a group left: %s", out);
+	snprintf(args, sizeof(args), "id %u group", other_group);
+	EXPECT(!out || strstr(out, args), "the other device's group: %s",
+	       out);
+	snprintf(args, sizeof(args), "id %u via 10.1.0.1 dev p1",
+		 FARE_NH_ID_BASE + 4 * (256 * fare_ifindex + 1));
+	EXPECT(!out || strstr(out, args), "plane 1's next hop: %s", out);
 	free(m.groups);
 	m.groups = NULL;
+	free(other.groups);
+	other.groups = NULL;
 	return NULL;
 }
 

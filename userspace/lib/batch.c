@@ -1131,7 +1131,7 @@ int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 	if (!ret)
 		ret = fare_config_get(f, &cfg, err);
 	if (ret || !l.n)
-		goto out;
+		goto groups;
 
 	/* The kernel routes first, so that no packet meets fare0 unrouted. */
 	if (cfg.ifindex) {
@@ -1211,6 +1211,10 @@ int fare_route_flush(struct fare *f, size_t *deleted, struct fare_err *err)
 					   strerror(-p.rets[i]));
 	}
 	fare_pipe_free(&p);
+groups:
+	/* No plane route is left to need them (or one left before). */
+	if (!ret && cfg.ifindex)
+		ret = fare_nh_groups_remove(f, cfg.ifindex, NULL, err);
 out:
 	free(l.v);
 	if (deleted)

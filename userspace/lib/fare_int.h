@@ -297,6 +297,13 @@ void fare_plane_map_free(struct fare_plane_map *m);
  */
 int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
 		 struct fare_err *err);
+/*
+ * Removes fare's plane route groups for the fare device fare_ifindex
+ * (each plane's mark and next hop stay). A route still pointing at one
+ * would go with it: for after its routes are gone (fare_route_flush()).
+ */
+int fare_nh_groups_remove(struct fare *f, uint32_t fare_ifindex,
+			  size_t *removed, struct fare_err *err);
 /* The group of the planes of nh that carry family (adding it if new). */
 int fare_nh_group_ensure(struct fare *f, struct fare_plane_map *m,
 			 uint8_t family, const struct fare_nexthop *nh,

@@ -557,6 +557,68 @@ int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
 	return ret;
 }
 
+/* Whether o is one of fare's groups for the fare device fare_ifindex. */
+static bool group_of(const struct nh_obj *o, const struct nh_dump *d,
+		     uint32_t fare_ifindex)
+{
+	const struct nh_obj *mark;
+	bool any = false;
+	unsigned int i;
+
+	if (!o->is_group || o->protocol != FARE_RTPROT)
+		return false;
+	for (i = 0; i < o->n_members; i++) {
+		uint32_t id = o->members[i];
+
+		if (!nh_is_mark(id))
+			continue;
+		mark = dump_find(d, id);
+		if (nh_mark_fare_ifindex(id) != fare_ifindex || !mark ||
+		    mark->protocol != FARE_RTPROT)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+int fare_nh_groups_remove(struct fare *f, uint32_t fare_ifindex,
+			  size_t *removed, struct fare_err *err)
+{
+	struct nlmsghdr *nlh;
+	struct nh_dump d;
+	struct nhmsg *nhm;
+	size_t i;
+	int ret;
+
+	if (removed)
+		*removed = 0;
+	if (!fare_ifindex)
+		return 0;
+	ret = dump_read(f, &d, err);
+	for (i = 0; !ret && i < d.n; i++) {
+		if (!group_of(&d.obj[i], &d, fare_ifindex))
+			continue;
+		nlh = mnl_nlmsg_put_header(f->tx);
+		nlh->nlmsg_type = RTM_DELNEXTHOP;
+		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+		nlh->nlmsg_seq = fare_next_seq(f);
+		nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
+		nhm->nh_family = AF_UNSPEC;
+		mnl_attr_put_u32(nlh, NHA_ID, d.obj[i].id);
+		ret = nh_talk(f, nlh, "removing a plane route group",
+			      d.obj[i].id, err);
+		/* Gone meanwhile: what was wanted. */
+		if (ret == -ENOENT) {
+			fare_err_clear(err);
+			ret = 0;
+		} else if (!ret && removed) {
+			(*removed)++;
+		}
+	}
+	dump_free(&d);
+	return ret;
+}
+
 /* The planes of nh that carry a route of family, as a group's key. */
 static bool carrying(const struct fare_plane_map *m, uint8_t family,
 		     const struct fare_nexthop *nh, unsigned int n_nh,
