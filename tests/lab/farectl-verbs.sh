@@ -125,6 +125,23 @@ expect_eq "stats -j planes" \
 expect_eq "stats -j routes" \
 	"$(fc -j stats | jq -c '[.routes[] | [.dst, [.nexthops[].share]]]')" \
 	'[["203.0.113.0/24",[0.25,0.75]]]'
+# A plane changing while stats reads the planes interrupts that dump
+# (NLM_F_DUMP_INTR): farectl reads it again rather than fail.
+(
+	while [ ! -e "$work/churn.stop" ]; do
+		fc plane replace 1 dev eth-a via 10.1.0.9
+		fc plane replace 1 dev eth-a via 10.1.0.1
+	done
+) &
+churn=$!
+fails=0
+for i in $(seq 1 300); do
+	fc -j stats >/dev/null 2>>"$work/churn.err" || fails=$((fails + 1))
+done
+touch "$work/churn.stop"
+wait "$churn"
+[ "$fails" -eq 0 ] || log "stats under plane churn: $(sort -u "$work/churn.err")"
+expect_eq "stats under plane churn: failures of 300" "$fails" 0
 
 # ---- batch: errors stop it at their line ----
 cat >"$work/b1" <<EOF

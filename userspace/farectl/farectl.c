@@ -78,11 +78,21 @@ static int cmp_plane(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * A plane that changes state while they are read (a device going up,
+ * a gateway failing) interrupts the dump (NLM_F_DUMP_INTR, -EINTR): they
+ * are read again rather than the user told to run farectl again.
+ */
+#define PLANE_DUMP_TRIES	5
+
 static int get_planes(struct ctx *c, struct plane_list *l)
 {
-	int ret;
+	int ret, tries = 0;
 
-	ret = fare_plane_dump(c->f, collect_plane, l, &c->err);
+	do {
+		l->n = 0;
+		ret = fare_plane_dump(c->f, collect_plane, l, &c->err);
+	} while (ret == -EINTR && ++tries < PLANE_DUMP_TRIES);
 	if (!ret)
 		qsort(l->v, l->n, sizeof(*l->v), cmp_plane);
 	return ret;
