@@ -99,6 +99,14 @@ static int route_cb(const struct nlmsghdr *nlh, void *arg)
 	     nlh->nlmsg_type != RTM_DELROUTE) ||
 	    rtm->rtm_family != AF_INET || rtm->rtm_dst_len != 32)
 		return MNL_CB_OK;
+	/*
+	 * The header names a table below 256 exactly: another table's
+	 * notification (fared's plane routes, half of what it makes) costs
+	 * the watcher, which shares the guest's CPUs, no attribute walk.
+	 */
+	if (e->table < 256 && e->table != RT_TABLE_COMPAT &&
+	    rtm->rtm_table != e->table)
+		return MNL_CB_OK;
 	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
 		switch (mnl_attr_get_type(a)) {
 		case RTA_TABLE:
