@@ -192,18 +192,32 @@ drop:
 	return 0;
 }
 
+/*
+ * A nexthop request's header in buf (NLM_F_REQUEST | flags), for objects of
+ * family; the caller adds the rest.
+ */
+static struct nlmsghdr *nh_msg_start(void *buf, uint16_t type, uint16_t flags,
+				     uint32_t seq, uint8_t family)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nhmsg *nhm;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
+	nhm->nh_family = family;
+	return nlh;
+}
+
 static int dump_read(struct fare *f, struct nh_dump *d, struct fare_err *err)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(f->tx);
-	struct nhmsg *nhm;
+	struct nlmsghdr *nlh;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
-	nlh->nlmsg_type = RTM_GETNEXTHOP;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = fare_next_seq(f);
-	nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
-	nhm->nh_family = AF_UNSPEC;
+	nlh = nh_msg_start(f->tx, RTM_GETNEXTHOP, NLM_F_DUMP, fare_next_seq(f),
+			   AF_UNSPEC);
 	ret = fare_talk(f, f->rtnl, nlh, dump_cb, d, err);
 	if (!ret && d->nomem)
 		ret = fare_err_set(err, -ENOMEM, "%s", strerror(ENOMEM));
@@ -233,13 +247,10 @@ struct nlmsghdr *fare_rtnl_msg_nexthop(void *buf, size_t buflen, uint32_t seq,
 	if (!alen || buflen < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*nhm)) +
 			      3 * MNL_ATTR_HDRLEN + 8 + MNL_ALIGN(alen))
 		return NULL;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWNEXTHOP;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
-			   NLM_F_REPLACE;
-	nlh->nlmsg_seq = seq;
-	nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
-	nhm->nh_family = family;
+	nlh = nh_msg_start(buf, RTM_NEWNEXTHOP,
+			   NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, seq,
+			   family);
+	nhm = mnl_nlmsg_get_payload(nlh);
 	nhm->nh_protocol = FARE_RTPROT;
 	/* fare.ko sends to the gateway whatever the device's addresses. */
 	if (gw)
@@ -265,14 +276,12 @@ struct nlmsghdr *fare_rtnl_msg_nh_group(void *buf, size_t buflen,
 			   2 * MNL_ATTR_HDRLEN + 4 +
 			   MNL_ALIGN(n * sizeof(*g)))
 		return NULL;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWNEXTHOP;
 	/* A new group must not take over someone else's id. */
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
-			   (create ? NLM_F_EXCL : NLM_F_REPLACE);
-	nlh->nlmsg_seq = seq;
-	nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
-	nhm->nh_family = AF_UNSPEC;
+	nlh = nh_msg_start(buf, RTM_NEWNEXTHOP,
+			   NLM_F_ACK | NLM_F_CREATE |
+			   (create ? NLM_F_EXCL : NLM_F_REPLACE), seq,
+			   AF_UNSPEC);
+	nhm = mnl_nlmsg_get_payload(nlh);
 	nhm->nh_protocol = FARE_RTPROT;
 	mnl_attr_put_u32(nlh, NHA_ID, id);
 	/* Every member weighs the same: a bound lookup takes one of them. */
@@ -586,7 +595,6 @@ int fare_nh_groups_remove(struct fare *f, uint32_t fare_ifindex,
 {
 	struct nlmsghdr *nlh;
 	struct nh_dump d;
-	struct nhmsg *nhm;
 	size_t i;
 	int ret;
 
@@ -598,12 +606,8 @@ int fare_nh_groups_remove(struct fare *f, uint32_t fare_ifindex,
 	for (i = 0; !ret && i < d.n; i++) {
 		if (!group_of(&d.obj[i], &d, fare_ifindex))
 			continue;
-		nlh = mnl_nlmsg_put_header(f->tx);
-		nlh->nlmsg_type = RTM_DELNEXTHOP;
-		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-		nlh->nlmsg_seq = fare_next_seq(f);
-		nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
-		nhm->nh_family = AF_UNSPEC;
+		nlh = nh_msg_start(f->tx, RTM_DELNEXTHOP, NLM_F_ACK,
+				   fare_next_seq(f), AF_UNSPEC);
 		mnl_attr_put_u32(nlh, NHA_ID, d.obj[i].id);
 		ret = nh_talk(f, nlh, "removing a plane route group",
 			      d.obj[i].id, err);
