@@ -157,9 +157,14 @@ static const char *scenario(struct fare *f)
 
 	ret = fare_rtnl_route_install(f, &r, 1, &err);
 	EXPECT(!ret, "install: %s", err.msg);
+	/* Through the device's own next hop (plane 0's of device 1). */
 	out = routes("-o -4 route show table 249 proto 249");
-	EXPECT(!out || strstr(out, "10.9.0.0/24 dev lo scope link src 127.0.0.1"),
+	EXPECT(!out ||
+	       strstr(out, "10.9.0.0/24 nhid 4026532864 dev lo scope link src 127.0.0.1"),
 	       "route not in the FIB: %s", out);
+	out = routes("-o nexthop show id 4026532864");
+	EXPECT(!out || strstr(out, "id 4026532864 dev lo scope host proto 249"),
+	       "the device's next hop: %s", out);
 	ret = fare_rtnl_route_install(f, &r, 1, &err);
 	EXPECT(!ret, "second install (a replace): %s", err.msg);
 	/* One rule, even after a new handle finds it in place. */
@@ -184,6 +189,30 @@ static const char *scenario(struct fare *f)
 	EXPECT(!out || !*out, "route still in the FIB: %s", out);
 	ret = fare_rtnl_route_remove(f, &r.dst, 1, &err);
 	EXPECT(!ret, "removing a route already gone: %s", err.msg);
+
+	/*
+	 * A route to the device itself (an older libfare's) goes too; our
+	 * unreachable route to a prefix is not a route to the device.
+	 */
+	EXPECT(ip_cmd(), "no ip(8) to add routes with");
+	snprintf(cmd, sizeof(cmd),
+		 "%s route add 10.9.1.0/24 dev lo table 249 proto 249 && %s route add unreachable 10.9.2.0/24 table 249 proto 249",
+		 ip_cmd(), ip_cmd());
+	EXPECT(!system(cmd), "cannot add the routes: %s", cmd);
+	fare_prefix_parse("10.9.1.0/24", &other, NULL);
+	ret = fare_rtnl_route_remove(f, &other, 1, &err);
+	EXPECT(!ret, "removing a route to the device: %s", err.msg);
+	fare_prefix_parse("10.9.2.0/24", &other, NULL);
+	ret = fare_rtnl_route_remove(f, &other, 1, &err);
+	EXPECT(!ret, "removing a route that is only unreachable: %s", err.msg);
+	out = routes("-o -4 route show table 249 proto 249");
+	EXPECT(out && !strstr(out, "10.9.1.0/24") &&
+	       strstr(out, "unreachable 10.9.2.0/24"),
+	       "after the removals: %s", out);
+	snprintf(cmd, sizeof(cmd),
+		 "%s route del unreachable 10.9.2.0/24 table 249 proto 249",
+		 ip_cmd());
+	EXPECT(!system(cmd), "cannot remove the unreachable route: %s", cmd);
 
 	/*
 	 * An IPv6 route goes via a link-local gateway, which the kernel

@@ -792,6 +792,7 @@ TEST(family_reply_gives_the_id_and_the_events_group)
 	CHECK_INT(events, 9);
 }
 
+/* IPv4: through the fare device's own next hop, not a device of its own. */
 TEST(kernel_route_request_points_the_prefix_at_fare0)
 {
 	const struct nlattr *a;
@@ -822,8 +823,9 @@ TEST(kernel_route_request_points_the_prefix_at_fare0)
 			      htonl(0x0a000000));
 			seen |= 1;
 			break;
-		case RTA_OIF:
-			CHECK_INT(mnl_attr_get_u32(a), 33);
+		case RTA_NH_ID:
+			/* Plane 0's IPv4 next hop of fare device 33. */
+			CHECK(mnl_attr_get_u32(a) == 0xf0000000u + 1024 * 33);
 			seen |= 2;
 			break;
 		case RTA_PREFSRC:
@@ -891,6 +893,33 @@ TEST(kernel_route_removal_matches_only_our_protocol_and_device)
 		seen |= 1 << mnl_attr_get_type(a);
 	}
 	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_OIF));
+}
+
+/*
+ * IPv4: neither device nor nexthop id, or the kernel would not match a
+ * route to the fare device's next hop, or one made before to fare0
+ * itself; but unicast only, so that an unreachable route of ours stays.
+ */
+TEST(kernel_ipv4_route_removal_matches_our_unicast_route_of_either_form)
+{
+	const struct nlattr *a;
+	struct fare_prefix p;
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int seen = 0;
+
+	fare_prefix_parse("10.0.0.0/24", &p, NULL);
+	nlh = fare_rtnl_msg_route(buf, sizeof(buf), RTM_DELROUTE, 4, &p, NULL,
+				  33);
+	CHECK_INT(nlh->nlmsg_type, RTM_DELROUTE);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	CHECK_INT(rtm->rtm_table, FARE_RT_TABLE);
+	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
+	CHECK_INT(rtm->rtm_scope, RT_SCOPE_NOWHERE);
+	CHECK_INT(rtm->rtm_type, RTN_UNICAST);
+	mnl_attr_for_each(a, nlh, sizeof(*rtm))
+		seen |= 1 << mnl_attr_get_type(a);
+	CHECK_INT(seen, 1 << RTA_DST);
 }
 
 /*

@@ -212,7 +212,10 @@ int fare_msg_parse_stats(const struct nlmsghdr *nlh, struct fare_stats *out,
 int fare_msg_parse_error(const struct nlmsghdr *nlh, struct fare_err *err);
 int fare_msg_parse_done(const struct nlmsghdr *nlh, struct fare_err *err);
 
-/* rtnl.c: the kernel FIB route that points a fare prefix at fare0 */
+/*
+ * rtnl.c: the kernel FIB route that points a fare prefix at the fare
+ * device oif (an IPv4 one through fare_nh_dev_id(oif), which must exist).
+ */
 struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 				     uint32_t seq,
 				     const struct fare_prefix *dst,
@@ -298,9 +301,18 @@ void fare_plane_map_free(struct fare_plane_map *m);
 int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
 		 struct fare_err *err);
 /*
+ * The fare device's own IPv4 next hop ("dev FARE"), which its table
+ * FARE_RT_TABLE routes point at: its id, and adding it if it is not there
+ * (fare_nh_sync() makes it too, and mends it).
+ */
+uint32_t fare_nh_dev_id(uint32_t fare_ifindex);
+int fare_nh_dev_ensure(struct fare *f, uint32_t fare_ifindex,
+		       struct fare_err *err);
+/*
  * Removes fare's plane route groups for the fare device fare_ifindex
- * (each plane's mark and next hop stay). A route still pointing at one
- * would go with it: for after its routes are gone (fare_route_flush()).
+ * (each plane's mark and next hop, and the device's own next hop, stay).
+ * A route still pointing at one would go with it: for after its routes
+ * are gone (fare_route_flush()).
  */
 int fare_nh_groups_remove(struct fare *f, uint32_t fare_ifindex,
 			  size_t *removed, struct fare_err *err);

@@ -18,11 +18,20 @@
  * say which planes it is for, so fare_nh_sync() can put a plane's next hop
  * back in every group that should have it without looking at a route.
  *
+ * The fare device has one object of its own, "dev FARE" for IPv4, which
+ * its IPv4 routes in table FARE_RT_TABLE point at (rtnl.c): a route to a
+ * nexthop object costs the FIB less than one with a device of its own
+ * (Documentation/datapath.md, "The kernel routes"). IPv6 routes keep
+ * their own next hop: the kernel caches an IPv6 route's output dst in its
+ * next hop, so routes sharing an object would share the first one's dst
+ * and with it that route's preferred source.
+ *
  * Ids: a plane's objects are FARE_NH_ID_BASE + 4 * (256 * the fare
  * device's ifindex + plane id) + kind (next hop 0 and mark 2, plus 1 for
  * IPv6), so that planes sharing a device (or fare devices sharing a
- * namespace) have objects of their own; groups take free ids from
- * FARE_NH_GROUP_MIN. All carry protocol FARE_RTPROT.
+ * namespace) have objects of their own; plane id 0's next hop is the
+ * device's own; groups take free ids from FARE_NH_GROUP_MIN. All carry
+ * protocol FARE_RTPROT.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -66,6 +75,11 @@ static uint32_t nh_plane_id(const struct fare_plane_map *m, uint32_t plane,
 	return FARE_NH_ID_BASE +
 	       4 * (256 * m->fare_ifindex + plane) + (mark ? 2 : 0) +
 	       fam_bit(family);
+}
+
+uint32_t fare_nh_dev_id(uint32_t fare_ifindex)
+{
+	return FARE_NH_ID_BASE + 4 * 256 * fare_ifindex;
 }
 
 static bool nh_is_mark(uint32_t id)
@@ -395,6 +409,55 @@ static int plane_objects(struct fare *f, struct fare_plane_map *m,
 	return ret;
 }
 
+static int dev_object_add(struct fare *f, uint32_t fare_ifindex, bool create,
+			  struct fare_err *err)
+{
+	uint32_t id = fare_nh_dev_id(fare_ifindex);
+	struct nlmsghdr *nlh;
+
+	nlh = fare_rtnl_msg_nexthop(f->tx, sizeof(f->tx), fare_next_seq(f), id,
+				    AF_INET, fare_ifindex, NULL);
+	/*
+	 * Replacing an object the kernel has makes it notify every route
+	 * through it: only to mend one that is not as it should be.
+	 */
+	if (nlh && create) {
+		nlh->nlmsg_flags &= ~NLM_F_REPLACE;
+		nlh->nlmsg_flags |= NLM_F_EXCL;
+	}
+	return nh_talk(f, nlh, "adding the fare device's own next hop", id,
+		       err);
+}
+
+int fare_nh_dev_ensure(struct fare *f, uint32_t fare_ifindex,
+		       struct fare_err *err)
+{
+	int ret;
+
+	if (fare_ifindex > FARE_NH_IFINDEX_MAX)
+		return fare_err_set(err, -ERANGE,
+				    "the fare device's ifindex %u is above the %u that fare's nexthop ids allow",
+				    fare_ifindex, FARE_NH_IFINDEX_MAX);
+	ret = dev_object_add(f, fare_ifindex, true, err);
+	if (ret == -EEXIST) {
+		fare_err_clear(err);
+		ret = 0;
+	}
+	return ret;
+}
+
+/* The fare device's own next hop, as the dump shows it or made anew. */
+static int dev_object(struct fare *f, const struct fare_plane_map *m,
+		      const struct nh_dump *d, struct fare_err *err)
+{
+	const struct nh_obj *o = dump_find(d, fare_nh_dev_id(m->fare_ifindex));
+	int ret = not_ours(o, err);
+
+	if (ret || obj_is(o, AF_INET, m->fare_ifindex, NULL))
+		return ret;
+	return dev_object_add(f, m->fare_ifindex, false, err);
+}
+
 static void set_plane(uint64_t *planes, uint32_t plane)
 {
 	planes[plane / 64] |= 1ULL << (plane % 64);
@@ -543,6 +606,7 @@ int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
 	ret = dump_read(f, &d, err);
 	if (ret)
 		return ret;
+	ret = dev_object(f, m, &d, err);
 	for (p = 1; !ret && p <= FARE_PLANE_ID_MAX; p++) {
 		const struct fare_plane_info *pi = &m->p[p];
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The kernel FIB side of a fare route. fare.ko never edits the FIB: for
- * every fare route libfare installs "PREFIX dev fare0 proto FARE_RTPROT
- * scope link [src SRC]" in table FARE_RT_TABLE, and removes it with the
- * route. Before the first route of a family it adds the rule that
+ * every fare route libfare installs "PREFIX nhid N proto FARE_RTPROT scope
+ * link [src SRC]" (IPv4, N the fare device's own next hop, "dev fare0":
+ * nexthop.c) or "PREFIX via fe80::1 dev fare0 proto FARE_RTPROT [src
+ * SRC]" (IPv6) in table FARE_RT_TABLE, and removes it with the route. Before the first route of a family it adds the rule that
  * consults that table ("pref FARE_RULE_PREF uidrange
  * 0-FARE_RULE_UID_MAX lookup FARE_RT_TABLE", or the uids a user namespace
  * maps inside one); the rule stays, harmless once the table is empty. fare.ko's fallback lookups (no usable plane)
@@ -83,17 +84,30 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 		/* IPv4 output via a point-to-point device shares one. */
 		rtm->rtm_scope = RT_SCOPE_LINK;
 		rtm->rtm_type = RTN_UNICAST;
-	} else {
+	} else if (dst->family == AF_INET6) {
 		/*
 		 * As "ip route del": any scope and type, but only our
 		 * protocol and device, so that nobody else's route to the
-		 * same prefix goes.
+		 * same prefix goes (an unreachable one is on lo).
 		 */
 		rtm->rtm_scope = RT_SCOPE_NOWHERE;
 		rtm->rtm_type = RTN_UNSPEC;
+	} else {
+		/*
+		 * IPv4 matches a route to a nexthop object only when the
+		 * request names no device, and one to fare0 itself (made
+		 * before routes pointed at the object) only when it names
+		 * none or fare0: our protocol's unicast route to dst,
+		 * either way, and never our unreachable one.
+		 */
+		rtm->rtm_scope = RT_SCOPE_NOWHERE;
+		rtm->rtm_type = RTN_UNICAST;
 	}
 	mnl_attr_put(nlh, RTA_DST, alen, &dst->addr);
-	mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	if (type == RTM_NEWROUTE && dst->family == AF_INET)
+		mnl_attr_put_u32(nlh, RTA_NH_ID, fare_nh_dev_id(oif));
+	else if (dst->family == AF_INET6)
+		mnl_attr_put_u32(nlh, RTA_OIF, oif);
 	if (src)
 		mnl_attr_put(nlh, RTA_PREFSRC, alen, src);
 	return nlh;
@@ -286,6 +300,8 @@ int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,
 	int ret;
 
 	ret = fare_rtnl_rule_ensure(f, route->dst.family, err);
+	if (!ret && route->dst.family == AF_INET)
+		ret = fare_nh_dev_ensure(f, oif, err);
 	if (ret)
 		return ret;
 	nlh = fare_rtnl_msg_route(f->tx, sizeof(f->tx), RTM_NEWROUTE,
