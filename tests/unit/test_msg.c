@@ -870,56 +870,54 @@ TEST(kernel_ipv6_route_request_goes_via_one_link_local_gateway)
 	CHECK(!fare_rtnl_msg_route(buf, 60, RTM_NEWROUTE, 4, &p, NULL, 33));
 }
 
-TEST(kernel_route_removal_matches_only_our_protocol_and_device)
-{
-	const struct nlattr *a;
-	struct fare_prefix p;
-	struct nlmsghdr *nlh;
-	struct rtmsg *rtm;
-	int seen = 0;
-
-	fare_prefix_parse("2001:db8::/64", &p, NULL);
-	nlh = fare_rtnl_msg_route(buf, sizeof(buf), RTM_DELROUTE, 4, &p, NULL,
-				  33);
-	CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
-	rtm = mnl_nlmsg_get_payload(nlh);
-	CHECK_INT(rtm->rtm_family, AF_INET6);
-	CHECK_INT(rtm->rtm_table, FARE_RT_TABLE);
-	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
-	CHECK_INT(rtm->rtm_scope, RT_SCOPE_NOWHERE);
-	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
-		if (mnl_attr_get_type(a) == RTA_DST)
-			CHECK_INT(mnl_attr_get_payload_len(a), 16);
-		seen |= 1 << mnl_attr_get_type(a);
-	}
-	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_OIF));
-}
-
 /*
- * IPv4: neither device nor nexthop id, or the kernel would not match a
- * route to the fare device's next hop, or one made before to fare0
- * itself; but unicast only, so that an unreachable route of ours stays.
+ * Only our protocol's route to the fare device goes. IPv6 names the
+ * device, which a route to a nexthop object matches too and our
+ * unreachable route (on lo) does not. IPv4 names neither device nor
+ * nexthop id, or the kernel would not match a route to the device's next
+ * hop (or one made before to fare0 itself), but asks for a unicast
+ * route, so that an unreachable one of ours stays.
  */
-TEST(kernel_ipv4_route_removal_matches_our_unicast_route_of_either_form)
+TEST(kernel_route_removal_matches_only_our_route_to_the_device)
 {
+	static const struct {
+		const char *prefix;
+		uint8_t type;
+		int attrs;
+	} cases[] = {
+		{ "2001:db8::/64", RTN_UNSPEC, (1 << RTA_DST) | (1 << RTA_OIF) },
+		{ "10.0.0.0/24", RTN_UNICAST, 1 << RTA_DST },
+	};
 	const struct nlattr *a;
 	struct fare_prefix p;
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
-	int seen = 0;
+	unsigned int i;
+	int seen;
 
-	fare_prefix_parse("10.0.0.0/24", &p, NULL);
-	nlh = fare_rtnl_msg_route(buf, sizeof(buf), RTM_DELROUTE, 4, &p, NULL,
-				  33);
-	CHECK_INT(nlh->nlmsg_type, RTM_DELROUTE);
-	rtm = mnl_nlmsg_get_payload(nlh);
-	CHECK_INT(rtm->rtm_table, FARE_RT_TABLE);
-	CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
-	CHECK_INT(rtm->rtm_scope, RT_SCOPE_NOWHERE);
-	CHECK_INT(rtm->rtm_type, RTN_UNICAST);
-	mnl_attr_for_each(a, nlh, sizeof(*rtm))
-		seen |= 1 << mnl_attr_get_type(a);
-	CHECK_INT(seen, 1 << RTA_DST);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fare_prefix_parse(cases[i].prefix, &p, NULL);
+		nlh = fare_rtnl_msg_route(buf, sizeof(buf), RTM_DELROUTE, 4,
+					  &p, NULL, 33);
+		CHECK_INT(nlh->nlmsg_type, RTM_DELROUTE);
+		CHECK_INT(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+		rtm = mnl_nlmsg_get_payload(nlh);
+		CHECK_INT(rtm->rtm_family, p.family);
+		CHECK_INT(rtm->rtm_table, FARE_RT_TABLE);
+		CHECK_INT(rtm->rtm_protocol, FARE_RTPROT);
+		CHECK_INT(rtm->rtm_scope, RT_SCOPE_NOWHERE);
+		CHECK_INT(rtm->rtm_type, cases[i].type);
+		seen = 0;
+		mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+			if (mnl_attr_get_type(a) == RTA_DST)
+				CHECK_INT(mnl_attr_get_payload_len(a),
+					  fare_addr_len(p.family));
+			if (mnl_attr_get_type(a) == RTA_OIF)
+				CHECK_INT(mnl_attr_get_u32(a), 33);
+			seen |= 1 << mnl_attr_get_type(a);
+		}
+		CHECK_INT(seen, cases[i].attrs);
+	}
 }
 
 /*
