@@ -26,6 +26,8 @@ void t_fail(const char *file, int line, const char *fmt, ...)
  */
 void t_skip(const char *why);
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define TEST(name)							\
 	static void name(void);						\
 	__attribute__((constructor)) static void register_##name(void)	\

@@ -584,11 +584,8 @@ TEST(exchange_reads_a_real_multipart_dump_from_the_genl_controller)
 		t_skip("no generic netlink socket here");
 		return;
 	}
-	nlh = mnl_nlmsg_put_header(f->tx);
-	nlh->nlmsg_type = GENL_ID_CTRL;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = fare_next_seq(f);
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g = fare_nlmsg_start(f->tx, GENL_ID_CTRL, NLM_F_DUMP, fare_next_seq(f),
+			     sizeof(*g), &nlh);
 	g->cmd = CTRL_CMD_GETFAMILY;
 	g->version = 1;
 	ret = fare_talk(f, f->genl, nlh, family_cb, &fs, &err);

@@ -895,7 +895,7 @@ TEST(kernel_route_removal_matches_only_our_route_to_the_device)
 	unsigned int i;
 	int seen;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		fare_prefix_parse(cases[i].prefix, &p, NULL);
 		nlh = fare_rtnl_msg_route(buf, sizeof(buf), RTM_DELROUTE, 4,
 					  &p, NULL, 33);

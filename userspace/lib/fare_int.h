@@ -173,6 +173,12 @@ int fare_pipe_feed(struct fare_pipe *p, const void *buf, size_t len,
 		   struct fare_err *err);
 
 /* msg.c: generic netlink "fare" messages */
+/*
+ * A request's netlink header in buf (NLM_F_REQUEST | flags) as *nlh, and
+ * the zeroed family header of hdr_len bytes after it, which it returns.
+ */
+void *fare_nlmsg_start(void *buf, uint16_t type, uint16_t flags, uint32_t seq,
+		       size_t hdr_len, struct nlmsghdr **nlh);
 struct nlmsghdr *fare_msg_start(void *buf, uint16_t family_id, uint8_t cmd,
 				uint16_t flags, uint32_t seq);
 struct nlmsghdr *fare_req_start(const struct fare *f, void *buf, uint8_t cmd,

@@ -65,16 +65,24 @@ static int too_long(struct fare_err *err)
 			    FARE_TX_SIZE);
 }
 
+void *fare_nlmsg_start(void *buf, uint16_t type, uint16_t flags, uint32_t seq,
+		       size_t hdr_len, struct nlmsghdr **nlh)
+{
+	*nlh = mnl_nlmsg_put_header(buf);
+	(*nlh)->nlmsg_type = type;
+	(*nlh)->nlmsg_flags = NLM_F_REQUEST | flags;
+	(*nlh)->nlmsg_seq = seq;
+	return mnl_nlmsg_put_extra_header(*nlh, hdr_len);
+}
+
 struct nlmsghdr *fare_msg_start(void *buf, uint16_t family_id, uint8_t cmd,
 				uint16_t flags, uint32_t seq)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct genlmsghdr *genl;
+	struct nlmsghdr *nlh;
 
-	nlh->nlmsg_type = family_id;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = seq;
-	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl = fare_nlmsg_start(buf, family_id, flags, seq, sizeof(*genl),
+				&nlh);
 	genl->cmd = cmd;
 	genl->version = FARE_GENL_VERSION;
 	return nlh;
@@ -94,13 +102,11 @@ struct nlmsghdr *fare_req_start(const struct fare *f, void *buf, uint8_t cmd,
 
 struct nlmsghdr *fare_msg_getfamily(void *buf, uint32_t seq)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct genlmsghdr *genl;
+	struct nlmsghdr *nlh;
 
-	nlh->nlmsg_type = GENL_ID_CTRL;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
-	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl = fare_nlmsg_start(buf, GENL_ID_CTRL, NLM_F_ACK, seq,
+				sizeof(*genl), &nlh);
 	genl->cmd = CTRL_CMD_GETFAMILY;
 	genl->version = 1;
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, FARE_GENL_NAME);

@@ -214,13 +214,10 @@ drop:
 static struct nlmsghdr *nh_msg_start(void *buf, uint16_t type, uint16_t flags,
 				     uint32_t seq, uint8_t family)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct nhmsg *nhm;
 
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = seq;
-	nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
+	nhm = fare_nlmsg_start(buf, type, flags, seq, sizeof(*nhm), &nlh);
 	nhm->nh_family = family;
 	return nlh;
 }

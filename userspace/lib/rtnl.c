@@ -35,15 +35,13 @@
 static struct rtmsg *route_msg_start(void *buf, uint16_t type, uint32_t seq,
 				     const struct fare_prefix *dst)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	if (type == RTM_NEWROUTE)
-		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
-	nlh->nlmsg_seq = seq;
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm = fare_nlmsg_start(buf, type,
+			       NLM_F_ACK | (type == RTM_NEWROUTE ?
+					    NLM_F_CREATE | NLM_F_REPLACE : 0),
+			       seq, sizeof(*rtm), &nlh);
 	rtm->rtm_family = dst->family;
 	rtm->rtm_dst_len = dst->plen;
 	rtm->rtm_table = FARE_RT_TABLE;
@@ -124,13 +122,10 @@ static struct nlmsghdr *rule_msg_start(void *buf, uint32_t seq,
 	struct fib_rule_hdr *frh;
 	struct nlmsghdr *nlh;
 
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWRULE;
 	/* EXCL: without it the kernel adds a duplicate rule every time. */
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
-			   NLM_F_EXCL;
-	nlh->nlmsg_seq = seq;
-	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	frh = fare_nlmsg_start(buf, RTM_NEWRULE,
+			       NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, seq,
+			       sizeof(*frh), &nlh);
 	frh->family = family;
 	frh->action = FR_ACT_TO_TBL;
 	frh->table = table;
@@ -425,13 +420,11 @@ bool fare_rtnl_parse_unreachable(const struct nlmsghdr *nlh,
 
 struct nlmsghdr *fare_rtnl_msg_route_dump(void *buf, uint32_t seq)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 
-	nlh->nlmsg_type = RTM_GETROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm = fare_nlmsg_start(buf, RTM_GETROUTE, NLM_F_DUMP, seq, sizeof(*rtm),
+			       &nlh);
 	rtm->rtm_family = AF_UNSPEC;
 	return nlh;
 }
@@ -734,11 +727,8 @@ int fare_route_lookup(struct fare *f, uint8_t family,
 	fare_err_clear(err);
 	if (!alen)
 		return fare_err_set(err, -EAFNOSUPPORT, "not IPv4 or IPv6");
-	nlh = mnl_nlmsg_put_header(f->tx);
-	nlh->nlmsg_type = RTM_GETROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = fare_next_seq(f);
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm = fare_nlmsg_start(f->tx, RTM_GETROUTE, NLM_F_ACK, fare_next_seq(f),
+			       sizeof(*rtm), &nlh);
 	rtm->rtm_family = family;
 	rtm->rtm_dst_len = alen * 8;
 	mnl_attr_put(nlh, RTA_DST, alen, dst);
