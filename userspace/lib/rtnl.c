@@ -4,11 +4,13 @@
  * every fare route libfare installs "PREFIX nhid N proto FARE_RTPROT scope
  * link [src SRC]" (IPv4, N the fare device's own next hop, "dev fare0":
  * nexthop.c) or "PREFIX via fe80::1 dev fare0 proto FARE_RTPROT [src
- * SRC]" (IPv6) in table FARE_RT_TABLE, and removes it with the route. Before the first route of a family it adds the rule that
- * consults that table ("pref FARE_RULE_PREF uidrange
- * 0-FARE_RULE_UID_MAX lookup FARE_RT_TABLE", or the uids a user namespace
- * maps inside one); the rule stays, harmless once the table is empty. fare.ko's fallback lookups (no usable plane)
- * use a uid above the range, skip the table and find the normal route.
+ * SRC]" (IPv6) in table FARE_RT_TABLE, and removes it with the route.
+ * Before the first route of a family it adds the rule that consults that
+ * table ("pref FARE_RULE_PREF uidrange 0-FARE_RULE_UID_MAX lookup
+ * FARE_RT_TABLE", or the uids a user namespace maps inside one); the rule
+ * stays, harmless once the table is empty. fare.ko's fallback lookups (no
+ * usable plane) use a uid above the range, skip the table and find the
+ * normal route.
  * A prefix no plane can deliver to gets "unreachable PREFIX proto
  * FARE_RTPROT" in the same table instead (fare_route_unreachable()).
  */
