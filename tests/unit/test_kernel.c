@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/genetlink.h>
 #include <linux/rtnetlink.h>
@@ -140,6 +142,68 @@ static const char *pipe_scenario(struct fare *f)
 	return NULL;
 }
 
+/* The source address the kernel picks for a UDP socket connected to dst. */
+static int source_for(const char *dst, char *src, size_t len)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(9) };
+	socklen_t sl = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret = -1;
+
+	if (fd < 0)
+		return -1;
+	inet_pton(AF_INET, dst, &sin.sin_addr);
+	if (!connect(fd, (struct sockaddr *)&sin, sizeof(sin)) &&
+	    !getsockname(fd, (struct sockaddr *)&sin, &sl) &&
+	    inet_ntop(AF_INET, &sin.sin_addr, src, len))
+		ret = 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * IPv4 routes through the device's one nexthop object keep their own
+ * preferred source (IPv6 ones would not: datapath.md, "The kernel routes").
+ */
+static const char *shared_hop_scenario(struct fare *f)
+{
+	static const char *const dst[] = { "10.9.5.0/24", "10.9.6.0/24" };
+	/* .78 is not lo's first address: without its src, B would take .77. */
+	static const char *const src[] = { "192.0.2.77", "192.0.2.78" };
+	static const char *const to[] = { "10.9.5.9", "10.9.6.9" };
+	struct fare_route r = { 0 };
+	struct fare_err err;
+	char cmd[256], got[INET_ADDRSTRLEN];
+	unsigned int i, k;
+	int ret;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s addr add 192.0.2.77/32 dev lo && %s addr add 192.0.2.78/32 dev lo",
+		 ip_cmd(), ip_cmd());
+	EXPECT(!system(cmd), "cannot add an address: %s", cmd);
+	for (i = 0; i < 2; i++) {
+		fare_prefix_parse(dst[i], &r.dst, NULL);
+		inet_pton(AF_INET, src[i], &r.src.v4);
+		r.has_src = true;
+		ret = fare_rtnl_route_install(f, &r, 1, &err);
+		EXPECT(!ret, "install %s: %s", dst[i], err.msg);
+	}
+	/* Twice each, so that the second finds the first's cached output. */
+	for (k = 0; k < 4; k++) {
+		i = k % 2;
+		EXPECT(!source_for(to[i], got, sizeof(got)),
+		       "no source for %s", to[i]);
+		EXPECT(!strcmp(got, src[i]), "to %s from %s, not %s", to[i],
+		       got, src[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		fare_prefix_parse(dst[i], &r.dst, NULL);
+		ret = fare_rtnl_route_remove(f, &r.dst, 1, &err);
+		EXPECT(!ret, "remove %s: %s", dst[i], err.msg);
+	}
+	return NULL;
+}
+
 static const char *scenario(struct fare *f)
 {
 	struct fare_route r = { 0 };
@@ -255,6 +319,9 @@ static const char *scenario(struct fare *f)
 	out = routes("-o -4 route show table 249 10.8.0.0/24");
 	EXPECT(!out || strstr(out, "proto static"),
 	       "the static route went: %s", out);
+	out = shared_hop_scenario(f);
+	if (out)
+		return out;
 	return pipe_scenario(f);
 }
 

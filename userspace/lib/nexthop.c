@@ -24,8 +24,7 @@
  * (Documentation/datapath.md, "The kernel routes"). IPv6 routes keep
  * their own next hop: the kernel caches an IPv6 route's output dst in its
  * next hop, so routes sharing an object would share the first one's dst,
- * with that route's preferred source and the fib6 node whose changes
- * invalidate the dst in sockets.
+ * and with it that route's preferred source.
  *
  * Ids: a plane's objects are FARE_NH_ID_BASE + 4 * (256 * the fare
  * device's ifindex + plane id) + kind (next hop 0 and mark 2, plus 1 for
