@@ -6,7 +6,8 @@
 # fare0 leave the neighbour table as it was (once, each made an entry of
 # its own until the table overflowed at gc_thresh3 and sends failed). IPv6
 # output keys its entry by the route's gateway, so fare's IPv6 kernel
-# routes go via one link-local gateway on fare0 (once, "dev fare0" alone
+# routes go via one link-local gateway on fare0, that of fare0's IPv6
+# nexthop object for a route without a source (once, "dev fare0" alone
 # made an entry per destination: 1,009 new entries for these 10,000): 10,000
 # IPv6 destinations make at most one. The peer counts the datagrams it
 # received.
@@ -33,11 +34,16 @@ ip -n np -6 route add 2001:db8:7::7/128 via 2001:db8:1::2 dev eth-h
 "$FARECTL" -n nh plane add 1 dev eth-p via 10.1.0.1 via 2001:db8:1::1
 "$FARECTL" -n nh route add 10.128.0.0/16 mode packet src 192.0.2.7 \
 	nexthop plane 1 weight 1
-"$FARECTL" -n nh route add 2001:db8:80::/48 mode packet src 2001:db8:7::7 \
+# Without a source, as fared's routes: through fare0's IPv6 nexthop
+# object (with one, a next hop of its own: the same gateway).
+"$FARECTL" -n nh route add 2001:db8:80::/48 mode packet \
 	nexthop plane 1 weight 1
 expect_eq "the IPv6 kernel route via one link-local gateway on fare0" \
 	"$(ip -n nh -6 -j route show table 249 2001:db8:80::/48 |
 		jq -r '.[0] | "\(.gateway) \(.dev)"')" "fe80::1 fare0"
+expect_eq "through fare0's IPv6 nexthop object" \
+	"$(ip -n nh -6 -j route show table 249 2001:db8:80::/48 | jq -r '.[0].nhid')" \
+	$((0xf0000000 + 1024 * $(ip -n nh -j link show fare0 | jq '.[0].ifindex') + 1))
 
 rx() { ip -n np -j -s link show eth-h | jq '.[0].stats64.rx.packets'; }
 # Every state: "ip neigh" hides NOARP entries by default.

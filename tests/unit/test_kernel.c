@@ -212,7 +212,7 @@ static const char *scenario(struct fare *f)
 	struct nlmsghdr *nlh;
 	unsigned int ifindex;
 	const char *out;
-	char cmd[256];
+	char cmd[256], want[128];
 	int ret;
 
 	fare_prefix_parse("10.9.0.0/24", &r.dst, NULL);
@@ -284,8 +284,8 @@ static const char *scenario(struct fare *f)
 	 */
 	EXPECT(ip_cmd(), "no ip(8) to make a veth with");
 	snprintf(cmd, sizeof(cmd),
-		 "%s link add fare-t6 type veth peer name fare-t6p && %s link set fare-t6 up",
-		 ip_cmd(), ip_cmd());
+		 "%s link add fare-t6 type veth peer name fare-t6p && %s link set fare-t6p up && %s link set fare-t6 up",
+		 ip_cmd(), ip_cmd(), ip_cmd());
 	EXPECT(!system(cmd), "cannot make a veth: %s", cmd);
 	ifindex = if_nametoindex("fare-t6");
 	EXPECT(ifindex, "no fare-t6");
@@ -294,11 +294,39 @@ static const char *scenario(struct fare *f)
 	r.has_src = false;
 	ret = fare_rtnl_route_install(f, &r, ifindex, &err);
 	EXPECT(!ret, "install IPv6: %s", err.msg);
+	/* Through the device's IPv6 next hop (plane 0's, IPv6). */
+	snprintf(want, sizeof(want), "2001:db8:9::/48 nhid %u via fe80::1 dev fare-t6",
+		 0xf0000000u + 1024 * ifindex + 1);
 	out = routes("-o -6 route show table 249 proto 249");
-	EXPECT(out && strstr(out, "2001:db8:9::/48 via fe80::1 dev fare-t6"),
+	EXPECT(out && strstr(out, want) && !strchr(strchr(out, '\n') + 1, '\n'),
 	       "IPv6 route not in the FIB as expected: %s", out);
+	snprintf(cmd, sizeof(cmd), "-o nexthop show id %u",
+		 0xf0000000u + 1024 * ifindex + 1);
+	out = routes(cmd);
+	EXPECT(out && strstr(out, "via fe80::1 dev fare-t6 scope link proto 249"),
+	       "the device's IPv6 next hop: %s", out);
 	ret = fare_rtnl_route_install(f, &r, ifindex, &err);
 	EXPECT(!ret, "second IPv6 install (a replace): %s", err.msg);
+
+	/* With a source, a next hop of its own, replacing the route. */
+	snprintf(cmd, sizeof(cmd), "%s addr add 2001:db8:7::7/128 dev lo nodad",
+		 ip_cmd());
+	EXPECT(!system(cmd), "cannot add an address: %s", cmd);
+	inet_pton(AF_INET6, "2001:db8:7::7", &r.src.v6);
+	r.has_src = true;
+	ret = fare_rtnl_route_install(f, &r, ifindex, &err);
+	EXPECT(!ret, "IPv6 install with a source: %s", err.msg);
+	out = routes("-o -6 route show table 249 proto 249");
+	EXPECT(out && strstr(out, "2001:db8:9::/48 via fe80::1 dev fare-t6") &&
+	       strstr(out, "src 2001:db8:7::7") && !strstr(out, "nhid") &&
+	       !strchr(strchr(out, '\n') + 1, '\n'),
+	       "IPv6 route with a source: %s", out);
+	r.has_src = false;
+	ret = fare_rtnl_route_install(f, &r, ifindex, &err);
+	EXPECT(!ret, "IPv6 install without the source again: %s", err.msg);
+	out = routes("-o -6 route show table 249 proto 249");
+	EXPECT(out && strstr(out, want) && !strchr(strchr(out, '\n') + 1, '\n'),
+	       "IPv6 route without the source again: %s", out);
 	ret = fare_rtnl_route_remove(f, &p6, ifindex, &err);
 	EXPECT(!ret, "remove IPv6: %s", err.msg);
 	out = routes("-o -6 route show table 249 proto 249");

@@ -840,11 +840,16 @@ TEST(kernel_route_request_points_the_prefix_at_fare0)
 	CHECK_INT(seen, 7);
 }
 
-/* One neighbour entry for every IPv6 destination: via a fixed gateway. */
+/*
+ * One neighbour entry for every IPv6 destination: via a fixed gateway,
+ * the fare device's IPv6 nexthop object's, or, for a route with a source
+ * (which an object would share), a gateway of the route's own.
+ */
 TEST(kernel_ipv6_route_request_goes_via_one_link_local_gateway)
 {
 	static const uint8_t gw[16] = { 0xfe, 0x80, [15] = 0x01 };
 	const struct nlattr *a;
+	union fare_addr src;
 	struct fare_prefix p;
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
@@ -859,15 +864,31 @@ TEST(kernel_ipv6_route_request_goes_via_one_link_local_gateway)
 	CHECK_INT(rtm->rtm_scope, RT_SCOPE_UNIVERSE);
 	CHECK_INT(rtm->rtm_type, RTN_UNICAST);
 	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		/* Plane 0's IPv6 next hop of fare device 33. */
+		if (mnl_attr_get_type(a) == RTA_NH_ID)
+			CHECK(mnl_attr_get_u32(a) == 0xf0000000u + 1024 * 33 + 1);
+		seen |= 1 << mnl_attr_get_type(a);
+	}
+	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_NH_ID));
+
+	inet_pton(AF_INET6, "2001:db8:7::7", &src.v6);
+	nlh = fare_rtnl_msg_route(buf, sizeof(buf), RTM_NEWROUTE, 4, &p, &src,
+				  33);
+	CHECK(nlh);
+	seen = 0;
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
 		if (mnl_attr_get_type(a) == RTA_GATEWAY) {
 			CHECK_INT(mnl_attr_get_payload_len(a), 16);
 			CHECK(!memcmp(mnl_attr_get_payload(a), gw, 16));
 		}
+		if (mnl_attr_get_type(a) == RTA_OIF)
+			CHECK_INT(mnl_attr_get_u32(a), 33);
 		seen |= 1 << mnl_attr_get_type(a);
 	}
-	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_OIF) | (1 << RTA_GATEWAY));
+	CHECK_INT(seen, (1 << RTA_DST) | (1 << RTA_OIF) | (1 << RTA_GATEWAY) |
+		  (1 << RTA_PREFSRC));
 	/* Too small a buffer for the gateway too: no request at all. */
-	CHECK(!fare_rtnl_msg_route(buf, 60, RTM_NEWROUTE, 4, &p, NULL, 33));
+	CHECK(!fare_rtnl_msg_route(buf, 60, RTM_NEWROUTE, 4, &p, &src, 33));
 }
 
 /*

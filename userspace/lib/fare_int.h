@@ -220,7 +220,8 @@ int fare_msg_parse_done(const struct nlmsghdr *nlh, struct fare_err *err);
 
 /*
  * rtnl.c: the kernel FIB route that points a fare prefix at the fare
- * device oif (an IPv4 one through fare_nh_dev_id(oif), which must exist).
+ * device oif: through fare_nh_dev_id(oif, family), which must exist,
+ * unless it is an IPv6 route with a source (see nexthop.c).
  */
 struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 				     uint32_t seq,
@@ -307,13 +308,16 @@ void fare_plane_map_free(struct fare_plane_map *m);
 int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
 		 struct fare_err *err);
 /*
- * The fare device's own IPv4 next hop ("dev FARE"), which its table
- * FARE_RT_TABLE routes point at: its id, and adding it if it is not there
- * (fare_nh_sync() makes it too, and mends it).
+ * The fare device's own next hop of a family ("dev FARE", IPv6 "via
+ * fe80::1 dev FARE"), which its table FARE_RT_TABLE routes point at: its
+ * id, and adding it if it is not there (fare_nh_sync() makes it too, and
+ * mends it).
  */
-uint32_t fare_nh_dev_id(uint32_t fare_ifindex);
-int fare_nh_dev_ensure(struct fare *f, uint32_t fare_ifindex,
+uint32_t fare_nh_dev_id(uint32_t fare_ifindex, uint8_t family);
+int fare_nh_dev_ensure(struct fare *f, uint32_t fare_ifindex, uint8_t family,
 		       struct fare_err *err);
+/* The IPv6 gateway of every route to the fare device (rtnl.c). */
+extern const struct in6_addr fare_dev_gw6;
 /*
  * Removes fare's plane route groups for the fare device fare_ifindex
  * (each plane's mark and next hop, and the device's own next hop, stay).

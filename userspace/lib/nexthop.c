@@ -18,13 +18,14 @@
  * say which planes it is for, so fare_nh_sync() can put a plane's next hop
  * back in every group that should have it without looking at a route.
  *
- * The fare device has one object of its own, "dev FARE" for IPv4, which
- * its IPv4 routes in table FARE_RT_TABLE point at (rtnl.c): a route to a
- * nexthop object costs the FIB less than one with a device of its own
- * (Documentation/datapath.md, "The kernel routes"). IPv6 routes keep
- * their own next hop: the kernel caches an IPv6 route's output dst in its
- * next hop, so routes sharing an object would share the first one's dst,
- * and with it that route's preferred source.
+ * The fare device has one object of its own per family, "dev FARE" and
+ * "via fe80::1 dev FARE", which its routes in table FARE_RT_TABLE point
+ * at (rtnl.c): a route to a nexthop object costs the FIB less than one
+ * with a next hop of its own (Documentation/datapath.md, "The kernel
+ * routes"). An IPv6 route with a source keeps its own next hop: the
+ * kernel caches an IPv6 route's output dst in its next hop, so routes
+ * sharing an object share the first one's dst, and with it that route's
+ * preferred source.
  *
  * Ids: a plane's objects are FARE_NH_ID_BASE + 4 * (256 * the fare
  * device's ifindex + plane id) + kind (next hop 0 and mark 2, plus 1 for
@@ -77,9 +78,9 @@ static uint32_t nh_plane_id(const struct fare_plane_map *m, uint32_t plane,
 	       fam_bit(family);
 }
 
-uint32_t fare_nh_dev_id(uint32_t fare_ifindex)
+uint32_t fare_nh_dev_id(uint32_t fare_ifindex, uint8_t family)
 {
-	return FARE_NH_ID_BASE + 4 * 256 * fare_ifindex;
+	return FARE_NH_ID_BASE + 4 * 256 * fare_ifindex + fam_bit(family);
 }
 
 static bool nh_is_mark(uint32_t id)
@@ -406,27 +407,42 @@ static int plane_objects(struct fare *f, struct fare_plane_map *m,
 	return ret;
 }
 
-static int dev_object_add(struct fare *f, uint32_t fare_ifindex, bool create,
-			  struct fare_err *err)
+static const union fare_addr *dev_gw(uint8_t family)
 {
-	uint32_t id = fare_nh_dev_id(fare_ifindex);
+	return family == AF_INET6 ? (const union fare_addr *)&fare_dev_gw6 :
+				    NULL;
+}
+
+static int dev_object_add(struct fare *f, uint32_t fare_ifindex,
+			  uint8_t family, bool create, struct fare_err *err)
+{
+	uint32_t id = fare_nh_dev_id(fare_ifindex, family);
 	struct nlmsghdr *nlh;
 
 	nlh = fare_rtnl_msg_nexthop(f->tx, sizeof(f->tx), fare_next_seq(f), id,
-				    AF_INET, fare_ifindex, NULL);
-	/*
-	 * Replacing an object the kernel has makes it notify every route
-	 * through it: only to mend one that is not as it should be.
-	 */
-	if (nlh && create) {
-		nlh->nlmsg_flags &= ~NLM_F_REPLACE;
-		nlh->nlmsg_flags |= NLM_F_EXCL;
+				    family, fare_ifindex, dev_gw(family));
+	if (nlh) {
+		/*
+		 * A link-local gateway needs no onlink, and with it the
+		 * kernel would look fe80::1 up in table main, where another
+		 * device's fe80::/64 is a "device mismatch".
+		 */
+		((struct nhmsg *)mnl_nlmsg_get_payload(nlh))->nh_flags = 0;
+		/*
+		 * Replacing an object the kernel has makes it notify every
+		 * route through it: only to mend one that is not as it
+		 * should be.
+		 */
+		if (create) {
+			nlh->nlmsg_flags &= ~NLM_F_REPLACE;
+			nlh->nlmsg_flags |= NLM_F_EXCL;
+		}
 	}
 	return nh_talk(f, nlh, "adding the fare device's own next hop", id,
 		       err);
 }
 
-int fare_nh_dev_ensure(struct fare *f, uint32_t fare_ifindex,
+int fare_nh_dev_ensure(struct fare *f, uint32_t fare_ifindex, uint8_t family,
 		       struct fare_err *err)
 {
 	int ret;
@@ -435,7 +451,7 @@ int fare_nh_dev_ensure(struct fare *f, uint32_t fare_ifindex,
 		return fare_err_set(err, -ERANGE,
 				    "the fare device's ifindex %u is above the %u that fare's nexthop ids allow",
 				    fare_ifindex, FARE_NH_IFINDEX_MAX);
-	ret = dev_object_add(f, fare_ifindex, true, err);
+	ret = dev_object_add(f, fare_ifindex, family, true, err);
 	if (ret == -EEXIST) {
 		fare_err_clear(err);
 		ret = 0;
@@ -445,14 +461,25 @@ int fare_nh_dev_ensure(struct fare *f, uint32_t fare_ifindex,
 
 /* The fare device's own next hop, as the dump shows it or made anew. */
 static int dev_object(struct fare *f, const struct fare_plane_map *m,
-		      const struct nh_dump *d, struct fare_err *err)
+		      uint8_t family, const struct nh_dump *d,
+		      struct fare_err *err)
 {
-	const struct nh_obj *o = dump_find(d, fare_nh_dev_id(m->fare_ifindex));
+	uint32_t id = fare_nh_dev_id(m->fare_ifindex, family);
+	const struct nh_obj *o = dump_find(d, id);
 	int ret = not_ours(o, err);
 
-	if (ret || obj_is(o, AF_INET, m->fare_ifindex, NULL))
+	if (ret || obj_is(o, family, m->fare_ifindex, dev_gw(family)))
 		return ret;
-	return dev_object_add(f, m->fare_ifindex, false, err);
+	ret = dev_object_add(f, m->fare_ifindex, family, false, err);
+	/*
+	 * No IPv6 in this kernel, or none on the fare device: no IPv6
+	 * route can point at it either.
+	 */
+	if ((ret == -EAFNOSUPPORT || ret == -EACCES) && family == AF_INET6) {
+		fare_err_clear(err);
+		ret = 0;
+	}
+	return ret;
 }
 
 static void set_plane(uint64_t *planes, uint32_t plane)
@@ -603,7 +630,9 @@ int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
 	ret = dump_read(f, &d, err);
 	if (ret)
 		return ret;
-	ret = dev_object(f, m, &d, err);
+	ret = dev_object(f, m, AF_INET, &d, err);
+	if (!ret)
+		ret = dev_object(f, m, AF_INET6, &d, err);
 	for (p = 1; !ret && p <= FARE_PLANE_ID_MAX; p++) {
 		const struct fare_plane_info *pi = &m->p[p];
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The kernel FIB side of a fare route. fare.ko never edits the FIB: for
- * every fare route libfare installs "PREFIX nhid N proto FARE_RTPROT scope
- * link [src SRC]" (IPv4, N the fare device's own next hop, "dev fare0":
- * nexthop.c) or "PREFIX via fe80::1 dev fare0 proto FARE_RTPROT [src
- * SRC]" (IPv6) in table FARE_RT_TABLE, and removes it with the route.
+ * every fare route libfare installs "PREFIX nhid N proto FARE_RTPROT" (N
+ * the fare device's own next hop of the family, "dev fare0" or "via
+ * fe80::1 dev fare0": nexthop.c; IPv4 with "scope link [src SRC]"), or
+ * for an IPv6 route with a source "PREFIX via fe80::1 dev fare0 proto
+ * FARE_RTPROT src SRC", in table FARE_RT_TABLE, and removes it with the
+ * route.
  * Before the first route of a family it adds the rule that consults that
  * table ("pref FARE_RULE_PREF uidrange 0-FARE_RULE_UID_MAX lookup
  * FARE_RT_TABLE", or the uids a user namespace maps inside one); the rule
@@ -59,7 +61,7 @@ static struct rtmsg *route_msg_start(void *buf, uint16_t type, uint32_t seq,
  * entry, which fare0 (no link layer, NOARP) never resolves or uses:
  * fare.ko picks the plane's own next hop from the packet's destination.
  */
-static const struct in6_addr fare0_gw6 = {
+const struct in6_addr fare_dev_gw6 = {
 	.s6_addr = { 0xfe, 0x80, [15] = 0x01 },
 };
 
@@ -79,7 +81,10 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 	if (type == RTM_NEWROUTE && dst->family == AF_INET6) {
 		rtm->rtm_scope = RT_SCOPE_UNIVERSE;
 		rtm->rtm_type = RTN_UNICAST;
-		mnl_attr_put(nlh, RTA_GATEWAY, sizeof(fare0_gw6), &fare0_gw6);
+		/* A source of its own needs a next hop of its own. */
+		if (src)
+			mnl_attr_put(nlh, RTA_GATEWAY, sizeof(fare_dev_gw6),
+				     &fare_dev_gw6);
 	} else if (type == RTM_NEWROUTE) {
 		/* IPv4 output via a point-to-point device shares one. */
 		rtm->rtm_scope = RT_SCOPE_LINK;
@@ -104,8 +109,9 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 		rtm->rtm_type = RTN_UNICAST;
 	}
 	mnl_attr_put(nlh, RTA_DST, alen, &dst->addr);
-	if (type == RTM_NEWROUTE && dst->family == AF_INET)
-		mnl_attr_put_u32(nlh, RTA_NH_ID, fare_nh_dev_id(oif));
+	if (type == RTM_NEWROUTE && (dst->family == AF_INET || !src))
+		mnl_attr_put_u32(nlh, RTA_NH_ID,
+				 fare_nh_dev_id(oif, dst->family));
 	else if (dst->family == AF_INET6)
 		mnl_attr_put_u32(nlh, RTA_OIF, oif);
 	if (src)
@@ -297,8 +303,8 @@ int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,
 	int ret;
 
 	ret = fare_rtnl_rule_ensure(f, route->dst.family, err);
-	if (!ret && route->dst.family == AF_INET)
-		ret = fare_nh_dev_ensure(f, oif, err);
+	if (!ret && (route->dst.family == AF_INET || !src))
+		ret = fare_nh_dev_ensure(f, oif, route->dst.family, err);
 	if (ret)
 		return ret;
 	nlh = fare_rtnl_msg_route(f->tx, sizeof(f->tx), RTM_NEWROUTE,
