@@ -142,6 +142,12 @@ static const char *pipe_scenario(struct fare *f)
 	return NULL;
 }
 
+/* Whether s (which has one at least) has exactly one line. */
+static bool one_line(const char *s)
+{
+	return !strchr(strchr(s, '\n') + 1, '\n');
+}
+
 /* The source address the kernel picks for a UDP socket connected to dst. */
 static int source_for(const char *dst, char *src, size_t len)
 {
@@ -298,7 +304,7 @@ static const char *scenario(struct fare *f)
 	snprintf(want, sizeof(want), "2001:db8:9::/48 nhid %u via fe80::1 dev fare-t6",
 		 0xf0000000u + 1024 * ifindex + 1);
 	out = routes("-o -6 route show table 249 proto 249");
-	EXPECT(out && strstr(out, want) && !strchr(strchr(out, '\n') + 1, '\n'),
+	EXPECT(out && strstr(out, want) && one_line(out),
 	       "IPv6 route not in the FIB as expected: %s", out);
 	snprintf(cmd, sizeof(cmd), "-o nexthop show id %u",
 		 0xf0000000u + 1024 * ifindex + 1);
@@ -319,13 +325,13 @@ static const char *scenario(struct fare *f)
 	out = routes("-o -6 route show table 249 proto 249");
 	EXPECT(out && strstr(out, "2001:db8:9::/48 via fe80::1 dev fare-t6") &&
 	       strstr(out, "src 2001:db8:7::7") && !strstr(out, "nhid") &&
-	       !strchr(strchr(out, '\n') + 1, '\n'),
+	       one_line(out),
 	       "IPv6 route with a source: %s", out);
 	r.has_src = false;
 	ret = fare_rtnl_route_install(f, &r, ifindex, &err);
 	EXPECT(!ret, "IPv6 install without the source again: %s", err.msg);
 	out = routes("-o -6 route show table 249 proto 249");
-	EXPECT(out && strstr(out, want) && !strchr(strchr(out, '\n') + 1, '\n'),
+	EXPECT(out && strstr(out, want) && one_line(out),
 	       "IPv6 route without the source again: %s", out);
 	ret = fare_rtnl_route_remove(f, &p6, ifindex, &err);
 	EXPECT(!ret, "remove IPv6: %s", err.msg);

@@ -248,9 +248,11 @@ static int dump_read(struct fare *f, struct nh_dump *d, struct fare_err *err)
 	return 0;
 }
 
-struct nlmsghdr *fare_rtnl_msg_nexthop(void *buf, size_t buflen, uint32_t seq,
-				       uint32_t id, uint8_t family,
-				       uint32_t oif, const union fare_addr *gw)
+/* A single next hop; exists: NLM_F_REPLACE or NLM_F_EXCL. */
+static struct nlmsghdr *nexthop_msg(void *buf, size_t buflen, uint32_t seq,
+				    uint32_t id, uint8_t family, uint32_t oif,
+				    const union fare_addr *gw, bool onlink,
+				    uint16_t exists)
 {
 	size_t alen = fare_addr_len(family);
 	struct nlmsghdr *nlh = buf;
@@ -260,18 +262,25 @@ struct nlmsghdr *fare_rtnl_msg_nexthop(void *buf, size_t buflen, uint32_t seq,
 			      3 * MNL_ATTR_HDRLEN + 8 + MNL_ALIGN(alen))
 		return NULL;
 	nlh = nh_msg_start(buf, RTM_NEWNEXTHOP,
-			   NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, seq,
-			   family);
+			   NLM_F_ACK | NLM_F_CREATE | exists, seq, family);
 	nhm = mnl_nlmsg_get_payload(nlh);
 	nhm->nh_protocol = FARE_RTPROT;
-	/* fare.ko sends to the gateway whatever the device's addresses. */
-	if (gw)
+	if (onlink)
 		nhm->nh_flags = RTNH_F_ONLINK;
 	mnl_attr_put_u32(nlh, NHA_ID, id);
 	mnl_attr_put_u32(nlh, NHA_OIF, oif);
 	if (gw)
 		mnl_attr_put(nlh, NHA_GATEWAY, alen, gw);
 	return nlh;
+}
+
+struct nlmsghdr *fare_rtnl_msg_nexthop(void *buf, size_t buflen, uint32_t seq,
+				       uint32_t id, uint8_t family,
+				       uint32_t oif, const union fare_addr *gw)
+{
+	/* fare.ko sends to the gateway whatever the device's addresses. */
+	return nexthop_msg(buf, buflen, seq, id, family, oif, gw, gw,
+			   NLM_F_REPLACE);
 }
 
 struct nlmsghdr *fare_rtnl_msg_nh_group(void *buf, size_t buflen,
@@ -407,6 +416,16 @@ static int plane_objects(struct fare *f, struct fare_plane_map *m,
 	return ret;
 }
 
+/* Whether fare's nexthop ids have room for the fare device's ifindex. */
+static int ifindex_fits(uint32_t fare_ifindex, struct fare_err *err)
+{
+	if (fare_ifindex <= FARE_NH_IFINDEX_MAX)
+		return 0;
+	return fare_err_set(err, -ERANGE,
+			    "the fare device's ifindex %u is above the %u that fare's nexthop ids allow",
+			    fare_ifindex, FARE_NH_IFINDEX_MAX);
+}
+
 static const union fare_addr *dev_gw(uint8_t family)
 {
 	return family == AF_INET6 ? (const union fare_addr *)&fare_dev_gw6 :
@@ -419,25 +438,16 @@ static int dev_object_add(struct fare *f, uint32_t fare_ifindex,
 	uint32_t id = fare_nh_dev_id(fare_ifindex, family);
 	struct nlmsghdr *nlh;
 
-	nlh = fare_rtnl_msg_nexthop(f->tx, sizeof(f->tx), fare_next_seq(f), id,
-				    family, fare_ifindex, dev_gw(family));
-	if (nlh) {
-		/*
-		 * A link-local gateway needs no onlink, and with it the
-		 * kernel would look fe80::1 up in table main, where another
-		 * device's fe80::/64 is a "device mismatch".
-		 */
-		((struct nhmsg *)mnl_nlmsg_get_payload(nlh))->nh_flags = 0;
-		/*
-		 * Replacing an object the kernel has makes it notify every
-		 * route through it: only to mend one that is not as it
-		 * should be.
-		 */
-		if (create) {
-			nlh->nlmsg_flags &= ~NLM_F_REPLACE;
-			nlh->nlmsg_flags |= NLM_F_EXCL;
-		}
-	}
+	/*
+	 * A link-local gateway needs no onlink, and with it the kernel
+	 * would look fe80::1 up in table main, where another device's
+	 * fe80::/64 is a "device mismatch". Replacing an object the kernel
+	 * has makes it notify every route through it: only to mend one that
+	 * is not as it should be.
+	 */
+	nlh = nexthop_msg(f->tx, sizeof(f->tx), fare_next_seq(f), id, family,
+			  fare_ifindex, dev_gw(family), false,
+			  create ? NLM_F_EXCL : NLM_F_REPLACE);
 	return nh_talk(f, nlh, "adding the fare device's own next hop", id,
 		       err);
 }
@@ -445,13 +455,10 @@ static int dev_object_add(struct fare *f, uint32_t fare_ifindex,
 int fare_nh_dev_ensure(struct fare *f, uint32_t fare_ifindex, uint8_t family,
 		       struct fare_err *err)
 {
-	int ret;
+	int ret = ifindex_fits(fare_ifindex, err);
 
-	if (fare_ifindex > FARE_NH_IFINDEX_MAX)
-		return fare_err_set(err, -ERANGE,
-				    "the fare device's ifindex %u is above the %u that fare's nexthop ids allow",
-				    fare_ifindex, FARE_NH_IFINDEX_MAX);
-	ret = dev_object_add(f, fare_ifindex, family, true, err);
+	if (!ret)
+		ret = dev_object_add(f, fare_ifindex, family, true, err);
 	if (ret == -EEXIST) {
 		fare_err_clear(err);
 		ret = 0;
@@ -623,11 +630,9 @@ int fare_nh_sync(struct fare *f, struct fare_plane_map *m,
 
 	if (!m->fare_ifindex)
 		return 0;
-	if (m->fare_ifindex > FARE_NH_IFINDEX_MAX)
-		return fare_err_set(err, -ERANGE,
-				    "the fare device's ifindex %u is above the %u that fare's nexthop ids allow",
-				    m->fare_ifindex, FARE_NH_IFINDEX_MAX);
-	ret = dump_read(f, &d, err);
+	ret = ifindex_fits(m->fare_ifindex, err);
+	if (!ret)
+		ret = dump_read(f, &d, err);
 	if (ret)
 		return ret;
 	ret = dev_object(f, m, AF_INET, &d, err);

@@ -65,6 +65,17 @@ const struct in6_addr fare_dev_gw6 = {
 	.s6_addr = { 0xfe, 0x80, [15] = 0x01 },
 };
 
+/*
+ * Whether a route to dst from src goes through the fare device's nexthop
+ * object: all but an IPv6 one with a source, which the object's shared
+ * dst would give another route's source (nexthop.c).
+ */
+static bool via_dev_object(const struct fare_prefix *dst,
+			   const union fare_addr *src)
+{
+	return dst->family == AF_INET || !src;
+}
+
 struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 				     uint32_t seq,
 				     const struct fare_prefix *dst,
@@ -81,8 +92,7 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 	if (type == RTM_NEWROUTE && dst->family == AF_INET6) {
 		rtm->rtm_scope = RT_SCOPE_UNIVERSE;
 		rtm->rtm_type = RTN_UNICAST;
-		/* A source of its own needs a next hop of its own. */
-		if (src)
+		if (!via_dev_object(dst, src))
 			mnl_attr_put(nlh, RTA_GATEWAY, sizeof(fare_dev_gw6),
 				     &fare_dev_gw6);
 	} else if (type == RTM_NEWROUTE) {
@@ -109,7 +119,7 @@ struct nlmsghdr *fare_rtnl_msg_route(void *buf, size_t buflen, uint16_t type,
 		rtm->rtm_type = RTN_UNICAST;
 	}
 	mnl_attr_put(nlh, RTA_DST, alen, &dst->addr);
-	if (type == RTM_NEWROUTE && (dst->family == AF_INET || !src))
+	if (type == RTM_NEWROUTE && via_dev_object(dst, src))
 		mnl_attr_put_u32(nlh, RTA_NH_ID,
 				 fare_nh_dev_id(oif, dst->family));
 	else if (dst->family == AF_INET6)
@@ -303,7 +313,7 @@ int fare_rtnl_route_install(struct fare *f, const struct fare_route *route,
 	int ret;
 
 	ret = fare_rtnl_rule_ensure(f, route->dst.family, err);
-	if (!ret && (route->dst.family == AF_INET || !src))
+	if (!ret && via_dev_object(&route->dst, src))
 		ret = fare_nh_dev_ensure(f, oif, route->dst.family, err);
 	if (ret)
 		return ret;
