@@ -6,13 +6,19 @@ on both so that the second OPEN arrives while the first connection is in
 OpenConfirm. The connection opened by the speaker with the higher BGP
 Identifier must survive; fared sends Cease/7 on the other.
 
-usage: collision.py LOCAL_ADDR FARED_ADDR PEER_ID [confirmed]
+usage: collision.py LOCAL_ADDR FARED_ADDR PEER_ID [confirmed|opensent]
 PEER_ID above fared's 10.201.0.1: fared must close its own (outgoing)
 connection; below: fared must close the one the peer opened. With
 "confirmed" the peer, Established on fared's connection, sends its
 KEEPALIVE and an End-of-RIB there just before its OPEN on its own:
 whatever order fared reads them in, the connection the peer already runs
-must survive.
+must survive. With "opensent" the peer holds back its OPEN on fared's
+connection and sends one only on its own, as BIRD may when both
+connect at once: fared, knowing the identifier from that OPEN, must
+settle the collision then (§6.8 allows it with a connection in OpenSent)
+rather than answer with KEEPALIVE, which the peer would take for
+OpenConfirm and close by the identifiers once our OPEN on the other
+came, ending both.
 Prints one line per check and ends with "N passed, N failed"."""
 import select
 import socket
@@ -21,6 +27,7 @@ import sys
 
 LOCAL, FARED, PEER_ID = sys.argv[1], sys.argv[2], sys.argv[3]
 CONFIRMED = sys.argv[4:] == ["confirmed"]
+OPENSENT = sys.argv[4:] == ["opensent"]
 FARED_ID = "10.201.0.1"
 MY_AS = 65003
 res = {"passed": 0, "failed": 0}
@@ -80,8 +87,10 @@ lst.settimeout(15)
 accepted, _ = lst.accept()          # fared's outgoing connection
 check("fared connects actively", True)
 expect(accepted, 1)
-accepted.sendall(open_msg())        # fared: outgoing -> OpenConfirm
-check("fared answers OPEN with KEEPALIVE", expect(accepted, 4) is not None)
+if not OPENSENT:
+    accepted.sendall(open_msg())    # fared: outgoing -> OpenConfirm
+    check("fared answers OPEN with KEEPALIVE",
+          expect(accepted, 4) is not None)
 
 mine = socket.create_connection((FARED, 179), 5, (LOCAL, 0))
 expect(mine, 1)
@@ -99,13 +108,27 @@ while True:
     t, body = read_msg(loser)
     if t in (3, None):
         break
+    if OPENSENT and t == 4:
+        check("no KEEPALIVE on the losing connection", False,
+              "(fared went on to OpenConfirm there)")
 check("Cease/7 on the connection %s opened" %
       ("the peer" if fared_wins else "fared"),
       t == 3 and body[:2] == b"\x06\x07", "(got type %s %r)" % (t, body))
+if OPENSENT and fared_wins:
+    # Our OPEN, held back until now, on the connection that survives.
+    winner.sendall(open_msg())
+    check("fared answers OPEN with KEEPALIVE on its own connection",
+          expect(winner, 4) is not None)
+elif OPENSENT:
+    check("fared answers OPEN with KEEPALIVE on the peer's connection",
+          expect(winner, 4) is not None)
 winner.sendall(msg(4, b""))
-if not fared_wins:
+if not fared_wins and not OPENSENT:
     t = expect(winner, 4)
     check("the surviving connection gets KEEPALIVE", t is not None)
+elif not fared_wins:
+    check("the surviving connection carries UPDATEs",
+          expect(winner, 2) is not None)
 else:
     # Our KEEPALIVE on fared's connection makes it Established; fared
     # sends its End-of-RIB (an UPDATE).

@@ -11,7 +11,8 @@ write_fared_conf "" "	neighbor $R4 {
 		export out
 	}"
 setup_net
-for run in 10.201.0.3 10.201.0.0 "10.201.0.3 confirmed"; do
+for run in 10.201.0.3 10.201.0.0 "10.201.0.3 confirmed" \
+	"10.201.0.0 opensent" "10.201.0.3 opensent"; do
 	start_fared
 	# shellcheck disable=SC2086
 	ip netns exec "$NS_B" python3 "$(dirname "$0")/collision.py" \
@@ -25,5 +26,6 @@ for run in 10.201.0.3 10.201.0.0 "10.201.0.3 confirmed"; do
 	FARED_PID=
 	: >"$FARED_LOG"
 done
-echo "ok: collisions resolved by BGP identifier both ways, and in favour" \
-	"of a connection the peer already runs Established"
+echo "ok: collisions resolved by BGP identifier both ways, also against a" \
+	"connection in OpenSent, and in favour of a connection the peer" \
+	"already runs Established"

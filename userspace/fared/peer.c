@@ -645,7 +645,14 @@ static bool fared_wins_collision(const struct peer *p, uint32_t peer_id)
 	return p->d->cfg.local_as > p->nb->remote_as;
 }
 
-/* §6.8: which of two connections survives; false if c lost. */
+/*
+ * §6.8: which of two connections survives; false if c lost. The other
+ * one counts in OpenSent too, as §6.8 allows once the peer's identifier
+ * is known (c's OPEN gave it) and as FRR does: otherwise c could go on
+ * to Established while the peer, reading our OPEN on the other with c in
+ * OpenConfirm, closes c by the identifiers (BIRD does), and both
+ * connections end.
+ */
 static bool collision(struct conn *c)
 {
 	struct peer *p = c->peer;
@@ -653,14 +660,16 @@ static bool collision(struct conn *c)
 	struct conn *loser;
 
 	/* peer_accept already settled collisions with Established. */
-	if (!other || other->state != PEER_OPENCONFIRM)
+	if (!other || (other->state != PEER_OPENCONFIRM &&
+		       other->state != PEER_OPENSENT))
 		return true;
 	/*
 	 * The connection opened by the higher identifier wins (as BIRD and
-	 * FRR decide between two in OpenConfirm), unless the peer already
-	 * runs the other one Established: it then closes this one itself.
+	 * FRR decide), unless the peer already runs the other one
+	 * Established: it then closes this one itself. Without our
+	 * KEEPALIVE on it, one in OpenSent cannot be Established there.
 	 */
-	if (peer_established_on(other))
+	if (other->state == PEER_OPENCONFIRM && peer_established_on(other))
 		loser = c;
 	else if (fared_wins_collision(p, c->open.bgp_id))
 		loser = c->outgoing ? other : c;
@@ -1222,10 +1231,20 @@ struct peer *peer_new(struct fared *d, const struct fared_neighbor *nb)
 
 void peer_start(struct peer *p)
 {
+	/*
+	 * A short random delay spreads out the first connections: 10 ms a
+	 * neighbor, at most 500 ms. The session that comes up last holds
+	 * back a host's routes (the start-up wait programs a prefix early
+	 * only once every plane has it), so a few neighbors need no more.
+	 */
+	uint64_t spread = 10 * (uint64_t)p->d->cfg.n_neighbors;
+
 	if (p->nb->passive)
 		return;
-	/* A short random delay spreads out the first connections. */
-	timer_set(&p->d->loop, &p->connect_retry, (uint64_t)(random() % 500));
+	if (spread > 500)
+		spread = 500;
+	timer_set(&p->d->loop, &p->connect_retry,
+		  spread ? (uint64_t)random() % spread : 0);
 }
 
 void peer_restart_leave(struct peer *p)
