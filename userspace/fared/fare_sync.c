@@ -3,6 +3,7 @@
  * fared's FARE side (see fare_sync.h).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -406,6 +407,13 @@ static void first_tables_in(struct fare_sync *fs, const char *why)
 			  (unsigned long long)fs->ops);
 	/* Routes are selected: a restarting fared advertises now. */
 	peers_selection_done(d);
+	/*
+	 * The wait's transients (each batch's ops, the queue, the read
+	 * buffers) are free but still resident: give them back once, as
+	 * they will not be needed at this size again. At 100,000 routes
+	 * from 4 planes that is 3 MiB of 27 (bench/run-bgp-100k).
+	 */
+	malloc_trim(0);
 }
 
 static void update_delay_over(struct timer *t)

@@ -3,6 +3,7 @@
  * FIB sync (see fib_sync.h).
  */
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -82,14 +83,24 @@ int fib_diff_one(const struct fare_route *want, const struct fare_route *have,
 		return 0;
 	if (want && have && fib_route_equal(want, have))
 		return 0;
-	memset(op, 0, sizeof(*op));
+	/*
+	 * Only what libfare reads: the route up to its next hops, and those
+	 * it has. A whole op is 2 KiB (FARE_NEXTHOP_MAX inline next hops);
+	 * clearing and copying all of it was most of the time fared's event
+	 * loop took to hand the FIB worker a batch, while the worker waited.
+	 */
+	memset(op, 0, offsetof(struct fare_op, route.nexthops));
 	if (!want) {
 		op->type = FARE_OP_ROUTE_DEL;
 		op->route.dst = have->dst;
 		return 1;
 	}
 	op->type = have ? FARE_OP_ROUTE_REPLACE : FARE_OP_ROUTE_ADD;
-	op->route = *want;
+	memcpy(&op->route, want, offsetof(struct fare_route, nexthops));
+	/* More than the array holds: libfare refuses the op, as before. */
+	memcpy(op->route.nexthops, want->nexthops,
+	       (want->n_nexthops < FARE_NEXTHOP_MAX ? want->n_nexthops :
+		FARE_NEXTHOP_MAX) * sizeof(want->nexthops[0]));
 	return 1;
 }
 

@@ -40,7 +40,11 @@ static inline bool fib_stats_differ(uint8_t a, uint8_t b)
 	return a && b && a != b;
 }
 
-/* The op taking have to want, in *op; returns 0 when none is needed. */
+/*
+ * The op taking have to want, in *op; returns 0 when none is needed. Of
+ * op's next hops only the route's are written: the rest of the array is
+ * left as it was (libfare reads n_nexthops of them).
+ */
 int fib_diff_one(const struct fare_route *want, const struct fare_route *have,
 		 struct fare_op *op);
 
