@@ -231,7 +231,7 @@ static size_t n_applied;
 static size_t fail_at = (size_t)-1;	/* in the whole run of ops */
 static size_t ops_seen;
 
-static int record(void *arg, const struct fare_op *ops, size_t n,
+static int record(void *arg, const struct fare_op *const *ops, size_t n,
 		  size_t *failed)
 {
 	char *buf = applied[n_applied++ % 8];
@@ -247,12 +247,12 @@ static int record(void *arg, const struct fare_op *ops, size_t n,
 			ops_seen++;
 			return -EINVAL;
 		}
-		inet_ntop(ops[i].route.dst.family, &ops[i].route.dst.addr, a,
-			  sizeof(a));
+		inet_ntop(ops[i]->route.dst.family, &ops[i]->route.dst.addr,
+			  a, sizeof(a));
 		at += snprintf(buf + at, 512 - at, "%s%c%s/%u", i ? " " : "",
-			       ops[i].type == FARE_OP_ROUTE_ADD ? '+' :
-			       ops[i].type == FARE_OP_ROUTE_DEL ? '-' : '~',
-			       a, ops[i].route.dst.plen);
+			       ops[i]->type == FARE_OP_ROUTE_ADD ? '+' :
+			       ops[i]->type == FARE_OP_ROUTE_DEL ? '-' : '~',
+			       a, ops[i]->route.dst.plen);
 	}
 	return 0;
 }
@@ -653,7 +653,7 @@ static const char *taken(const struct fare_fib_batch *b)
 {
 	size_t failed;
 
-	record(NULL, b->ops, b->n, &failed);
+	record(NULL, (const struct fare_op *const *)b->ops, b->n, &failed);
 	return applied[(n_applied - 1) % 8];
 }
 
@@ -790,6 +790,7 @@ TEST(fare_fib_free_with_a_batch_out_and_prefixes_requeued)
 	CHECK_INT(put4(fib, &a, "10.9.0.1/32", pb_even), 0);
 	free(b.ops);
 	free(b.ents);
+	free(b.op_mem);
 	entry_set(&a, "10.9.0.1/32", 0, NULL, NULL);
 	fare_fib_free(fib);
 }

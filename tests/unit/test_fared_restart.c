@@ -22,7 +22,7 @@ static char applied[8][256];
 static size_t n_applied;
 
 /* Records each apply call as "+P ~P -P" (add, replace, delete). */
-static int record(void *arg, const struct fare_op *ops, size_t n,
+static int record(void *arg, const struct fare_op *const *ops, size_t n,
 		  size_t *failed)
 {
 	char *buf = applied[n_applied++ % 8];
@@ -34,12 +34,12 @@ static int record(void *arg, const struct fare_op *ops, size_t n,
 	for (i = 0; i < n && at < 256; i++) {
 		char a[INET6_ADDRSTRLEN];
 
-		inet_ntop(ops[i].route.dst.family, &ops[i].route.dst.addr, a,
-			  sizeof(a));
+		inet_ntop(ops[i]->route.dst.family, &ops[i]->route.dst.addr,
+			  a, sizeof(a));
 		at += snprintf(buf + at, 256 - at, "%s%c%s/%u", i ? " " : "",
-			       ops[i].type == FARE_OP_ROUTE_ADD ? '+' :
-			       ops[i].type == FARE_OP_ROUTE_DEL ? '-' : '~',
-			       a, ops[i].route.dst.plen);
+			       ops[i]->type == FARE_OP_ROUTE_ADD ? '+' :
+			       ops[i]->type == FARE_OP_ROUTE_DEL ? '-' : '~',
+			       a, ops[i]->route.dst.plen);
 	}
 	return 0;
 }

@@ -125,8 +125,11 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		      const struct rib_entry *e, struct fare_fib_path *paths,
 		      struct fare_fib_result *fr, struct fare_route *want);
 
-/* Applies ops in order; returns 0, or an error with *failed its index. */
-typedef int (*fare_fib_apply_fn)(void *arg, const struct fare_op *ops,
+/*
+ * Applies ops in order; returns 0, or an error with *failed its index.
+ * Each op holds only its route's next hops (fare_routes_apply_ptrs()).
+ */
+typedef int (*fare_fib_apply_fn)(void *arg, const struct fare_op *const *ops,
 				 size_t n, size_t *failed);
 
 struct fare_fib;
@@ -181,9 +184,14 @@ size_t fare_fib_pending(const struct fare_fib *fib);
  * their prefixes are queued again unless queued since.
  */
 struct fare_fib_batch {
-	struct fare_op *ops;		/* n ops, in the order to apply */
+	/*
+	 * n ops, in the order to apply, for fare_routes_apply_ptrs(): each
+	 * holds only its route's next hops (FARE_OP_SIZE).
+	 */
+	struct fare_op **ops;
 	size_t n;
 	struct fib_ent **ents;		/* fare_fib's: ops[i]'s prefix */
+	void *op_mem;			/* fare_fib's: where the ops are */
 };
 
 /* 0 (b->n ops taken; 0 when nothing is to be sent), -ENOMEM. */

@@ -61,7 +61,7 @@ static void prefix_of(void *arg, const struct bgp_prefix *p, uint8_t *mode,
 	}
 }
 
-static int apply(void *arg, const struct fare_op *ops, size_t n,
+static int apply(void *arg, const struct fare_op *const *ops, size_t n,
 		 size_t *failed)
 {
 	struct fare_sync *fs = arg;
@@ -72,7 +72,7 @@ static int apply(void *arg, const struct fare_op *ops, size_t n,
 		*failed = 0;
 		return -ENOENT;
 	}
-	ret = fare_routes_apply(fs->nl, ops, n, failed, &err);
+	ret = fare_routes_apply_ptrs(fs->nl, ops, n, failed, &err);
 	/* A batch of many chunks takes seconds: the sessions must not wait. */
 	loop_tick(&fs->d->loop);
 	/* The first refusal of a flush; fare_sync_flush() counts them. */
@@ -906,11 +906,15 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 /* About 60 ms of fare.ko and FIB work in TCG, a few ms on hardware. */
 #define FARE_SYNC_IDLE_CHUNK	1024
 /*
- * The worker's batch: the same, so that fared's peak memory stays that of
- * one chunk of ops (2 KiB each) and the wait for the batch out at the last
- * End-of-RIB is short.
+ * The worker's batch: each fare_routes_apply() fills its pipeline of two
+ * stages and drains it, and each batch waits for the loop to hand over
+ * the next, so bigger batches spend less of the worker's time idle
+ * (4,096 instead of 1,024: fared 0.4-0.6 s sooner at 100,000 routes in
+ * bench/run-bgp-100k). An op holds only its route's next hops (about
+ * 200 B for 4 planes, fare_fib.c), so a batch is under 1 MiB; and the
+ * wait for the batch out at the last End-of-RIB stays short.
  */
-#define FARE_SYNC_WORKER_BATCH	1024
+#define FARE_SYNC_WORKER_BATCH	4096
 
 /* Nothing to do: the loop's idle callback comes after it. */
 static void idle_again(struct timer *t)
@@ -997,7 +1001,9 @@ static bool worker_flush(struct fare_sync *fs)
 			timer_set(&d->loop, &fs->idle, 0);
 		return true;
 	}
-	ret = fib_worker_start(&fs->worker, fs->batch.ops, fs->batch.n);
+	ret = fib_worker_start(&fs->worker,
+			       (const struct fare_op *const *)fs->batch.ops,
+			       fs->batch.n);
 	if (ret) {
 		struct fare_fib_flush_stats st = { 0 };
 

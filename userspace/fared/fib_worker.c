@@ -17,7 +17,8 @@ static void *run(void *arg)
 	uint64_t t0 = loop_now_ms(), one = 1;
 
 	w->applied = w->n;
-	w->ret = fare_routes_apply(w->nl, w->ops, w->n, &w->applied, &w->err);
+	w->ret = fare_routes_apply_ptrs(w->nl, w->ops, w->n, &w->applied,
+					&w->err);
 	w->wall_ms = loop_now_ms() - t0;
 	/* The loop's wakeup; the join waits for the rest of the exit. */
 	if (write(w->efd, &one, sizeof(one)) < 0) {
@@ -86,7 +87,7 @@ bool fib_worker_is_open(const struct fib_worker *w)
 	return w->nl != NULL;
 }
 
-int fib_worker_start(struct fib_worker *w, const struct fare_op *ops,
+int fib_worker_start(struct fib_worker *w, const struct fare_op *const *ops,
 		     size_t n)
 {
 	int ret;

@@ -42,7 +42,7 @@ struct fib_worker {
 	void (*done)(struct fib_worker *w);
 	void *arg;
 	/* The job: the thread's between create and join (see above). */
-	const struct fare_op *ops;	/* read only */
+	const struct fare_op *const *ops;	/* read only */
 	size_t n;
 	int ret;			/* fare_routes_apply()'s */
 	size_t applied;			/* ops applied (ret: the failed one) */
@@ -58,7 +58,7 @@ int fib_worker_open(struct fib_worker *w, struct loop *l,
 		    void (*done)(struct fib_worker *w), void *arg);
 bool fib_worker_is_open(const struct fib_worker *w);
 /* Starts a thread on ops[0..n-1] (kept intact until done); 0 or -errno. */
-int fib_worker_start(struct fib_worker *w, const struct fare_op *ops,
+int fib_worker_start(struct fib_worker *w, const struct fare_op *const *ops,
 		     size_t n);
 /* If the thread is done: joined and done() called; whether it was. */
 bool fib_worker_poll(struct fib_worker *w);

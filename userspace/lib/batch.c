@@ -196,7 +196,7 @@ struct fib_side;
 
 struct apply {
 	struct fare *f;
-	const struct fare_op *ops;
+	const struct fare_op *const *ops;
 	size_t n;
 	size_t limit;		/* ops limit.. are not to be applied */
 	struct fare_route **old;	/* route before a replace or del */
@@ -296,7 +296,7 @@ static int read_olds(struct apply *a)
 	int ret;
 
 	for (i = 0; i < a->n; i++)
-		if (a->ops[i].type != FARE_OP_ROUTE_ADD)
+		if (a->ops[i]->type != FARE_OP_ROUTE_ADD)
 			break;
 	if (i == a->n)
 		return 0;
@@ -308,11 +308,11 @@ static int read_olds(struct apply *a)
 		goto out_map;
 	a->get_pipe = &p;
 	for (i = 0; i < a->n; i++) {
-		if (a->ops[i].type == FARE_OP_ROUTE_ADD)
+		if (a->ops[i]->type == FARE_OP_ROUTE_ADD)
 			continue;
 		/* An op that cannot be sent fails in stage 2. */
 		if (fare_msg_put_prefix(genl_start(f, f->tx, 0, 0),
-					sizeof(f->tx), &a->ops[i].route.dst,
+					sizeof(f->tx), &a->ops[i]->route.dst,
 					&e))
 			continue;
 		buf = fare_pipe_next(&p, FARE_REPLY_COST, a->err);
@@ -323,7 +323,7 @@ static int read_olds(struct apply *a)
 		a->get_op[p.n] = i;
 		nlh = genl_start(f, buf, FARE_CMD_ROUTE_GET,
 				 fare_pipe_seq(&p, p.n));
-		fare_msg_put_prefix(nlh, FARE_TX_SIZE, &a->ops[i].route.dst,
+		fare_msg_put_prefix(nlh, FARE_TX_SIZE, &a->ops[i]->route.dst,
 				    NULL);
 		fare_pipe_commit(&p, nlh);
 	}
@@ -353,7 +353,7 @@ static struct nlmsghdr *genl_msg(struct apply *a, size_t i, bool undo,
 				 void *buf, uint32_t seq,
 				 struct fare_err *e)
 {
-	const struct fare_op *op = &a->ops[i];
+	const struct fare_op *op = a->ops[i];
 	const struct fare_route *r = &op->route;
 	bool replace = op->type == FARE_OP_ROUTE_REPLACE;
 	bool del = is_del(op);
@@ -421,7 +421,7 @@ static void genl_undo(struct apply *a, size_t from, size_t to)
 	for (i = from; i < to; i++) {
 		if (a->genl_ret[i])
 			continue;
-		if (is_del(&a->ops[i]) && !a->old[i])
+		if (is_del(a->ops[i]) && !a->old[i])
 			continue;
 		if (!genl_push(a, &p, i, true))
 			break;
@@ -441,7 +441,7 @@ static void genl_undo(struct apply *a, size_t from, size_t to)
 static struct nlmsghdr *rtnl_msg(struct apply *a, size_t i, bool undo,
 				 uint32_t oif, void *buf, uint32_t seq)
 {
-	const struct fare_op *op = &a->ops[i];
+	const struct fare_op *op = a->ops[i];
 	const struct fare_route *r = &op->route;
 	bool add = !is_del(op);
 
@@ -465,7 +465,7 @@ static int group_cmp(const void *a, const void *b)
 static void op_hops(const struct apply *a, size_t i,
 		    const struct fare_nexthop **nh, unsigned int *n)
 {
-	const struct fare_route *r = &a->ops[i].route;
+	const struct fare_route *r = &a->ops[i]->route;
 	struct fare_group key;
 	const struct fare_group *g;
 
@@ -485,11 +485,11 @@ static int plane_group_ensure(struct apply *a, size_t i, struct fare_err *e)
 	const struct fare_nexthop *nh;
 	unsigned int n;
 
-	if (is_del(&a->ops[i]))
+	if (is_del(a->ops[i]))
 		return 0;
 	op_hops(a, i, &nh, &n);
-	return fare_nh_group_ensure(a->f, a->planes, a->ops[i].route.dst.family,
-				    nh, n, e);
+	return fare_nh_group_ensure(a->f, a->planes,
+				    a->ops[i]->route.dst.family, nh, n, e);
 }
 
 /*
@@ -499,13 +499,13 @@ static int plane_group_ensure(struct apply *a, size_t i, struct fare_err *e)
 static struct nlmsghdr *plane_msg(struct apply *a, size_t i, bool undo,
 				  void *buf, uint32_t seq)
 {
-	const struct fare_route *r = &a->ops[i].route;
+	const struct fare_route *r = &a->ops[i]->route;
 	const struct fare_nexthop *nh;
 	unsigned int n;
 
-	if (undo && is_del(&a->ops[i]))
+	if (undo && is_del(a->ops[i]))
 		return NULL;
-	if (undo || is_del(&a->ops[i]))
+	if (undo || is_del(a->ops[i]))
 		return fare_rtnl_msg_plane_route(buf, FARE_TX_SIZE, seq,
 						 &r->dst, NULL, NULL, 0, NULL);
 	op_hops(a, i, &nh, &n);
@@ -529,7 +529,7 @@ static bool fib_tolerated(const struct fare_pipe *p, size_t idx, int ret)
 		return false;
 	if (idx & 1)
 		return fare_rtnl_plane_tolerated(ret);
-	return is_del(&a->ops[idx / 2]) && gone(ret);
+	return is_del(a->ops[idx / 2]) && gone(ret);
 }
 
 /*
@@ -550,11 +550,11 @@ static void fib_refused(struct apply *a, struct fib_side *fs)
 		fare_err_set(&e, a->rtnl_ret[j], "%s", strerror(-a->rtnl_ret[j]));
 	fare_err_set(&fs->fail_err, a->rtnl_ret[j],
 		     "installing the kernel route %s dev %s proto %d: %s",
-		     fare_prefix_format(&a->ops[j].route.dst, what,
+		     fare_prefix_format(&a->ops[j]->route.dst, what,
 					sizeof(what)),
 		     FARE_DEV_NAME, FARE_RTPROT, e.msg);
 	for (i = j; i < fs->sent; i++) {
-		if (a->ops[i].type == FARE_OP_ROUTE_REPLACE)
+		if (a->ops[i]->type == FARE_OP_ROUTE_REPLACE)
 			continue;
 		/* Op j: only its plane route failed, its fare0 side is undone. */
 		if (i == j ? p->rets[2 * j] || !p->rets[2 * j + 1] :
@@ -834,7 +834,7 @@ static bool same_prefix(const struct fare_prefix *a,
  * routes read in stage 1 are then what each op overwrites, and undoing in
  * any order restores the state before the run.
  */
-static size_t distinct_run(const struct fare_op *ops, size_t n)
+static size_t distinct_run(const struct fare_op *const *ops, size_t n)
 {
 	const struct fare_prefix **slot;
 	size_t size = 16, i, h;
@@ -845,7 +845,7 @@ static size_t distinct_run(const struct fare_op *ops, size_t n)
 	if (!slot)
 		return 1;
 	for (i = 0; i < n; i++) {
-		const struct fare_prefix *p = &ops[i].route.dst;
+		const struct fare_prefix *p = &ops[i]->route.dst;
 
 		for (h = prefix_hash(p) & (size - 1); slot[h];
 		     h = (h + 1) & (size - 1))
@@ -858,11 +858,11 @@ out:
 	return i;
 }
 
-static int apply_run(struct fare *f, const struct fare_op *ops, size_t n,
-		     size_t *failed, struct fare_err *err);
+static int apply_run(struct fare *f, const struct fare_op *const *ops,
+		     size_t n, size_t *failed, struct fare_err *err);
 
-int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
-		      size_t *failed, struct fare_err *err)
+int fare_routes_apply_ptrs(struct fare *f, const struct fare_op *const *ops,
+			   size_t n, size_t *failed, struct fare_err *err)
 {
 	size_t start = 0, run, bad;
 	int ret;
@@ -881,6 +881,28 @@ int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
 		start += run;
 	}
 	return 0;
+}
+
+int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
+		      size_t *failed, struct fare_err *err)
+{
+	const struct fare_op **ptrs;
+	size_t i;
+	int ret;
+
+	fare_err_clear(err);
+	if (failed)
+		*failed = n;
+	if (!n)
+		return 0;
+	ptrs = malloc(n * sizeof(*ptrs));
+	if (!ptrs)
+		return fare_err_set(err, -ENOMEM, "%s", strerror(ENOMEM));
+	for (i = 0; i < n; i++)
+		ptrs[i] = &ops[i];
+	ret = fare_routes_apply_ptrs(f, ptrs, n, failed, err);
+	free(ptrs);
+	return ret;
 }
 
 /*
@@ -911,9 +933,9 @@ static int plane_prepare(struct apply *a, uint32_t oif, struct fare_err *e)
 	if (!ids)
 		return fare_err_set(e, -ENOMEM, "%s", strerror(ENOMEM));
 	for (i = 0; i < a->limit; i++) {
-		const struct fare_route *r = &a->ops[i].route;
+		const struct fare_route *r = &a->ops[i]->route;
 
-		if (!is_del(&a->ops[i]) && !r->n_nexthops && r->group_id)
+		if (!is_del(a->ops[i]) && !r->n_nexthops && r->group_id)
 			ids[n++] = r->group_id;
 	}
 	/* Each group once, in id order, for plane_msg()'s bsearch. */
@@ -955,9 +977,9 @@ static int fib_prepare(struct apply *a, uint32_t *oif)
 
 	ret = fare_config_get(a->f, &cfg, &e);
 	for (i = 0; !ret && cfg.ifindex && i < a->limit; i++) {
-		uint8_t family = a->ops[i].route.dst.family;
+		uint8_t family = a->ops[i]->route.dst.family;
 
-		if (is_del(&a->ops[i]) || (family == AF_INET ? done4 : done6))
+		if (is_del(a->ops[i]) || (family == AF_INET ? done4 : done6))
 			continue;
 		ret = fare_rtnl_rule_ensure(a->f, family, &e);
 		if (family == AF_INET)
@@ -973,8 +995,8 @@ static int fib_prepare(struct apply *a, uint32_t *oif)
 	return ret;
 }
 
-static int apply_run(struct fare *f, const struct fare_op *ops, size_t n,
-		     size_t *failed, struct fare_err *err)
+static int apply_run(struct fare *f, const struct fare_op *const *ops,
+		     size_t n, size_t *failed, struct fare_err *err)
 {
 	struct apply a = {
 		.f = f, .ops = ops, .n = n, .limit = n, .err = err,

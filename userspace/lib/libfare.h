@@ -330,6 +330,18 @@ struct fare_op {
 
 int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
 		      size_t *failed, struct fare_err *err);
+/*
+ * The same, for ops given by pointers: each op need only hold its route up
+ * to route.nexthops[route.n_nexthops - 1] (a del, up to route.nexthops),
+ * which libfare never reads past, so that a caller may allocate each op
+ * at that size (FARE_OP_SIZE) rather than with FARE_NEXTHOP_MAX next hops.
+ */
+int fare_routes_apply_ptrs(struct fare *f, const struct fare_op *const *ops,
+			   size_t n, size_t *failed, struct fare_err *err);
+/* The bytes an op with n next hops needs for fare_routes_apply_ptrs(). */
+#define FARE_OP_SIZE(n) \
+	(offsetof(struct fare_op, route.nexthops) + \
+	 (n) * sizeof(struct fare_nexthop))
 
 /*
  * Delete every fare route of the namespace and its kernel route, in bulk,
