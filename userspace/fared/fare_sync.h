@@ -64,6 +64,12 @@ struct fare_sync {
 	 * plane, rather than once per arriving table.
 	 */
 	bool first_tables;
+	/*
+	 * Every neighbor's End-of-RIB is in: the wait ends at the loop's
+	 * next idle call, once the RIB's feed (the UPDATEs read with the
+	 * last End-of-RIB) is weighed as the wait weighs it.
+	 */
+	bool tables_in;
 	struct timer update_delay;
 	uint64_t started_ms;
 	/*
