@@ -795,6 +795,73 @@ TEST(fare_fib_free_with_a_batch_out_and_prefixes_requeued)
 	fare_fib_free(fib);
 }
 
+/* Each op with its next hops, read up to n_nexthops (valgrind: no more). */
+static char hops_seen[512];
+
+static void format_hops(const struct fare_op *const *ops, size_t n)
+{
+	size_t i, at = 0;
+	unsigned int k;
+
+	hops_seen[0] = '\0';
+	for (i = 0; i < n && at < sizeof(hops_seen); i++) {
+		const struct fare_route *r = &ops[i]->route;
+
+		at += snprintf(hops_seen + at, sizeof(hops_seen) - at,
+			       "%s%c/%u", i ? " " : "",
+			       ops[i]->type == FARE_OP_ROUTE_ADD ? '+' :
+			       ops[i]->type == FARE_OP_ROUTE_DEL ? '-' : '~',
+			       r->dst.plen);
+		for (k = 0; k < r->n_nexthops && at < sizeof(hops_seen); k++)
+			at += snprintf(hops_seen + at, sizeof(hops_seen) - at,
+				       "%c%u:%u", k ? ',' : ' ',
+				       r->nexthops[k].plane_id,
+				       r->nexthops[k].weight);
+	}
+}
+
+static int record_hops(void *arg, const struct fare_op *const *ops,
+		       size_t n, size_t *failed)
+{
+	(void)arg;
+	(void)failed;
+	format_hops(ops, n);
+	return 0;
+}
+
+/*
+ * The ops handed out hold each route's next hops and no more room
+ * (FARE_OP_SIZE): a taken batch and a flush carry the same, and a delete
+ * none.
+ */
+TEST(fare_fib_ops_carry_their_next_hops_at_their_own_size)
+{
+	struct fare_fib *fib = fare_fib_new(record_hops, NULL);
+	struct fare_fib_flush_stats st;
+	struct fare_fib_batch b;
+	struct entry a = { 0 };
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	CHECK_INT(put4(fib, &a, "10.9.0.1/32", pb_2221), 0);
+	CHECK_INT(put4(fib, &a, "10.9.0.0/24", pb_even), 0);
+	CHECK_INT(fare_fib_take(fib, 8, &b), 0);
+	CHECK_INT(b.n, 2);
+	format_hops((const struct fare_op *const *)b.ops, b.n);
+	CHECK_STR(hops_seen, "+/32 1:2,2:2,3:1,4:2 +/24 1:1,2:1,3:1,4:1");
+	fare_fib_done(fib, &b, 2, 0, NULL, NULL, &st);
+	CHECK_INT(st.ops, 2);
+	/* A change and a withdrawal, by a flush. */
+	CHECK_INT(put4(fib, &a, "10.9.0.1/32", pb_even), 0);
+	entry_set(&a, "10.9.0.0/24", 0, NULL, NULL);
+	CHECK_INT(fare_fib_update(fib, &cfg, &a.e), 0);
+	fare_fib_flush(fib, 0, NULL, NULL, &st);
+	CHECK_INT(st.ops, 2);
+	CHECK_STR(hops_seen, "~/32 1:1,2:1,3:1,4:1 -/24");
+	CHECK_INT(fare_fib_count(fib), 1);
+	entry_set(&a, "10.9.0.1/32", 0, NULL, NULL);
+	fare_fib_free(fib);
+}
+
 /*
  * A batch that could not be sent (no thread) goes back to the queue as it
  * was: nothing counts as programmed, a newer route queued meanwhile wins.
