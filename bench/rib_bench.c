@@ -68,7 +68,7 @@ static const struct fare_fib_cfg fib_cfg = {
 	.peer_of = peer_of,
 };
 
-static int accept_all(void *arg, const struct fare_op *ops, size_t n,
+static int accept_all(void *arg, const struct fare_op *const *ops, size_t n,
 		      size_t *failed)
 {
 	(void)arg;
