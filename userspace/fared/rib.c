@@ -27,6 +27,7 @@
  * fails. A prefix that loses its last path stays in the trie, invisible to
  * lookup and walk, until the feed has reported it gone.
  */
+#include <endian.h>
 #include <errno.h>
 #include <limits.h>
 #ifdef __GLIBC__
@@ -117,17 +118,24 @@ static unsigned int bit_at(const uint8_t *addr, unsigned int i)
 	return (addr[i >> 3] >> (7 - (i & 7))) & 1;
 }
 
-/* The first bit (< limit) where a and b differ, else limit. */
+/*
+ * The first bit (< limit) where a and b, two prefixes' 16-byte addresses,
+ * differ, else limit. Eight bytes at a time: each of the 400,000 paths of
+ * a 4-plane table of 100,000 host routes is looked up through about 17
+ * nodes.
+ */
 static unsigned int first_diff(const uint8_t *a, const uint8_t *b,
 			       unsigned int limit)
 {
 	unsigned int i;
+	uint64_t x, y;
 
-	for (i = 0; i < limit; i += 8) {
-		uint8_t x = a[i >> 3] ^ b[i >> 3];
-
+	for (i = 0; i < limit; i += 64) {
+		memcpy(&x, a + (i >> 3), sizeof(x));
+		memcpy(&y, b + (i >> 3), sizeof(y));
+		x = be64toh(x) ^ be64toh(y);
 		if (x) {
-			i += __builtin_clz(x) - 24;
+			i += __builtin_clzll(x);
 			return i < limit ? i : limit;
 		}
 	}
