@@ -29,7 +29,7 @@ KBUILD_OUTPUT_FILES = $(wildcard *.o *.ko *.mod *.mod.c .*.cmd kmod/*.o \
 	kmod/*.mod kmod/.*.cmd Module.symvers modules.order)
 KDIR_STAMP := kmod/compat/gen/kdir
 
-.PHONY: all module userspace tools compat clean check check-run test demo deps \
+.PHONY: all module userspace tools compat clean check check-run bench-build test demo deps \
 	checkpatch print-krel print-version install install-module \
 	install-userspace install-dkms intree uninstall uninstall-module \
 	uninstall-userspace systemd-units module-clean FORCE
@@ -79,8 +79,28 @@ userspace:
 
 # Every harness's counts, summed at the end by tests/unit/summary (which
 # also fails CI on a skip or on a harness that did not run under valgrind).
-check: userspace tests/unit/select_test
+check: userspace tests/unit/select_test bench-build
 	tests/unit/summary $(MAKE) check-run
+
+# The benches' programs, built as their scripts build them, so that an
+# interface they use cannot change without them (none of them runs here).
+BENCH_OUT = out/bench-build
+bench-build: userspace
+	@mkdir -p $(BENCH_OUT)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $(BENCH_OUT)/fib_watch \
+		bench/fib_watch.c $$(pkg-config --libs libmnl)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror \
+		-o $(BENCH_OUT)/plane_route_cost bench/plane_route_cost.c \
+		$$(pkg-config --libs libmnl)
+	$(CC) -O2 -Wall -Wextra -Werror -o $(BENCH_OUT)/collective \
+		bench/collective.c
+	$(CC) -O2 -mpopcnt -Wall -Wextra -Werror -Ikmod -Iuapi \
+		-o $(BENCH_OUT)/lpm_select_bench bench/lpm_select_bench.c \
+		kmod/select.c
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iuserspace/fared \
+		-Iuserspace/fared/bgp -Iuserspace/lib -Iuapi \
+		-o $(BENCH_OUT)/rib_bench bench/rib_bench.c \
+		userspace/fared/build/libfared.a -lm
 
 check-run:
 	tests/unit/record select_test tests/unit/select_test
