@@ -433,6 +433,49 @@ TEST(fare_fib_spine_takes_remote_rules_for_upstream_only_and_shortest_paths)
 	entry_set(&en, "10.8.0.0/24", 0, NULL, NULL);
 }
 
+/*
+ * More paths than fare_fib_compute() keeps views of (16): the 4 best,
+ * one AS long, come last; the 16 before them, five long, on plane 1.
+ */
+TEST(fare_fib_many_paths_the_best_last)
+{
+	static struct fare_route want;
+	struct fare_fib_path paths[20];
+	struct rib_path rp[20];
+	struct fare_fib_result fr;
+	struct rib_entry e = { 0 };
+	static const double pb[] = { 50, 50, 25, 50 };
+	size_t i;
+
+	links[1] = links[2] = links[3] = links[4] = GBPS(400);
+	bgp_prefix_parse("10.9.1.0/24", &e.prefix);
+	e.paths = rp;
+	e.n_paths = 20;
+	for (i = 0; i < 20; i++) {
+		rp[i] = (struct rib_path){ 0 };
+		rp[i].peer = i < 16 ? 1 : (unsigned int)(i - 15);
+		rp[i].attrs = attrs_pb(i < 16 ? 50 : pb[i - 16]);
+		rp[i].attrs->as_path_len = i < 16 ? 5 : 1;
+	}
+	fare_fib_compute(&cfg, &e, paths, &fr, &want);
+	CHECK_STR(nh_str(&want), "1:2 2:2 3:1 4:2");
+	CHECK_INT(fr.best, 16);
+	for (i = 0; i < 20; i++) {
+		CHECK(paths[i].longer == (i < 16));
+		CHECK(fare_fib_weighed(&paths[i]) == (i >= 16));
+	}
+	/* The best on plane 1 first: the 16 others are duplicates then. */
+	rp[0].attrs->as_path_len = 1;
+	fare_fib_compute(&cfg, &e, paths, &fr, &want);
+	CHECK_STR(nh_str(&want), "1:2 2:2 3:1 4:2");
+	CHECK_INT(fr.best, 0);
+	CHECK(paths[0].out.weight && !paths[16].out.weight);
+	for (i = 0; i < 20; i++) {
+		free(rp[i].attrs->ext_communities);
+		free(rp[i].attrs);
+	}
+}
+
 TEST(fare_fib_leaf_divides_a_multihomed_prefixs_pb)
 {
 	static const unsigned int peers[] = { 1, 2 };

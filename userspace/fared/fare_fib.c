@@ -100,80 +100,106 @@ static uint64_t bw_bytes(const struct fare_path_out *o)
 	return o->bw_bps / 8;
 }
 
-/* Path i of e: its peer, and its tier and the community behind it. */
-static void path_info(const struct fare_fib_cfg *cfg, const struct rib_entry *e,
-		      size_t i, struct fare_fib_peer *peer, uint8_t *tier,
-		      int *by)
+/*
+ * Path i of e as the decision sees it: its peer (a plane past the
+ * largest id counts as none), its tier and the community behind it, and
+ * its view for the decision process (fare_best.h).
+ */
+struct path_view {
+	struct fare_fib_peer peer;
+	struct fare_best_path bp;
+	uint8_t tier;
+	int tier_by;
+};
+
+static void view_fill(const struct fare_fib_cfg *cfg,
+		      const struct rib_entry *e, size_t i,
+		      struct path_view *v)
 {
 	const struct rib_attrs *a = e->paths[i].attrs;
 
-	cfg->peer_of(cfg->arg, e->paths[i].peer, peer);
-	if (peer->plane > FARE_PLANE_ID_MAX)
-		peer->plane = 0;
-	*tier = fare_tier_classify(&cfg->tiers, a->communities,
-				   a->communities_len, a->large_communities,
-				   a->large_communities_len, by);
+	cfg->peer_of(cfg->arg, e->paths[i].peer, &v->peer);
+	v->bp.attrs = a;
+	v->bp.ibgp = v->peer.ibgp;
+	v->bp.router_id = v->peer.router_id;
+	v->bp.addr_family = v->peer.addr_family;
+	memcpy(v->bp.addr, v->peer.addr, sizeof(v->bp.addr));
+	if (v->peer.plane > FARE_PLANE_ID_MAX)
+		v->peer.plane = 0;
+	v->tier = fare_tier_classify(&cfg->tiers, a->communities,
+				     a->communities_len, a->large_communities,
+				     a->large_communities_len, &v->tier_by);
 }
 
-/* Path i of e as the decision process sees it. */
-static void best_path(const struct rib_entry *e, size_t i,
-		      const struct fare_fib_peer *peer,
-		      struct fare_best_path *bp)
+/*
+ * The first VIEWS_KEPT paths' views, filled once per computation: the
+ * steps below ask for each path several times (a prefix with 4 paths
+ * asked the peer table about 25 times, the tiers 8 times). Later paths
+ * (ADD-PATH) are filled each time they are asked for.
+ */
+#define VIEWS_KEPT	16
+
+struct views {
+	const struct fare_fib_cfg *cfg;
+	const struct rib_entry *e;
+	struct path_view kept[VIEWS_KEPT];
+};
+
+static void views_init(struct views *vs, const struct fare_fib_cfg *cfg,
+		       const struct rib_entry *e)
 {
-	bp->attrs = e->paths[i].attrs;
-	bp->ibgp = peer->ibgp;
-	bp->router_id = peer->router_id;
-	bp->addr_family = peer->addr_family;
-	memcpy(bp->addr, peer->addr, sizeof(bp->addr));
+	size_t i;
+
+	vs->cfg = cfg;
+	vs->e = e;
+	for (i = 0; i < e->n_paths && i < VIEWS_KEPT; i++)
+		view_fill(cfg, e, i, &vs->kept[i]);
 }
 
-/* Whether path i of e is better than path k by the decision process. */
-static bool better(const struct fare_fib_cfg *cfg, const struct rib_entry *e,
-		   size_t i, size_t k)
+/* Path i's view: a kept one, or one filled into tmp. */
+static const struct path_view *view(const struct views *vs, size_t i,
+				    struct path_view *tmp)
 {
-	struct fare_fib_peer pi, pk;
-	struct fare_best_path bi, bk;
+	if (i < VIEWS_KEPT)
+		return &vs->kept[i];
+	view_fill(vs->cfg, vs->e, i, tmp);
+	return tmp;
+}
 
-	cfg->peer_of(cfg->arg, e->paths[i].peer, &pi);
-	cfg->peer_of(cfg->arg, e->paths[k].peer, &pk);
-	best_path(e, i, &pi, &bi);
-	best_path(e, k, &pk, &bk);
-	return fare_best_cmp(&bi, &bk, NULL) < 0;
+/* Whether path i is better than path k by the decision process. */
+static bool better(const struct views *vs, size_t i, size_t k)
+{
+	struct path_view ti, tk;
+
+	return fare_best_cmp(&view(vs, i, &ti)->bp, &view(vs, k, &tk)->bp,
+			     NULL) < 0;
 }
 
 /* Intra-group (Dragonfly+ tiers): some usable path carries no C1..C3. */
-static bool tiers_intra(const struct fare_fib_cfg *cfg,
-			const struct rib_entry *e)
+static bool tiers_intra(const struct views *vs)
 {
-	struct fare_fib_peer pi;
-	uint8_t tier;
+	const struct path_view *v;
+	struct path_view tmp;
 	size_t i;
-	int by;
 
-	for (i = 0; cfg->tiers.enabled && i < e->n_paths; i++) {
-		path_info(cfg, e, i, &pi, &tier, &by);
-		if (pi.plane && tier == FARE_TIER_INTRA)
+	for (i = 0; vs->cfg->tiers.enabled && i < vs->e->n_paths; i++) {
+		v = view(vs, i, &tmp);
+		if (v->peer.plane && v->tier == FARE_TIER_INTRA)
 			return true;
 	}
 	return false;
 }
 
 /* The best path among those in the running (fare_best.h); SIZE_MAX. */
-static size_t top_path(const struct fare_fib_cfg *cfg,
-		       const struct rib_entry *e, bool intra)
+static size_t top_path(const struct views *vs, bool intra)
 {
-	struct fare_fib_peer pi;
+	struct path_view tmp;
 	size_t i, top = SIZE_MAX;
-	uint8_t tier;
-	int by;
 
-	for (i = 0; i < e->n_paths; i++) {
-		if (intra) {
-			path_info(cfg, e, i, &pi, &tier, &by);
-			if (tier != FARE_TIER_INTRA)
-				continue;
-		}
-		if (top == SIZE_MAX || better(cfg, e, i, top))
+	for (i = 0; i < vs->e->n_paths; i++) {
+		if (intra && view(vs, i, &tmp)->tier != FARE_TIER_INTRA)
+			continue;
+		if (top == SIZE_MAX || better(vs, i, top))
 			top = i;
 	}
 	return top;
@@ -183,25 +209,20 @@ static size_t top_path(const struct fare_fib_cfg *cfg,
  * Per path, out of the multipath set by which step (0: in it): equal
  * cost is equal to the top path through FARE_BEST_MULTIPATH.
  */
-static void multipath_steps(const struct fare_fib_cfg *cfg,
-			    const struct rib_entry *e, size_t top,
+static void multipath_steps(const struct views *vs, size_t top,
 			    uint8_t *worse)
 {
-	struct fare_best_path bt, bp;
-	struct fare_fib_peer pi;
+	struct path_view tt, tp;
+	const struct path_view *vt = NULL;
 	enum fare_best_step step;
 	size_t i;
 
-	if (top != SIZE_MAX) {
-		cfg->peer_of(cfg->arg, e->paths[top].peer, &pi);
-		best_path(e, top, &pi, &bt);
-	}
-	for (i = 0; i < e->n_paths; i++) {
-		cfg->peer_of(cfg->arg, e->paths[i].peer, &pi);
-		best_path(e, i, &pi, &bp);
+	if (top != SIZE_MAX)
+		vt = view(vs, top, &tt);
+	for (i = 0; i < vs->e->n_paths; i++) {
 		step = FARE_BEST_EQUAL;
-		if (top != SIZE_MAX)
-			fare_best_cmp(&bp, &bt, &step);
+		if (vt)
+			fare_best_cmp(&view(vs, i, &tp)->bp, &vt->bp, &step);
 		if (worse)
 			worse[i] = step <= FARE_BEST_MULTIPATH ?
 				   (uint8_t)step : 0;
@@ -209,27 +230,27 @@ static void multipath_steps(const struct fare_fib_cfg *cfg,
 }
 
 /* Per plane, the lowest tier's best path of the multipath set. */
-static void plane_picks(const struct fare_fib_cfg *cfg,
-			const struct rib_entry *e, bool intra,
+static void plane_picks(const struct views *vs, bool intra,
 			const uint8_t *worse, size_t *pick)
 {
-	uint8_t pick_tier[FARE_PLANE_ID_MAX + 1], tier;
-	struct fare_fib_peer pi;
+	uint8_t pick_tier[FARE_PLANE_ID_MAX + 1];
+	const struct path_view *v;
+	struct path_view tmp;
 	size_t i;
-	int by;
 
 	for (i = 0; i <= FARE_PLANE_ID_MAX; i++)
 		pick[i] = SIZE_MAX;
-	for (i = 0; i < e->n_paths; i++) {
-		path_info(cfg, e, i, &pi, &tier, &by);
-		if (!pi.plane || (intra && tier != FARE_TIER_INTRA) ||
+	for (i = 0; i < vs->e->n_paths; i++) {
+		v = view(vs, i, &tmp);
+		if (!v->peer.plane || (intra && v->tier != FARE_TIER_INTRA) ||
 		    (worse && worse[i]))
 			continue;
-		if (pick[pi.plane] == SIZE_MAX || tier < pick_tier[pi.plane] ||
-		    (tier == pick_tier[pi.plane] &&
-		     better(cfg, e, i, pick[pi.plane]))) {
-			pick[pi.plane] = i;
-			pick_tier[pi.plane] = tier;
+		if (pick[v->peer.plane] == SIZE_MAX ||
+		    v->tier < pick_tier[v->peer.plane] ||
+		    (v->tier == pick_tier[v->peer.plane] &&
+		     better(vs, i, pick[v->peer.plane]))) {
+			pick[v->peer.plane] = i;
+			pick_tier[v->peer.plane] = v->tier;
 		}
 	}
 }
@@ -249,12 +270,15 @@ struct weighed {
  * Each path's fate (into paths when not NULL): out of the multipath set,
  * minimal only, another path of its plane, or weighed (into wv).
  */
-static void path_fates(const struct fare_fib_cfg *cfg,
-		       const struct rib_entry *e, bool intra,
+static void path_fates(const struct views *vs, bool intra,
 		       const uint8_t *worse, const size_t *pick,
 		       struct fare_fib_path *paths, struct weighed *wv,
 		       struct fare_fib_result *fr)
 {
+	const struct fare_fib_cfg *cfg = vs->cfg;
+	const struct rib_entry *e = vs->e;
+	const struct path_view *v;
+	struct path_view tmp;
 	size_t i, m;
 
 	wv->n = 0;
@@ -263,7 +287,10 @@ static void path_fates(const struct fare_fib_cfg *cfg,
 		const struct rib_attrs *a = e->paths[i].attrs;
 		struct fare_fib_path fp = { 0 };
 
-		path_info(cfg, e, i, &fp.peer, &fp.tier, &fp.tier_by);
+		v = view(vs, i, &tmp);
+		fp.peer = v->peer;
+		fp.tier = v->tier;
+		fp.tier_by = v->tier_by;
 		fp.minimal_only = fp.peer.plane && intra &&
 				  fp.tier != FARE_TIER_INTRA;
 		/* Out of memory for worse[]: every path is equal cost. */
@@ -287,7 +314,7 @@ static void path_fates(const struct fare_fib_cfg *cfg,
 			wv->in[m].node.id = fp.peer.router_id;
 			wv->in[m].node.tier = wv->tier[m];
 			wv->idx[m] = i;
-			if (fr->best < 0 || better(cfg, e, i, (size_t)fr->best))
+			if (fr->best < 0 || better(vs, i, (size_t)fr->best))
 				fr->best = (int)i;
 		}
 		if (paths)
@@ -300,6 +327,7 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 		      struct fare_fib_result *fr, struct fare_route *want)
 {
 	struct weighed wv;
+	struct views vs;
 	struct fare_policy_opts opts = cfg->opts;
 	/* Per plane, the path that counts. */
 	size_t pick[FARE_PLANE_ID_MAX + 1], i;
@@ -317,10 +345,11 @@ void fare_fib_compute(const struct fare_fib_cfg *cfg,
 	fr->tiers = cfg->tiers.enabled;
 	worse = e->n_paths <= sizeof(worse_small) ? worse_small :
 		calloc(e->n_paths, 1);
-	fr->intra = tiers_intra(cfg, e);
-	multipath_steps(cfg, e, top_path(cfg, e, fr->intra), worse);
-	plane_picks(cfg, e, fr->intra, worse, pick);
-	path_fates(cfg, e, fr->intra, worse, pick, paths, &wv, fr);
+	views_init(&vs, cfg, e);
+	fr->intra = tiers_intra(&vs);
+	multipath_steps(&vs, top_path(&vs, fr->intra), worse);
+	plane_picks(&vs, fr->intra, worse, pick);
+	path_fates(&vs, fr->intra, worse, pick, paths, &wv, fr);
 	if (worse != worse_small)
 		free(worse);
 	if (opts.role == FARE_ROLE_SPINE && wv.n && wv.all_up)
