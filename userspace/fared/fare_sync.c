@@ -922,11 +922,12 @@ void fare_sync_changed(struct fared *d, const struct rib_entry *e)
 /*
  * The worker's batch: each fare_routes_apply() fills its pipeline of two
  * stages and drains it, and each batch waits for the loop to hand over
- * the next, so bigger batches spend less of the worker's time idle
- * (4,096 instead of 1,024: fared 0.4-0.6 s sooner at 100,000 routes in
- * bench/run-bgp-100k). An op holds only its route's next hops (about
- * 200 B for 4 planes, fare_fib.c), so a batch is under 1 MiB; and the
- * wait for the batch out at the last End-of-RIB stays short.
+ * the next, so bigger batches spend less of the worker's time idle (at
+ * 990f935, 4,096 ops a batch instead of 1,024 made fared 0.5-0.7 s
+ * sooner at 100,000 routes in bench/run-bgp-100k, bench/RESULTS.md). An
+ * op holds only its route's next hops (about 200 B for 4 planes,
+ * fare_fib.c), so a batch is under 1 MiB; and the wait for the batch out
+ * at the last End-of-RIB stays short.
  */
 #define FARE_SYNC_WORKER_BATCH	4096
 
