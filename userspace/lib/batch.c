@@ -896,8 +896,12 @@ int fare_routes_apply(struct fare *f, const struct fare_op *ops, size_t n,
 	if (!n)
 		return 0;
 	ptrs = malloc(n * sizeof(*ptrs));
-	if (!ptrs)
+	if (!ptrs) {
+		/* Nothing applied: op 0 is the one that failed. */
+		if (failed)
+			*failed = 0;
 		return fare_err_set(err, -ENOMEM, "%s", strerror(ENOMEM));
+	}
 	for (i = 0; i < n; i++)
 		ptrs[i] = &ops[i];
 	ret = fare_routes_apply_ptrs(f, ptrs, n, failed, err);
