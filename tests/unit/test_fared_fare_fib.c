@@ -696,7 +696,7 @@ static const char *taken(const struct fare_fib_batch *b)
 {
 	size_t failed;
 
-	record(NULL, (const struct fare_op *const *)b->ops, b->n, &failed);
+	record(NULL, b->ops, b->n, &failed);
 	return applied[(n_applied - 1) % 8];
 }
 
@@ -889,7 +889,7 @@ TEST(fare_fib_ops_carry_their_next_hops_at_their_own_size)
 	CHECK_INT(put4(fib, &a, "10.9.0.0/24", pb_even), 0);
 	CHECK_INT(fare_fib_take(fib, 8, &b), 0);
 	CHECK_INT(b.n, 2);
-	format_hops((const struct fare_op *const *)b.ops, b.n);
+	format_hops(b.ops, b.n);
 	CHECK_STR(hops_seen, "+/32 1:2,2:2,3:1,4:2 +/24 1:1,2:1,3:1,4:1");
 	fare_fib_done(fib, &b, 2, 0, NULL, NULL, &st);
 	CHECK_INT(st.ops, 2);

@@ -748,7 +748,7 @@ static bool queued_op(struct fare_fib *fib, struct fib_ent *ent,
  * a batch of 1,024 host routes 2 MiB instead of about 200 KiB.
  */
 struct op_block {
-	struct fare_op **ops;
+	const struct fare_op **ops;
 	struct fib_ent **ents;		/* ops[i]'s prefix */
 	size_t n;
 	char *mem;
@@ -761,6 +761,14 @@ static size_t op_size(const struct fib_ent *ent)
 	size_t align = _Alignof(struct fare_op);
 
 	return (size + align - 1) / align * align;
+}
+
+static void op_block_free(struct op_block *b)
+{
+	free(b->mem);
+	free(b->ops);
+	free(b->ents);
+	memset(b, 0, sizeof(*b));
 }
 
 /* Room for the ops of queue entries from..to-1; false: no memory. */
@@ -777,10 +785,7 @@ static bool op_block_alloc(const struct fare_fib *fib, size_t from, size_t to,
 	b->ents = malloc((to - from ? to - from : 1) * sizeof(*b->ents));
 	if (b->mem && b->ops && b->ents)
 		return true;
-	free(b->mem);
-	free(b->ops);
-	free(b->ents);
-	memset(b, 0, sizeof(*b));
+	op_block_free(b);
 	return false;
 }
 
@@ -856,9 +861,8 @@ void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
 			op_block_add(fib, &b, fib->queue[i++]);
 		for (k = 0; k < b.n; ) {
 			stats->calls++;
-			err = fib->apply(fib->apply_arg,
-					 (const struct fare_op *const *)b.ops +
-					 k, b.n - k, &failed);
+			err = fib->apply(fib->apply_arg, b.ops + k, b.n - k,
+					 &failed);
 			if (!err)
 				failed = b.n - k;
 			for (; failed; failed--, k++) {
@@ -872,9 +876,7 @@ void fare_fib_flush_part(struct fare_fib *fib, size_t chunk, size_t max,
 			stats->failed++;
 			settle(fib, b.ents[k++], false);
 		}
-		free(b.mem);
-		free(b.ops);
-		free(b.ents);
+		op_block_free(&b);
 	}
 	/*
 	 * What is left waits, in the order it came; a big batch (the first
@@ -909,9 +911,7 @@ int fare_fib_take(struct fare_fib *fib, size_t max, struct fare_fib_batch *b)
 	queue_consumed(fib, end);
 	fib->n_inflight = ob.n;
 	if (!ob.n) {
-		free(ob.mem);
-		free(ob.ops);
-		free(ob.ents);
+		op_block_free(&ob);
 		return 0;
 	}
 	b->ops = ob.ops;

@@ -188,7 +188,7 @@ struct fare_fib_batch {
 	 * n ops, in the order to apply, for fare_routes_apply_ptrs(): each
 	 * holds only its route's next hops (FARE_OP_SIZE).
 	 */
-	struct fare_op **ops;
+	const struct fare_op **ops;
 	size_t n;
 	struct fib_ent **ents;		/* fare_fib's: ops[i]'s prefix */
 	void *op_mem;			/* fare_fib's: where the ops are */

@@ -1016,9 +1016,7 @@ static bool worker_flush(struct fare_sync *fs)
 			timer_set(&d->loop, &fs->idle, 0);
 		return true;
 	}
-	ret = fib_worker_start(&fs->worker,
-			       (const struct fare_op *const *)fs->batch.ops,
-			       fs->batch.n);
+	ret = fib_worker_start(&fs->worker, fs->batch.ops, fs->batch.n);
 	if (ret) {
 		struct fare_fib_flush_stats st = { 0 };
 

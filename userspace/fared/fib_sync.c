@@ -89,7 +89,7 @@ int fib_diff_one(const struct fare_route *want, const struct fare_route *have,
 	 * clearing and copying all of it was most of the time fared's event
 	 * loop took to hand the FIB worker a batch, while the worker waited.
 	 */
-	memset(op, 0, offsetof(struct fare_op, route.nexthops));
+	memset(op, 0, FARE_OP_SIZE(0));
 	if (!want) {
 		op->type = FARE_OP_ROUTE_DEL;
 		op->route.dst = have->dst;
