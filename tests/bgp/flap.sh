@@ -29,7 +29,7 @@ bird_back_since()
 	local now
 
 	now=$(bird_since fared4)
-	[ -n "$now" ] && [ "$now" != "$1" ] && bird_established fared4 &&
+	[ -n "$now" ] && ! same_since "$now" "$1" && bird_established fared4 &&
 		bird_has_route 10.203.0.0/24 fared4
 }
 wait_for 10 "fared's route in BIRD" bird_has_route 10.203.0.0/24 fared4

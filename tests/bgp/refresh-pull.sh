@@ -75,7 +75,7 @@ for round in 1 2; do
 	kill -CONT "$far_pid"
 	wait_for 120 "the far BIRD to import the $N routes again (refresh $round)" \
 		far_updates_at_least $((u0 + N))
-	[ "$(far_since)" = "$since" ] ||
+	same_since "$(far_since)" "$since" ||
 		fail "the far BIRD's session went down and up during refresh $round"
 	far_n_is $N || fail "the far BIRD has $(far_n) routes after refresh $round"
 done
