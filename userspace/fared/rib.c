@@ -741,20 +741,47 @@ static bool node_covers(const struct rib_node *n, const uint8_t *addr)
 	       n->e.prefix.len;
 }
 
+/*
+ * Where a search for a prefix ended: at its node (found: an entry or
+ * glue), or, when it has none, between parent (NULL: the root) and cur,
+ * the node in its place (NULL: none), where trie_add() puts it.
+ */
+struct trie_spot {
+	struct rib_node *found, *parent, *cur;
+};
+
+static void trie_search(const struct rib *rib, const struct bgp_prefix *p,
+			struct trie_spot *spot)
+{
+	struct rib_node *cur = rib->root[p->family], *parent = NULL;
+
+	spot->found = NULL;
+	while (cur && cur->e.prefix.len <= p->len && node_covers(cur, p->addr)) {
+		if (cur->e.prefix.len == p->len) {
+			spot->found = cur;
+			break;
+		}
+		parent = cur;
+		cur = cur->child[bit_at(p->addr, cur->e.prefix.len)];
+	}
+	spot->parent = parent;
+	spot->cur = cur;
+}
+
+static struct rib_node *spot_entry(const struct trie_spot *spot)
+{
+	return spot->found && is_entry(spot->found) ? spot->found : NULL;
+}
+
 static struct rib_node *trie_find(const struct rib *rib,
 				  const struct bgp_prefix *p)
 {
-	struct rib_node *n;
+	struct trie_spot spot;
 
 	if (p->family >= BGP_FAM_COUNT)
 		return NULL;
-	n = rib->root[p->family];
-	while (n && n->e.prefix.len <= p->len && node_covers(n, p->addr)) {
-		if (n->e.prefix.len == p->len)
-			return is_entry(n) ? n : NULL;
-		n = n->child[bit_at(p->addr, n->e.prefix.len)];
-	}
-	return NULL;
+	trie_search(rib, p, &spot);
+	return spot_entry(&spot);
 }
 
 static struct rib_node *node_new(struct rib *rib, uint8_t family,
@@ -789,24 +816,21 @@ static void make_entry(struct rib *rib, struct rib_node *n)
 }
 
 /*
- * The entry node for p, made (with a glue node, maybe) when missing. The
+ * The entry node for p, made (with a glue node, maybe) when missing, at
+ * spot, a trie_search() for p with no change to the trie since. The
  * caller has reserved room in the feed for one more entry.
  */
-static struct rib_node *trie_get(struct rib *rib, const struct bgp_prefix *p)
+static struct rib_node *trie_add(struct rib *rib, const struct bgp_prefix *p,
+				 const struct trie_spot *spot)
 {
-	struct rib_node *cur = rib->root[p->family], *parent = NULL, *n, *g;
+	struct rib_node *cur = spot->cur, *parent = spot->parent, *n, *g;
 	unsigned int d, limit;
 	struct rib_node **link;
 
-	while (cur && cur->e.prefix.len <= p->len &&
-	       node_covers(cur, p->addr)) {
-		if (cur->e.prefix.len == p->len) {
-			if (!is_entry(cur))
-				make_entry(rib, cur);
-			return cur;
-		}
-		parent = cur;
-		cur = cur->child[bit_at(p->addr, cur->e.prefix.len)];
+	if (spot->found) {
+		if (!is_entry(spot->found))
+			make_entry(rib, spot->found);
+		return spot->found;
 	}
 	n = node_new(rib, p->family, p->addr, p->len);
 	if (!n)
@@ -978,6 +1002,7 @@ static void path_count(struct rib *rib, struct rib_node *n,
 int rib_update(struct rib *rib, unsigned int peer,
 	       const struct bgp_prefix *prefix, struct rib_attrs *attrs)
 {
+	struct trie_spot spot;
 	struct rib_path *s;
 	struct rib_node *n;
 	uint32_t np;
@@ -986,7 +1011,9 @@ int rib_update(struct rib *rib, unsigned int peer,
 	if (prefix->family >= BGP_FAM_COUNT ||
 	    prefix->len > addr_bytes(prefix->family) * 8)
 		return -EINVAL;
-	n = trie_find(rib, prefix);
+	/* One walk, for a new prefix too: nothing below changes the trie. */
+	trie_search(rib, prefix, &spot);
+	n = spot_entry(&spot);
 	np = n ? n->e.n_paths : 0;
 	if (!peer_get(rib, peer) || !scratch_reserve(rib, np + 1) ||
 	    (!n && !queue_reserve(rib)))
@@ -1007,7 +1034,7 @@ int rib_update(struct rib *rib, unsigned int peer,
 		return 0;
 	}
 	if (!n) {
-		n = trie_get(rib, prefix);
+		n = trie_add(rib, prefix, &spot);
 		if (!n)
 			return -ENOMEM;
 		at = 0;
