@@ -61,9 +61,13 @@ static int fare_nl_parse_nh(struct fare_net *fn, struct nlattr *entry,
 	bool exists;
 	int err;
 
-	/* Already validated against the policy; this fills tb. */
-	err = nla_parse_nested(tb, FARE_A_NH_MAX, entry, fare_nh_policy,
-			       extack);
+	/*
+	 * Only fills tb: genl's strict validation of the request already
+	 * checked every entry against fare_nh_policy (FARE_POL_NEXTHOPS
+	 * nests it), so a second pass would be one validation of each
+	 * attribute of each next hop of every route again.
+	 */
+	err = nla_parse_nested(tb, FARE_A_NH_MAX, entry, NULL, extack);
 	if (err)
 		return err;
 	if (!tb[FARE_A_NH_PLANE_ID] || !tb[FARE_A_NH_WEIGHT]) {
