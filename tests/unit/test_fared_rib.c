@@ -642,6 +642,127 @@ TEST(rib_random_operations_match_a_naive_model)
 }
 
 /*
+ * The i-th of the index test's prefixes, all distinct: 10.x.y.0 as a /32
+ * and as a /24 (one address, two lengths), 172.x.y.0/24../32 and
+ * 2001::x:y:0:0:0:0 as a /64 and ...:y as a /128, so that keys differ in
+ * either word and in length only.
+ */
+static struct bgp_prefix index_key(unsigned int i)
+{
+	unsigned int j = i >> 2;
+	struct bgp_prefix p;
+
+	memset(&p, 0, sizeof(p));
+	p.family = i % 4 == 3 ? BGP_FAM_IPV6_UNICAST : BGP_FAM_IPV4_UNICAST;
+	switch (i % 4) {
+	case 0:
+	case 1:
+		p.len = i % 4 ? 24 : 32;
+		p.addr[0] = 10;
+		p.addr[1] = j >> 8;
+		p.addr[2] = j;
+		break;
+	case 2:
+		p.len = 24 + j % 9;
+		p.addr[0] = 172;
+		p.addr[1] = j >> 8;
+		p.addr[2] = j;
+		break;
+	default:
+		p.len = j & 1 ? 128 : 64;
+		p.addr[0] = 0x20;
+		p.addr[1] = 0x01;
+		p.addr[6] = j >> 8;
+		p.addr[7] = j;
+		if (p.len == 128)
+			p.addr[15] = j;
+		break;
+	}
+	return p;
+}
+
+static void count_fn(const struct rib_entry *e, void *ctx)
+{
+	(void)e;
+	++*(size_t *)ctx;
+}
+
+/*
+ * Lookups at a scale the random test does not reach: thousands of
+ * prefixes of both families, lengths that share addresses, half withdrawn
+ * in a scattered order and drained (glue nodes come and go), then added
+ * again; after each step every prefix is found exactly when it holds a
+ * path, and the RIB's byte count comes back down when the table empties.
+ */
+TEST(rib_lookup_finds_each_prefix_through_growth_withdrawal_and_shrink)
+{
+	enum { N = 6000 };
+	struct rib *rib = rib_new();
+	struct rib_stats st0, st;
+	struct rib_attrs *a;
+	struct attrs_buf b;
+	size_t drained = 0;
+	unsigned int i, round;
+	bool *on = calloc(N, sizeof(*on));
+
+	CHECK(rib && on);
+	rib_get_stats(rib, &st0);
+	a = rib_attrs_get(rib, mk(&b, 65001, 1, -1), BGP_FAM_IPV4_UNICAST);
+	CHECK(a);
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < N; i++) {
+			struct bgp_prefix p = index_key(i);
+
+			if (on[i] || (round == 1 && i % 3))
+				continue;
+			CHECK_INT(rib_update(rib, 1, &p, a), 0);
+			on[i] = true;
+		}
+		rib_drain(rib, count_fn, &drained);
+		/* Every other prefix goes, in a scattered order. */
+		for (i = 0; i < N; i++) {
+			unsigned int k = (i * 2654435761u) % N;
+			struct bgp_prefix p = index_key(k);
+
+			if (round < 2 && k % 2 && on[k]) {
+				CHECK_INT(rib_withdraw(rib, 1, &p), 0);
+				on[k] = false;
+			}
+		}
+		rib_drain(rib, count_fn, &drained);
+		for (i = 0; i < N; i++) {
+			struct bgp_prefix p = index_key(i);
+			const struct rib_entry *e = rib_lookup(rib, &p);
+
+			CHECK(!e == !on[i]);
+			if (e)
+				CHECK(!memcmp(&e->prefix.addr, p.addr, 16) &&
+				      e->prefix.len == p.len &&
+				      e->prefix.family == p.family);
+		}
+	}
+	/* Withdraw everything: the trie and the feed shrink. */
+	for (i = 0; i < N; i++) {
+		struct bgp_prefix p = index_key(i);
+
+		if (on[i])
+			CHECK_INT(rib_withdraw(rib, 1, &p), 0);
+	}
+	rib_drain(rib, count_fn, &drained);
+	rib_get_stats(rib, &st);
+	CHECK_INT(st.prefixes, 0);
+	CHECK(st.bytes < st0.bytes + 4096);
+	for (i = 0; i < N; i++) {
+		struct bgp_prefix p = index_key(i);
+
+		CHECK(!rib_lookup(rib, &p));
+	}
+	rib_attrs_put(rib, a);
+	free(on);
+	rib_free(rib);
+}
+
+/*
  * Every allocation of an update of a new prefix (which may need a bigger
  * peer table, a node, a glue node and a new path array) fails in turn: each
  * failure leaves the RIB as it was, and the update then succeeds.
