@@ -76,7 +76,7 @@ for fam in 4 6; do
 	expect_eq "IPv$fam planes down: no drop for want of a plane" \
 		"$("$FARECTL" -n host -j stats | jq '.drops.noplane_packets')" 0
 
-	ip -n host link set eth-p1 up
+	link_up host eth-p1
 	ip -n host addr replace 2001:db8:1::2/64 dev eth-p1 nodad
 	neigh_pin host eth-p1 10.1.0.1 leaf1 eth-host
 	neigh_pin6 host eth-p1 2001:db8:1::1 leaf1 eth-host
@@ -84,7 +84,7 @@ for fam in 4 6; do
 	expect_eq "IPv$fam plane 1 back: all by plane 1" $got1 $COUNT
 	expect_eq "IPv$fam plane 1 back: nothing by the normal route" $got3 0
 
-	ip -n host link set eth-p2 up
+	link_up host eth-p2
 	ip -n host addr replace 2001:db8:2::2/64 dev eth-p2 nodad
 	neigh_pin host eth-p2 10.2.0.1 leaf2 eth-host
 	neigh_pin6 host eth-p2 2001:db8:2::1 leaf2 eth-host

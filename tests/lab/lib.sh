@@ -146,6 +146,17 @@ veth_link()
 	ip -n "$4" link set "$5" up
 }
 
+# link_up NS DEV: DEV set up, and back once the kernel reports it running
+# (operstate UP). A veth's carrier comes at once, but IFF_RUNNING only once
+# the linkwatch work has run: until then libfare (plane sync) takes the
+# device for down and leaves its next hops out, and so would fared.
+link_running() { ip -n "$1" link show dev "$2" | grep -q ' state UP '; }
+link_up()
+{
+	ip -n "$1" link set "$2" up
+	wait_for 10 "$1 $2 running" link_running "$1" "$2" || true
+}
+
 # Pins the neighbour NS:DEV -> ADDR to the peer's MAC so no ARP crosses
 # the link while a scenario counts packets on it.
 neigh_pin()

@@ -140,7 +140,7 @@ else
 fi
 host_lookup_is "IPv4 bound to eth-p1 while eth-p2 is down" -4 $DST4 eth-p1 \
 	"via 10.1.0.1 dev eth-p1"
-ip -n host link set eth-p2 up
+link_up host eth-p2
 neigh_pin host eth-p2 10.2.0.1 leaf2 eth-host
 expect_eq "IPv4 bound to eth-p2 up again, before plane sync: as without fare" \
 	"$(host_lookup -4 $DST4 eth-p2)" "$before4"
@@ -155,8 +155,8 @@ host_lookup_is "IPv6 bound to eth-p2 once it is up again" -6 $DST6 eth-p2 \
 # back both planes' next hops.
 ip -n host link set eth-p1 down
 ip -n host link set eth-p2 down
-ip -n host link set eth-p1 up
-ip -n host link set eth-p2 up
+link_up host eth-p1
+link_up host eth-p2
 neigh_pin host eth-p1 10.1.0.1 leaf1 eth-host
 neigh_pin host eth-p2 10.2.0.1 leaf2 eth-host
 expect_eq "IPv4 plane route after both planes went down and up" \

@@ -137,7 +137,7 @@ expect_eq "plane 1 down: no noplane drop" \
 	"$(fc -j stats | jq '.drops.noplane_packets')" 0
 
 # ---- 4. real backlog: tbf on plane 1's device, no bandwidth ----
-ip -n host link set eth-p1 up
+link_up host eth-p1
 neigh_pin host eth-p1 10.1.0.1 leaf1 eth-host
 tc -n host qdisc add dev eth-p1 root tbf rate 1mbit burst 5000 limit 200000
 fc route replace 198.51.100.0/24 mode flowlet src 192.0.2.7 \
