@@ -401,22 +401,30 @@ static int fare_nl_route_get(struct sk_buff *skb, struct genl_info *info)
 	err = fare_nl_parse_prefix(info, &key);
 	if (err)
 		return err;
-	/* Room for the largest route the policy admits. */
-	msg = genlmsg_new(fare_route_payload(FARE_NEXTHOP_MAX), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
 
+	/*
+	 * The reply is sized for the route found, under the lock that keeps
+	 * its next hops: libfare reads every route a batch replaces or
+	 * deletes, and room for the largest route the policy admits (64 next
+	 * hops, zeroed where init_on_alloc is on) cost each of them.
+	 */
 	mutex_lock(&fn->lock);
 	rt = fare_route_find(fn, &key);
-	if (rt)
-		err = fare_route_fill(msg, rt, fn, info->snd_portid,
-				      info->snd_seq, 0, FARE_CMD_ROUTE_GET);
-	else
-		err = -ENOENT;
+	if (!rt) {
+		mutex_unlock(&fn->lock);
+		NL_SET_ERR_MSG(info->extack, "no such route");
+		return -ENOENT;
+	}
+	msg = genlmsg_new(fare_route_payload(fare_route_num_nh(fn, rt)),
+			  GFP_KERNEL);
+	if (!msg) {
+		mutex_unlock(&fn->lock);
+		return -ENOMEM;
+	}
+	err = fare_route_fill(msg, rt, fn, info->snd_portid, info->snd_seq,
+			      0, FARE_CMD_ROUTE_GET);
 	mutex_unlock(&fn->lock);
 	if (err) {
-		if (err == -ENOENT)
-			NL_SET_ERR_MSG(info->extack, "no such route");
 		nlmsg_free(msg);
 		return err;
 	}
@@ -537,22 +545,25 @@ static int fare_nl_group_get(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, FARE_A_GROUP_ID))
 		return -EINVAL;
-	msg = genlmsg_new(fare_group_payload(FARE_NEXTHOP_MAX), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
+	/* Sized for the group found, as a route's reply is. */
 	mutex_lock(&fn->lock);
 	nhg = fare_nhg_find(fn, nla_get_u32(info->attrs[FARE_A_GROUP_ID]));
-	if (nhg)
-		err = fare_group_fill(msg, nhg, fn, info->snd_portid,
-				      info->snd_seq, 0, FARE_CMD_GROUP_GET);
-	else
-		err = -ENOENT;
+	if (!nhg) {
+		mutex_unlock(&fn->lock);
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FARE_A_GROUP_ID],
+				    "no such group");
+		return -ENOENT;
+	}
+	msg = genlmsg_new(fare_group_payload(fare_nhg_num_nh(fn, nhg)),
+			  GFP_KERNEL);
+	if (!msg) {
+		mutex_unlock(&fn->lock);
+		return -ENOMEM;
+	}
+	err = fare_group_fill(msg, nhg, fn, info->snd_portid, info->snd_seq,
+			      0, FARE_CMD_GROUP_GET);
 	mutex_unlock(&fn->lock);
 	if (err) {
-		if (err == -ENOENT)
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[FARE_A_GROUP_ID],
-					    "no such group");
 		nlmsg_free(msg);
 		return err;
 	}

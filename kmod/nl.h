@@ -40,6 +40,8 @@ int fare_nl_parse_nexthops(struct genl_info *info, struct fare_group **grpp);
 /* nl_fill.c */
 void *fare_msg_start(struct sk_buff *skb, u32 portid, u32 seq, int flags,
 		     u8 cmd);
+unsigned int fare_nhg_num_nh(struct fare_net *fn, struct fare_nhg *nhg);
+unsigned int fare_route_num_nh(struct fare_net *fn, struct fare_route *rt);
 int fare_plane_fill(struct sk_buff *skb, struct fare_net *fn,
 		    struct fare_plane *plane,
 		    u32 portid, u32 seq, int flags, u8 cmd);

@@ -19,6 +19,22 @@ void *fare_msg_start(struct sk_buff *skb, u32 portid, u32 seq, int flags,
 }
 
 /*
+ * The next hops that fare_group_fill() and fare_route_fill() put in a
+ * message, to size it (dump.h). Under fare_net.lock, which keeps them.
+ */
+unsigned int fare_nhg_num_nh(struct fare_net *fn, struct fare_nhg *nhg)
+{
+	return rcu_dereference_protected(nhg->grp,
+					 lockdep_is_held(&fn->lock))->num_nh;
+}
+
+unsigned int fare_route_num_nh(struct fare_net *fn, struct fare_route *rt)
+{
+	return fare_nhg_num_nh(fn, rcu_dereference_protected(rt->nhg,
+				lockdep_is_held(&fn->lock)));
+}
+
+/*
  * The fare device an object belongs to: in every plane, route, group and
  * config message, so that a listener on the events group, which hears
  * every device of the namespace, can tell them apart.

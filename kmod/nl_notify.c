@@ -94,17 +94,6 @@ void fare_nl_notify_plane_atomic(struct fare_net *fn,
 	fare_plane_event(fn, FARE_CMD_PLANE_NEW, plane, NULL, GFP_ATOMIC);
 }
 
-/* Under fare_net.lock. */
-static unsigned int fare_route_num_nh(struct fare_net *fn,
-				      struct fare_route *rt)
-{
-	struct fare_nhg *nhg;
-
-	nhg = rcu_dereference_protected(rt->nhg, lockdep_is_held(&fn->lock));
-	return rcu_dereference_protected(nhg->grp,
-					 lockdep_is_held(&fn->lock))->num_nh;
-}
-
 void fare_nl_notify_route(struct fare_net *fn, u8 cmd, struct fare_route *rt,
 			  struct genl_info *info)
 {
@@ -127,13 +116,12 @@ void fare_nl_notify_route(struct fare_net *fn, u8 cmd, struct fare_route *rt,
 void fare_nl_notify_group(struct fare_net *fn, u8 cmd, struct fare_nhg *nhg,
 			  struct genl_info *info)
 {
-	struct fare_group *grp;
 	struct sk_buff *skb;
 
 	if (!fare_want_event(fn, info))
 		return;
-	grp = rcu_dereference_protected(nhg->grp, lockdep_is_held(&fn->lock));
-	skb = genlmsg_new(fare_group_payload(grp->num_nh), GFP_KERNEL);
+	skb = genlmsg_new(fare_group_payload(fare_nhg_num_nh(fn, nhg)),
+			  GFP_KERNEL);
 	if (!skb)
 		return;
 	if (fare_group_fill(skb, nhg, fn, fare_event_portid(info),

@@ -186,4 +186,10 @@ expect_eq "route get shows it" \
 wait_until 10 grep -q 203.0.113.0 "$mon" || true
 expect_eq "monitor saw it with its 64 next hops" \
 	"$(jq -s '[.[] | select(.event == "route_new" and .route.dst == "203.0.113.0/24") | .route.nexthops | length] | .[0]' "$mon")" 64
+# A named group of the same 64: its reply is sized for the group found.
+fc group add 64 "${nh[@]}"
+expect_eq "group get shows the 64-hop group" \
+	"$(fc -j group show 64 | jq '.[0].nexthops | length')" 64
+expect_eq "group get: its last next hop's bandwidth" \
+	"$(fc -j group show 64 | jq '.[0].nexthops[63].bandwidth')" 64000000
 lab_result
