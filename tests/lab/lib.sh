@@ -149,7 +149,8 @@ veth_link()
 # link_up NS DEV: DEV set up, and back once the kernel reports it running
 # (operstate UP). A veth's carrier comes at once, but IFF_RUNNING only once
 # the linkwatch work has run: until then libfare (plane sync) takes the
-# device for down and leaves its next hops out, and so would fared.
+# device for down and leaves its next hops out. fared syncs again on the
+# link event that follows; a scenario that runs plane sync itself waits.
 link_running() { ip -n "$1" link show dev "$2" | grep -q ' state UP '; }
 link_up()
 {
