@@ -316,22 +316,23 @@ if [ "$ME" = A ]; then
 else
 	MYADDR=$DST MYADDR6=$DST6
 fi
+# gids_ready: GID[I] and GID6[I], the indexes of this guest's addresses
+# on rxeI, once all four are there (each a read of the whole table).
 gids_ready()
 {
 	local i nd
 
 	for i in 1 2; do
 		if [ "$ME" = A ]; then nd=eth-p$i; else nd=eth-leaf$i; fi
-		gid_index rxe$i $nd $MYADDR >/dev/null || return 1
-		gid_index rxe$i $nd $MYADDR6 >/dev/null || return 1
+		GID[$i]=$(gid_index rxe$i $nd $MYADDR) || return 1
+		GID6[$i]=$(gid_index rxe$i $nd $MYADDR6) || return 1
 	done
 }
 wait_until 10 gids_ready ||
 	fail "rxe1 and rxe2 have no RoCE v2 GID of $MYADDR and $MYADDR6"
 for i in 1 2; do
 	if [ "$ME" = A ]; then nd=eth-p$i; else nd=eth-leaf$i; fi
-	GID[$i]=$(gid_index rxe$i $nd $MYADDR || echo none)
-	GID6[$i]=$(gid_index rxe$i $nd $MYADDR6 || echo none)
+	: "${GID[$i]:=none}" "${GID6[$i]:=none}"
 	log "rxe$i: GID ${GID[$i]} holds $MYADDR, GID ${GID6[$i]} $MYADDR6 (RoCE v2, $nd)"
 done
 BAD0=$(bad_snapshot)
